@@ -1,0 +1,245 @@
+/* cbox-bench-guest: the microbenchmarks run natively and inside every sandbox.
+ *
+ * One static multi-call binary, so that every configuration runs exactly the same code and the
+ * sandbox pays no dynamic-loader cost. Each subcommand runs its operation a few times to warm up
+ * (page faults, dentry caches, the sentry's own caches), then N times under CLOCK_MONOTONIC, and
+ * prints one line "name ns_per_op". Clock reads go through the vDSO, so the timing itself makes
+ * no syscall that a sandbox would have to trap.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The file the open/stat benchmarks use: present on every Debian host and in runsc/bwrap/cbox
+ * views of the host root. */
+#define BENCH_FILE "/etc/hostname"
+
+struct bench {
+	const char *name;
+	/* Runs the operation n times; returns 0, or -1 with errno set and a message printed. */
+	int (*run)(long n);
+	/* One line for --help; pipe-pingpong counts a round trip as one operation. */
+	const char *help;
+};
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int run_getppid(long n)
+{
+	for (long i = 0; i < n; i++) {
+		/* The raw syscall: glibc caches nothing for getppid today, but the benchmark must
+		 * not depend on that. */
+		if (syscall(SYS_getppid) < 0) {
+			perror("getppid");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int run_open_close(long n)
+{
+	for (long i = 0; i < n; i++) {
+		int fd = open(BENCH_FILE, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0) {
+			perror("open " BENCH_FILE);
+			return -1;
+		}
+		if (close(fd) < 0) {
+			perror("close");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int run_stat(long n)
+{
+	struct stat st;
+
+	for (long i = 0; i < n; i++) {
+		if (stat(BENCH_FILE, &st) < 0) {
+			perror("stat " BENCH_FILE);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Reads or writes exactly one byte, retrying on EINTR. */
+static int xfer_byte(int fd, int do_write)
+{
+	char c = 'x';
+	ssize_t r;
+
+	do
+		r = do_write ? write(fd, &c, 1) : read(fd, &c, 1);
+	while (r < 0 && errno == EINTR);
+	if (r == 1)
+		return 0;
+	if (r == 0)
+		errno = EPIPE;
+	return -1;
+}
+
+static int wait_child(pid_t pid, const char *what)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			perror("waitpid");
+			return -1;
+		}
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "cbox-bench-guest: %s child failed (status 0x%x)\n", what, status);
+		return -1;
+	}
+	return 0;
+}
+
+static int run_pipe_pingpong(long n)
+{
+	int ping[2], pong[2], failed = 0;
+	pid_t pid;
+
+	if (pipe2(ping, O_CLOEXEC) < 0 || pipe2(pong, O_CLOEXEC) < 0) {
+		perror("pipe2");
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return -1;
+	}
+	if (pid == 0) {
+		close(ping[1]);
+		close(pong[0]);
+		for (long i = 0; i < n; i++)
+			if (xfer_byte(ping[0], 0) < 0 || xfer_byte(pong[1], 1) < 0)
+				_exit(1);
+		_exit(0);
+	}
+	close(ping[0]);
+	close(pong[1]);
+	for (long i = 0; i < n; i++) {
+		if (xfer_byte(ping[1], 1) < 0 || xfer_byte(pong[0], 0) < 0) {
+			perror("pipe-pingpong transfer");
+			failed = 1;
+			break;
+		}
+	}
+	close(ping[1]);
+	close(pong[0]);
+	if (wait_child(pid, "pipe-pingpong") < 0 || failed)
+		return -1;
+	return 0;
+}
+
+static int run_fork_wait(long n)
+{
+	for (long i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("fork");
+			return -1;
+		}
+		if (pid == 0)
+			_exit(0);
+		if (wait_child(pid, "fork-wait") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int run_true(long n)
+{
+	(void)n;
+	return 0;
+}
+
+static const struct bench benches[] = {
+    {"getppid", run_getppid, "raw getppid syscall (an emulated syscall under cbox)"},
+    {"open-close", run_open_close, "open(\"" BENCH_FILE "\") + close"},
+    {"stat", run_stat, "stat(\"" BENCH_FILE "\")"},
+    {"pipe-pingpong", run_pipe_pingpong, "one byte each way between two processes"},
+    {"fork-wait", run_fork_wait, "fork + child _exit + wait4"},
+    {"true", run_true, "nothing (startup is timed from outside)"},
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: cbox-bench-guest BENCH [N]\n"
+	             "Runs BENCH N times (default 10000) after a warm-up of N/10 and prints\n"
+	             "\"BENCH ns_per_op\". BENCH is one of:\n");
+	for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
+		fprintf(out, "  %-14s %s\n", benches[i].name, benches[i].help);
+}
+
+/* Parses a positive iteration count; returns -1 on anything else. */
+static long parse_count(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v <= 0 || v > LONG_MAX / 2)
+		return -1;
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	const struct bench *b = NULL;
+	long n = 10000, warm;
+	long long t0, t1;
+
+	if (argc < 2 || argc > 3) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
+		if (strcmp(argv[1], benches[i].name) == 0)
+			b = &benches[i];
+	if (b == NULL) {
+		fprintf(stderr, "cbox-bench-guest: unknown benchmark '%s'\n", argv[1]);
+		usage(stderr);
+		return 2;
+	}
+	if (argc == 3 && (n = parse_count(argv[2])) < 0) {
+		fprintf(stderr, "cbox-bench-guest: N must be a positive integer, got '%s'\n",
+		        argv[2]);
+		return 2;
+	}
+	warm = n / 10 > 0 ? n / 10 : 1;
+	if (b->run(warm) < 0)
+		return 1;
+	t0 = now_ns();
+	if (b->run(n) < 0)
+		return 1;
+	t1 = now_ns();
+	printf("%s %.1f\n", b->name, (double)(t1 - t0) / (double)n);
+	return 0;
+}

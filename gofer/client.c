@@ -1,0 +1,297 @@
+/*
+ * The sentry's end of the gofer protocol. One request, one reply: each call encodes its request,
+ * sends it, and accepts only the reply that answers it (same tag, the OK type of the request or
+ * ERROR, an fd exactly when one is due). Anything else means the gofer is broken or hostile; the
+ * connection is then marked broken and every later call fails with -EIO.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cbox/cleanup.h"
+#include "cbox/gofer.h"
+#include "cbox/log.h"
+
+struct cbox_gofer_client {
+	int sock;
+	uint32_t next_tag;
+	bool broken;
+	/* The last reply; a READLINK target points into it until the next call. */
+	unsigned char rbuf[CBOX_GOFER_MSG_MAX];
+};
+
+struct cbox_gofer_client *cbox_gofer_client_new(int sock)
+{
+	if (sock < 0) {
+		errno = EBADF;
+		return NULL;
+	}
+	struct cbox_gofer_client *c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return NULL;
+	c->sock = sock;
+	c->next_tag = 1;
+	return c;
+}
+
+void cbox_gofer_client_free(struct cbox_gofer_client *c)
+{
+	if (c == NULL)
+		return;
+	close(c->sock);
+	free(c);
+}
+
+static int broken(struct cbox_gofer_client *c, const char *why)
+{
+	cbox_error("gofer client: %s; treating the gofer as gone", why);
+	c->broken = true;
+	return -EIO;
+}
+
+static int send_req(struct cbox_gofer_client *c, const struct cbox_gofer_req *q)
+{
+	unsigned char buf[CBOX_GOFER_MSG_MAX];
+	int len = cbox_gofer_encode_request(q, buf, sizeof(buf));
+	if (len < 0)
+		return len; /* a caller's bad name: not the connection's fault */
+	ssize_t n;
+	do
+		n = send(c->sock, buf, (size_t)len, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n != len)
+		return broken(c, "cannot send a request");
+	return 0;
+}
+
+/* Take the fds of a received message: at most one is valid, and only when want_fd. */
+static int take_fds(struct msghdr *mh, bool want_fd, int *fd)
+{
+	int rc = 0;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < nfd; i++) {
+			int f;
+			memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			if (want_fd && *fd < 0) {
+				*fd = f;
+			} else {
+				close(f); /* never keep an fd nobody asked for */
+				rc = -EIO;
+			}
+		}
+	}
+	return rc;
+}
+
+/*
+ * Receive the reply to q into *r. fd (when not NULL) receives the fd of an OK reply that must
+ * carry one. Returns 0 for OK, -errno for an ERROR reply, -EIO when the reply is malformed.
+ */
+static int recv_reply(struct cbox_gofer_client *c, const struct cbox_gofer_req *q,
+                      struct cbox_gofer_reply *r, int *fd)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int) * 4)];
+	} ctl;
+	struct iovec iov = {.iov_base = c->rbuf, .iov_len = sizeof(c->rbuf)};
+	struct msghdr mh = {.msg_iov = &iov,
+	                    .msg_iovlen = 1,
+	                    .msg_control = ctl.buf,
+	                    .msg_controllen = sizeof(ctl.buf)};
+	CBOX_AUTOCLOSE int got = -1;
+	ssize_t n;
+	do
+		n = recvmsg(c->sock, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return broken(c, n == 0 ? "connection closed" : "cannot receive a reply");
+	int rc = take_fds(&mh, fd != NULL, &got);
+	if (rc < 0 || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+		return broken(c, "reply truncated or with unexpected fds");
+	if (cbox_gofer_decode_reply(c->rbuf, (size_t)n, r) < 0)
+		return broken(c, "malformed reply");
+	if (r->tag != q->tag)
+		return broken(c, "reply with an unexpected tag");
+	if (r->type == CBOX_GOFER_REPLY_ERROR)
+		return got >= 0 ? broken(c, "error reply with an fd") : -r->error;
+	if (r->type != (CBOX_GOFER_REPLY_OK | q->type))
+		return broken(c, "reply of an unexpected type");
+	if (fd != NULL && got < 0)
+		return broken(c, "reply without its fd");
+	if (fd != NULL)
+		*fd = cbox_steal_fd(&got);
+	return 0;
+}
+
+static int rpc(struct cbox_gofer_client *c, struct cbox_gofer_req *q, struct cbox_gofer_reply *r,
+               int *fd)
+{
+	if (c == NULL || c->broken)
+		return -EIO;
+	q->tag = c->next_tag++;
+	int rc = send_req(c, q);
+	if (rc < 0)
+		return rc;
+	return recv_reply(c, q, r, fd);
+}
+
+static size_t slen(const char *s)
+{
+	return s ? strlen(s) : 0;
+}
+
+int cbox_gofer_walk(struct cbox_gofer_client *c, uint32_t dir, const char *name, uint32_t *newfid,
+                    struct cbox_gofer_stat *st)
+{
+	struct cbox_gofer_req q = {
+	    .type = CBOX_GOFER_WALK, .fid = dir, .name = name, .name_len = slen(name)};
+	struct cbox_gofer_reply r;
+	int rc = rpc(c, &q, &r, NULL);
+	if (rc < 0)
+		return rc;
+	*newfid = r.fid;
+	if (st)
+		*st = r.stat;
+	return 0;
+}
+
+/* Requests whose only argument is a fid and whose OK reply is empty or handled by the caller. */
+static int fid_rpc(struct cbox_gofer_client *c, uint32_t type, uint32_t fid,
+                   struct cbox_gofer_reply *r)
+{
+	struct cbox_gofer_req q = {.type = type, .fid = fid};
+	return rpc(c, &q, r, NULL);
+}
+
+int cbox_gofer_clunk(struct cbox_gofer_client *c, uint32_t fid)
+{
+	struct cbox_gofer_reply r;
+	return fid_rpc(c, CBOX_GOFER_CLUNK, fid, &r);
+}
+
+int cbox_gofer_stat(struct cbox_gofer_client *c, uint32_t fid, struct cbox_gofer_stat *st)
+{
+	struct cbox_gofer_reply r;
+	int rc = fid_rpc(c, CBOX_GOFER_STAT, fid, &r);
+	if (rc == 0)
+		*st = r.stat;
+	return rc;
+}
+
+int cbox_gofer_open(struct cbox_gofer_client *c, uint32_t fid, int flags)
+{
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_OPEN, .fid = fid, .flags = (uint32_t)flags};
+	struct cbox_gofer_reply r;
+	int fd = -1;
+	int rc = rpc(c, &q, &r, &fd);
+	return rc < 0 ? rc : fd;
+}
+
+int cbox_gofer_readlink(struct cbox_gofer_client *c, uint32_t fid, char *buf, size_t size)
+{
+	struct cbox_gofer_reply r;
+	int rc = fid_rpc(c, CBOX_GOFER_READLINK, fid, &r);
+	if (rc < 0)
+		return rc;
+	if (r.target_len >= size)
+		return -ERANGE;
+	memcpy(buf, r.target, r.target_len);
+	buf[r.target_len] = '\0';
+	return (int)r.target_len;
+}
+
+int cbox_gofer_statfs(struct cbox_gofer_client *c, uint32_t fid, struct cbox_gofer_statfs *st)
+{
+	struct cbox_gofer_reply r;
+	int rc = fid_rpc(c, CBOX_GOFER_STATFS, fid, &r);
+	if (rc == 0)
+		*st = r.statfs;
+	return rc;
+}
+
+int cbox_gofer_create(struct cbox_gofer_client *c, uint32_t dir, const char *name, int flags,
+                      uint32_t mode, uint32_t *newfid, struct cbox_gofer_stat *st)
+{
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_CREATE,
+	                           .fid = dir,
+	                           .flags = (uint32_t)flags,
+	                           .mode = mode,
+	                           .name = name,
+	                           .name_len = slen(name)};
+	struct cbox_gofer_reply r;
+	int fd = -1;
+	int rc = rpc(c, &q, &r, &fd);
+	if (rc < 0)
+		return rc;
+	*newfid = r.fid;
+	if (st)
+		*st = r.stat;
+	return fd;
+}
+
+int cbox_gofer_mkdir(struct cbox_gofer_client *c, uint32_t dir, const char *name, uint32_t mode)
+{
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_MKDIR,
+	                           .fid = dir,
+	                           .mode = mode,
+	                           .name = name,
+	                           .name_len = slen(name)};
+	struct cbox_gofer_reply r;
+	return rpc(c, &q, &r, NULL);
+}
+
+int cbox_gofer_unlink(struct cbox_gofer_client *c, uint32_t dir, const char *name, bool is_dir)
+{
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_UNLINK,
+	                           .fid = dir,
+	                           .flags = is_dir ? 1 : 0,
+	                           .name = name,
+	                           .name_len = slen(name)};
+	struct cbox_gofer_reply r;
+	return rpc(c, &q, &r, NULL);
+}
+
+int cbox_gofer_symlink(struct cbox_gofer_client *c, uint32_t dir, const char *name,
+                       const char *target)
+{
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_SYMLINK,
+	                           .fid = dir,
+	                           .name = name,
+	                           .name_len = slen(name),
+	                           .name2 = target,
+	                           .name2_len = slen(target)};
+	struct cbox_gofer_reply r;
+	return rpc(c, &q, &r, NULL);
+}
+
+int cbox_gofer_rename(struct cbox_gofer_client *c, uint32_t olddir, const char *oldname,
+                      uint32_t newdir, const char *newname)
+{
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_RENAME,
+	                           .fid = olddir,
+	                           .name = oldname,
+	                           .name_len = slen(oldname),
+	                           .fid2 = newdir,
+	                           .name2 = newname,
+	                           .name2_len = slen(newname)};
+	struct cbox_gofer_reply r;
+	return rpc(c, &q, &r, NULL);
+}
+
+int cbox_gofer_link(struct cbox_gofer_client *c, uint32_t target, uint32_t dir, const char *name)
+{
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_LINK,
+	                           .fid = target,
+	                           .fid2 = dir,
+	                           .name = name,
+	                           .name_len = slen(name)};
+	struct cbox_gofer_reply r;
+	return rpc(c, &q, &r, NULL);
+}

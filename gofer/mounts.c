@@ -1,0 +1,176 @@
+/*
+ * The gofer's view of the rootfs: after a recursive bind, every submount that is a host
+ * pseudo-filesystem is detached (the guest's /proc, /sys and /dev are served by the sentry, and
+ * the host's must never be reachable through the gofer), and every remaining mount is remounted
+ * nodev,nosuid (and read-only when asked).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+
+#include "cbox/cleanup.h"
+#include "cbox/log.h"
+#include "internal.h"
+
+struct mnt {
+	char *line;          /* owns the strings below */
+	char *point;         /* unescaped mount point */
+	char *fstype;        /* file system type */
+	unsigned long flags; /* per-mount flags (MS_RDONLY, MS_NOSUID, ...) */
+};
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. Decodes in place. */
+static void unescape(char *s)
+{
+	char *o = s;
+	for (char *p = s; *p; p++) {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+		    p[3] >= '0' && p[3] <= '7') {
+			*o++ = (char)((p[1] - '0') * 64 + (p[2] - '0') * 8 + (p[3] - '0'));
+			p += 3;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o = '\0';
+}
+
+static unsigned long parse_flags(char *opts)
+{
+	static const struct {
+		const char *name;
+		unsigned long flag;
+	} map[] = {
+	    {"ro", MS_RDONLY},         {"nosuid", MS_NOSUID},
+	    {"nodev", MS_NODEV},       {"noexec", MS_NOEXEC},
+	    {"noatime", MS_NOATIME},   {"nodiratime", MS_NODIRATIME},
+	    {"relatime", MS_RELATIME}, {"strictatime", MS_STRICTATIME},
+	};
+	unsigned long flags = 0;
+	char *save = NULL;
+	for (char *t = strtok_r(opts, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		for (size_t i = 0; i < CBOX_ARRAY_SIZE(map); i++)
+			if (strcmp(t, map[i].name) == 0)
+				flags |= map[i].flag;
+	return flags;
+}
+
+/* Parse one mountinfo line in place: "id parent maj:min root point opts [tags] - type src sopts" */
+static int parse_line(char *line, struct mnt *m)
+{
+	char *f[6];
+	char *save = NULL;
+	char *t = strtok_r(line, " ", &save);
+	for (int i = 0; i < 6; i++, t = strtok_r(NULL, " ", &save)) {
+		if (t == NULL)
+			return -1;
+		f[i] = t;
+	}
+	while (t && strcmp(t, "-") != 0)
+		t = strtok_r(NULL, " ", &save);
+	char *type = t ? strtok_r(NULL, " ", &save) : NULL;
+	if (type == NULL)
+		return -1;
+	unescape(f[4]);
+	m->point = f[4];
+	m->fstype = type;
+	m->flags = parse_flags(f[5]);
+	return 0;
+}
+
+/* Path of point relative to the staged root ("" for the root itself), or NULL when outside. */
+static const char *under(const char *point, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	if (strncmp(point, prefix, n) != 0 || (point[n] != '\0' && point[n] != '/'))
+		return NULL;
+	return point + n;
+}
+
+static bool is_pseudo(const struct mnt *m, const char *rel)
+{
+	static const char *const types[] = {
+	    "proc",      "sysfs",   "devtmpfs",   "devpts",      "cgroup", "cgroup2",
+	    "debugfs",   "tracefs", "securityfs", "pstore",      "bpf",    "mqueue",
+	    "hugetlbfs", "fusectl", "configfs",   "binfmt_misc", "autofs", "efivarfs",
+	};
+	for (size_t i = 0; i < CBOX_ARRAY_SIZE(types); i++)
+		if (strcmp(m->fstype, types[i]) == 0)
+			return true;
+	/* Runtime state of the host (sockets under /run, shared memory, a container's /dev). */
+	if (strcmp(m->fstype, "tmpfs") == 0)
+		return strcmp(rel, "/run") == 0 || strncmp(rel, "/run/", 5) == 0 ||
+		       strcmp(rel, "/dev") == 0 || strcmp(rel, "/dev/shm") == 0;
+	return false;
+}
+
+/* Read and parse mountinfo (free with free_mounts). Returns the count; dies on failure. */
+static size_t read_mounts(struct mnt **out)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (f == NULL)
+		cbox_die(1, "gofer: open /proc/self/mountinfo: %s", strerror(errno));
+	size_t cap = 0, n = 0;
+	struct mnt *v = NULL;
+	char *line = NULL;
+	size_t lcap = 0;
+	while (getline(&line, &lcap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			v = realloc(v, cap * sizeof(*v));
+			if (v == NULL)
+				cbox_die(1, "gofer: out of memory reading mountinfo");
+		}
+		char *copy = strdup(line);
+		if (copy == NULL)
+			cbox_die(1, "gofer: out of memory reading mountinfo");
+		v[n].line = copy;
+		if (parse_line(copy, &v[n]) < 0)
+			cbox_die(1, "gofer: cannot parse a mountinfo line: %s", line);
+		n++;
+	}
+	free(line);
+	fclose(f);
+	*out = v;
+	return n;
+}
+
+static void free_mounts(struct mnt *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].line);
+	free(v);
+}
+
+void cbox_gofer_mounts_restrict(const char *prefix, bool readonly)
+{
+	struct mnt *v;
+	size_t n = read_mounts(&v);
+	/* Children come after their parents in mountinfo: walk backwards so a submount is
+	 * detached before the mount it sits on. */
+	for (size_t i = n; i-- > 0;) {
+		const char *rel = under(v[i].point, prefix);
+		if (rel && *rel && is_pseudo(&v[i], rel) && umount2(v[i].point, MNT_DETACH) < 0 &&
+		    errno != EINVAL)
+			cbox_die(1, "gofer: detach %s (%s): %s", v[i].point, v[i].fstype,
+			         strerror(errno));
+	}
+	free_mounts(v, n);
+	n = read_mounts(&v);
+	for (size_t i = 0; i < n; i++) {
+		if (!under(v[i].point, prefix))
+			continue;
+		/* nodev, nosuid: the rootfs is served without devices or setuid programs. Not
+		 * noexec: the sentry maps the guest's programs from these files. The mount's own
+		 * flags are kept, since a user namespace may not clear locked ones. */
+		unsigned long fl = v[i].flags | MS_NODEV | MS_NOSUID | (readonly ? MS_RDONLY : 0);
+		if (mount(NULL, v[i].point, NULL, MS_REMOUNT | MS_BIND | fl, NULL) < 0)
+			cbox_die(1, "gofer: remount %s %s: %s", v[i].point,
+			         readonly ? "read-only" : "nodev,nosuid", strerror(errno));
+	}
+	free_mounts(v, n);
+}

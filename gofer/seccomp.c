@@ -1,0 +1,99 @@
+/*
+ * The gofer's seccomp allowlist: exactly the host syscalls cbox_gofer_serve() makes, plus what
+ * glibc's malloc, the logger and the crash handler's re-raise need. Everything else kills the
+ * gofer. The same array is published by `cbox syscalls --host-surface`.
+ */
+#include <errno.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+
+#include "cbox/gofer.h"
+#include "internal.h"
+
+/* Sorted by number (x86_64); a unit test checks the order. */
+static const int allowed[] = {
+    __NR_write,          /* 1: the logger (only on the log fd, see below) */
+    __NR_close,          /* 3: clunk, error paths */
+    __NR_mmap,           /* 9: malloc of large blocks */
+    __NR_munmap,         /* 11: free of large blocks */
+    __NR_brk,            /* 12: malloc */
+    __NR_rt_sigprocmask, /* 14: the crash handler's re-raise; abort() */
+    __NR_rt_sigreturn,   /* 15: return from a signal handler */
+    __NR_mremap,         /* 25: realloc of the fid table */
+    __NR_madvise,        /* 28: free trimming memory */
+    __NR_getpid,         /* 39: the logger's "cbox[gofer PID]" */
+    __NR_sendmsg,        /* 46: replies (only on the socket) */
+    __NR_recvmsg,        /* 47: requests (only on the socket) */
+    __NR_fcntl,          /* 72: clear O_NONBLOCK after an open */
+    __NR_fstatfs,        /* 138: STATFS (glibc's fstatfs) */
+    __NR_gettid,         /* 186: the crash handler's re-raise */
+    __NR_clock_gettime,  /* 228: the logger's time stamp when the vDSO is unavailable */
+    __NR_exit_group,     /* 231: exit */
+    __NR_tgkill,         /* 234: the crash handler's re-raise; abort() */
+    __NR_openat,         /* 257: WALK, OPEN, CREATE */
+    __NR_mkdirat,        /* 258: MKDIR */
+    __NR_newfstatat,     /* 262: WALK, STAT, identity checks (glibc's fstat) */
+    __NR_unlinkat,       /* 263: UNLINK, undoing a failed CREATE or LINK */
+    __NR_renameat,       /* 264: RENAME */
+    __NR_linkat,         /* 265: LINK */
+    __NR_symlinkat,      /* 266: SYMLINK */
+    __NR_readlinkat,     /* 267: READLINK */
+};
+
+const int *cbox_gofer_allowed_syscalls(size_t *n)
+{
+	*n = CBOX_ARRAY_SIZE(allowed);
+	return allowed;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define CBOX_GOFER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CBOX_GOFER_ASAN 1
+#endif
+#endif
+
+/* Test builds only: what the AddressSanitizer runtime adds (its _exit interceptor tears down
+ * the alternate signal stack). Not part of the published list; a release build never allows it. */
+static const int asan_extra[] = {
+#ifdef CBOX_GOFER_ASAN
+    __NR_sigaltstack,
+#endif
+    -1,
+};
+
+static int add_rule(scmp_filter_ctx ctx, int nr, int sock, int log_fd)
+{
+	/* The socket calls and write are pinned to their one fd: a gofer taken over through a bug
+	 * cannot talk on, or write into, anything else it holds. */
+	struct scmp_arg_cmp fd_is = {.arg = 0, .op = SCMP_CMP_EQ, .datum_a = 0, .datum_b = 0};
+	if (nr == __NR_sendmsg || nr == __NR_recvmsg) {
+		fd_is.datum_a = (scmp_datum_t)sock;
+		return seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, 1, &fd_is);
+	}
+	if (nr == __NR_write) {
+		fd_is.datum_a = (scmp_datum_t)log_fd;
+		return seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, 1, &fd_is);
+	}
+	return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
+}
+
+int cbox_gofer_seccomp_install(int sock, int log_fd)
+{
+	/* Kill the whole process: a gofer that makes an unexpected call is compromised or broken,
+	 * and an errno it could handle would let an exploit probe the filter. */
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	if (ctx == NULL)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < CBOX_ARRAY_SIZE(allowed); i++)
+		rc = add_rule(ctx, allowed[i], sock, log_fd);
+	for (size_t i = 0; rc == 0 && asan_extra[i] >= 0; i++)
+		rc = add_rule(ctx, asan_extra[i], sock, log_fd);
+	if (rc == 0)
+		rc = seccomp_load(ctx);
+	seccomp_release(ctx);
+	return rc;
+}

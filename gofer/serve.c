@@ -1,0 +1,617 @@
+/*
+ * The gofer's server loop: a table of fids, each naming an O_PATH|O_NOFOLLOW fd, and one handler
+ * per request type. Everything the peer sends was checked by cbox_gofer_decode_request() before a
+ * handler sees it; the handlers add the checks that need the file system (types, identity).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "cbox/cleanup.h"
+#include "cbox/gofer.h"
+#include "cbox/log.h"
+#include "internal.h"
+
+/* One file the session knows. Shared by every fid walked to it from the same parent; a parent
+ * stays alive as long as a child does, because reopening a non-directory goes through it. */
+struct node {
+	int fd; /* O_PATH|O_NOFOLLOW */
+	unsigned refs;
+	struct node *parent; /* NULL for the root */
+	dev_t dev;
+	ino_t ino;
+	mode_t mode; /* only the type bits are relied on: an inode never changes type */
+	char name[];
+};
+
+struct cbox_gofer_server {
+	int sock;
+	bool readonly;
+	struct node **fids; /* index = fid */
+	uint32_t cap;
+	uint32_t hint; /* where the search for a free fid starts */
+};
+
+static void node_unref(struct node *n)
+{
+	while (n && --n->refs == 0) {
+		struct node *parent = n->parent;
+		close(n->fd);
+		free(n);
+		n = parent;
+	}
+}
+
+static struct node *lookup(const struct cbox_gofer_server *s, uint32_t fid)
+{
+	return fid < s->cap ? s->fids[fid] : NULL;
+}
+
+static void fill_stat(struct cbox_gofer_stat *o, const struct stat *st)
+{
+	*o = (struct cbox_gofer_stat){
+	    .dev = st->st_dev,
+	    .ino = st->st_ino,
+	    .mode = st->st_mode,
+	    .nlink = (uint32_t)st->st_nlink,
+	    .uid = st->st_uid,
+	    .gid = st->st_gid,
+	    .rdev = st->st_rdev,
+	    .size = st->st_size,
+	    .blksize = st->st_blksize,
+	    .blocks = st->st_blocks,
+	    .atime_sec = st->st_atim.tv_sec,
+	    .atime_nsec = st->st_atim.tv_nsec,
+	    .mtime_sec = st->st_mtim.tv_sec,
+	    .mtime_nsec = st->st_mtim.tv_nsec,
+	    .ctime_sec = st->st_ctim.tv_sec,
+	    .ctime_nsec = st->st_ctim.tv_nsec,
+	};
+}
+
+/* Find a free slot, growing the table up to CBOX_GOFER_FID_MAX. Fid 0 is never handed out. */
+static int alloc_fid(struct cbox_gofer_server *s, uint32_t *fid)
+{
+	for (uint32_t i = 0; i < s->cap; i++) {
+		uint32_t f = (s->hint + i) % s->cap;
+		if (f != CBOX_GOFER_ROOT_FID && s->fids[f] == NULL) {
+			*fid = f;
+			s->hint = f + 1;
+			return 0;
+		}
+	}
+	/* A bounded table: a peer that never clunks cannot make the gofer grow without limit. */
+	if (s->cap >= CBOX_GOFER_FID_MAX)
+		return -EMFILE;
+	uint32_t ncap = s->cap * 2;
+	struct node **n = realloc(s->fids, ncap * sizeof(*n));
+	if (n == NULL)
+		return -ENOMEM;
+	memset(n + s->cap, 0, (ncap - s->cap) * sizeof(*n));
+	*fid = s->cap;
+	s->hint = s->cap + 1;
+	s->fids = n;
+	s->cap = ncap;
+	return 0;
+}
+
+/* Make a fid for the O_PATH fd *fd (taken on success) named name in parent. */
+static int add_fid(struct cbox_gofer_server *s, struct node *parent, const char *name, int *fd,
+                   const struct stat *st, uint32_t *fid)
+{
+	size_t len = strlen(name);
+	int rc = alloc_fid(s, fid);
+	if (rc < 0)
+		return rc;
+	struct node *n = malloc(sizeof(*n) + len + 1);
+	if (n == NULL)
+		return -ENOMEM;
+	memcpy(n->name, name, len + 1);
+	n->fd = cbox_steal_fd(fd);
+	n->refs = 1;
+	n->parent = parent;
+	parent->refs++;
+	n->dev = st->st_dev;
+	n->ino = st->st_ino;
+	n->mode = st->st_mode;
+	s->fids[*fid] = n;
+	return 0;
+}
+
+/* The decoded name is not NUL-terminated; names are <= 255 bytes (checked by the decoder). */
+static void cstr(char *out, const char *p, size_t len)
+{
+	memcpy(out, p, len);
+	out[len] = '\0';
+}
+
+static int lookup_dir(const struct cbox_gofer_server *s, uint32_t fid, struct node **dir)
+{
+	*dir = lookup(s, fid);
+	if (*dir == NULL)
+		return -EBADF;
+	return S_ISDIR((*dir)->mode) ? 0 : -ENOTDIR;
+}
+
+static int do_walk(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                   struct cbox_gofer_reply *r)
+{
+	struct node *dir;
+	char name[CBOX_GOFER_NAME_MAX + 1];
+	struct stat st;
+	int rc = lookup_dir(s, q->fid, &dir);
+	if (rc < 0)
+		return rc;
+	cstr(name, q->name, q->name_len);
+	/* One component, O_NOFOLLOW: a symlink is returned as itself for the sentry to resolve
+	 * within the guest's root, never followed here where it could point at the host. */
+	CBOX_AUTOCLOSE int fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	rc = add_fid(s, dir, name, &fd, &st, &r->fid);
+	if (rc < 0)
+		return rc;
+	fill_stat(&r->stat, &st);
+	return 0;
+}
+
+static int do_clunk(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
+{
+	/* The root must outlive the session: every walk starts from it. */
+	if (q->fid == CBOX_GOFER_ROOT_FID)
+		return -EINVAL;
+	struct node *n = lookup(s, q->fid);
+	if (n == NULL)
+		return -EBADF;
+	s->fids[q->fid] = NULL;
+	node_unref(n);
+	return 0;
+}
+
+static int do_stat(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                   struct cbox_gofer_reply *r)
+{
+	struct stat st;
+	struct node *n = lookup(s, q->fid);
+	if (n == NULL)
+		return -EBADF;
+	if (fstatat(n->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	fill_stat(&r->stat, &st);
+	return 0;
+}
+
+/* Flags an OPEN or CREATE may carry; anything else (O_CREAT, O_EXCL, O_TMPFILE, O_PATH, FASYNC)
+ * is refused rather than passed to the host, where it could mean more than the sentry checked. */
+#define OPEN_FLAGS                                                                                 \
+	(O_ACCMODE | O_APPEND | O_NONBLOCK | O_DIRECTORY | O_TRUNC | O_NOATIME | O_CLOEXEC |       \
+	 O_LARGEFILE | O_NOCTTY | O_NOFOLLOW | O_SYNC | O_DSYNC | O_DIRECT)
+
+static int check_open_flags(const struct cbox_gofer_server *s, uint32_t flags)
+{
+	if ((flags & ~(uint32_t)OPEN_FLAGS) || (flags & O_ACCMODE) == O_ACCMODE)
+		return -EINVAL;
+	/* Checked here as well as by the read-only mount in the kernel: defence in depth. */
+	if (s->readonly && ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)))
+		return -EROFS;
+	return 0;
+}
+
+static int check_open_type(mode_t mode)
+{
+	/* A symlink is never opened through: the sentry resolves it inside the guest's root. */
+	if (S_ISLNK(mode))
+		return -ELOOP;
+	/* A socket in the rootfs could reach a host service (a Docker or D-Bus socket). */
+	if (S_ISSOCK(mode))
+		return -ENXIO;
+	/* The rootfs is served without devices: a device node in an image must not give the guest
+	 * a host device. The sentry serves /dev itself. */
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return -EACCES;
+	return 0;
+}
+
+/* fd must be the inode n was walked to: a name can be replaced between walk and open. */
+static int check_same(int fd, dev_t dev, ino_t ino)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	return st.st_dev == dev && st.st_ino == ino ? 0 : -ESTALE;
+}
+
+/* Open n. O_NONBLOCK is always set for the open itself, so that a FIFO (or whatever was swapped
+ * in under the name) can never block the single-threaded gofer; it is cleared afterwards unless
+ * the caller asked for it. */
+static int reopen(const struct node *n, uint32_t flags)
+{
+	int oflags = (int)flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+	CBOX_AUTOCLOSE int fd = -1;
+	if (S_ISDIR(n->mode))
+		fd = openat(n->fd, ".", oflags);
+	else if (n->parent)
+		fd = openat(n->parent->fd, n->name, oflags);
+	else
+		return -EINVAL;
+	if (fd < 0)
+		return -errno;
+	int rc = check_same(fd, n->dev, n->ino);
+	if (rc < 0)
+		return rc;
+	if (!(flags & O_NONBLOCK) && fcntl(fd, F_SETFL, (int)flags & ~O_NONBLOCK & ~O_ACCMODE) < 0)
+		return -errno;
+	return cbox_steal_fd(&fd);
+}
+
+static int do_open(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int *fd_out)
+{
+	struct node *n = lookup(s, q->fid);
+	if (n == NULL)
+		return -EBADF;
+	int rc = check_open_flags(s, q->flags);
+	if (rc == 0)
+		rc = check_open_type(n->mode);
+	if (rc == 0)
+		rc = reopen(n, q->flags);
+	if (rc < 0)
+		return rc;
+	*fd_out = rc;
+	return 0;
+}
+
+static int do_readlink(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                       struct cbox_gofer_reply *r, char *buf, size_t size)
+{
+	struct node *n = lookup(s, q->fid);
+	if (n == NULL)
+		return -EBADF;
+	if (!S_ISLNK(n->mode))
+		return -EINVAL;
+	ssize_t len = readlinkat(n->fd, "", buf, size);
+	if (len < 0)
+		return -errno;
+	if ((size_t)len >= size || cbox_gofer_check_target(buf, (size_t)len) < 0)
+		return -ENAMETOOLONG;
+	r->target = buf;
+	r->target_len = (size_t)len;
+	return 0;
+}
+
+static int do_statfs(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                     struct cbox_gofer_reply *r)
+{
+	struct statfs sf;
+	struct node *n = lookup(s, q->fid);
+	if (n == NULL)
+		return -EBADF;
+	if (fstatfs(n->fd, &sf) < 0)
+		return -errno;
+	r->statfs = (struct cbox_gofer_statfs){
+	    .type = (uint64_t)sf.f_type,
+	    .bsize = (uint64_t)sf.f_bsize,
+	    .blocks = sf.f_blocks,
+	    .bfree = sf.f_bfree,
+	    .bavail = sf.f_bavail,
+	    .files = sf.f_files,
+	    .ffree = sf.f_ffree,
+	    .namelen = (uint64_t)sf.f_namelen,
+	    .frsize = (uint64_t)sf.f_frsize,
+	    .flags = (uint64_t)sf.f_flags,
+	};
+	return 0;
+}
+
+/* Permission bits a guest may set: no setuid/setgid, so that a file written in the box never
+ * becomes a privileged program for whoever runs it later on the host. */
+static mode_t safe_mode(uint32_t mode)
+{
+	return (mode_t)(mode & 01777);
+}
+
+static int do_create(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                     struct cbox_gofer_reply *r, int *fd_out)
+{
+	struct node *dir;
+	char name[CBOX_GOFER_NAME_MAX + 1];
+	struct stat st;
+	int rc = lookup_dir(s, q->fid, &dir);
+	if (rc == 0 && (q->flags & O_DIRECTORY))
+		rc = -EINVAL;
+	/* O_CREAT and O_EXCL are what CREATE means anyway; the guest's flags may carry them. */
+	uint32_t flags = q->flags & ~(uint32_t)(O_CREAT | O_EXCL);
+	if (rc == 0)
+		rc = check_open_flags(s, flags);
+	if (rc < 0)
+		return rc;
+	cstr(name, q->name, q->name_len);
+	/* O_EXCL: create makes a new regular file or fails; it never opens (or follows) an existing
+	 * entry, which is OPEN's job after a walk. */
+	int oflags = (int)flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	CBOX_AUTOCLOSE int fd = openat(dir->fd, name, oflags, safe_mode(q->mode));
+	if (fd < 0)
+		return -errno;
+	CBOX_AUTOCLOSE int pfd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0 || fstat(pfd, &st) < 0)
+		rc = -errno;
+	else if (check_same(fd, st.st_dev, st.st_ino) < 0)
+		rc = -ESTALE;
+	else
+		rc = add_fid(s, dir, name, &pfd, &st, &r->fid);
+	if (rc < 0) {
+		/* Undo the create so that a failed CREATE leaves nothing behind. */
+		if (rc != -ESTALE)
+			unlinkat(dir->fd, name, 0);
+		return rc;
+	}
+	fill_stat(&r->stat, &st);
+	*fd_out = cbox_steal_fd(&fd);
+	return 0;
+}
+
+static int do_link(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
+{
+	struct node *dir;
+	char name[CBOX_GOFER_NAME_MAX + 1];
+	struct stat st;
+	struct node *n = lookup(s, q->fid);
+	if (n == NULL)
+		return -EBADF;
+	int rc = lookup_dir(s, q->fid2, &dir);
+	if (rc < 0)
+		return rc;
+	if (n->parent == NULL || S_ISDIR(n->mode))
+		return -EPERM;
+	cstr(name, q->name, q->name_len);
+	/* linkat(fd, "", AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH, which the gofer does not keep;
+	 * link by parent and name (never following a symlink) and check the result is the file. */
+	if (linkat(n->parent->fd, n->name, dir->fd, name, 0) < 0)
+		return -errno;
+	if (fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (st.st_dev != n->dev || st.st_ino != n->ino) {
+		unlinkat(dir->fd, name, 0);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+static int do_rename(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
+{
+	struct node *d1, *d2;
+	char n1[CBOX_GOFER_NAME_MAX + 1], n2[CBOX_GOFER_NAME_MAX + 1];
+	int rc = lookup_dir(s, q->fid, &d1);
+	if (rc == 0)
+		rc = lookup_dir(s, q->fid2, &d2);
+	if (rc < 0)
+		return rc;
+	cstr(n1, q->name, q->name_len);
+	cstr(n2, q->name2, q->name2_len);
+	return renameat(d1->fd, n1, d2->fd, n2) < 0 ? -errno : 0;
+}
+
+/* MKDIR, UNLINK, SYMLINK: one directory and one name. */
+static int do_dir_op(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
+{
+	struct node *dir;
+	char name[CBOX_GOFER_NAME_MAX + 1], target[CBOX_GOFER_TARGET_MAX + 1];
+	int rc = lookup_dir(s, q->fid, &dir);
+	if (rc < 0)
+		return rc;
+	cstr(name, q->name, q->name_len);
+	switch (q->type) {
+	case CBOX_GOFER_MKDIR:
+		rc = mkdirat(dir->fd, name, safe_mode(q->mode));
+		break;
+	case CBOX_GOFER_UNLINK:
+		rc = unlinkat(dir->fd, name, q->flags ? AT_REMOVEDIR : 0);
+		break;
+	default:
+		cstr(target, q->name2, q->name2_len);
+		rc = symlinkat(target, dir->fd, name);
+		break;
+	}
+	return rc < 0 ? -errno : 0;
+}
+
+static bool is_mutation(uint32_t type)
+{
+	return type >= CBOX_GOFER_CREATE && type <= CBOX_GOFER_LINK;
+}
+
+/* Run q. Returns 0 with r filled (and *fd_out set for OPEN/CREATE) or -errno for the peer.
+ * buf holds a READLINK target. */
+static int handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                  struct cbox_gofer_reply *r, int *fd_out, char *buf, size_t size)
+{
+	/* Refused before touching the file system; the kernel's read-only mount refuses them
+	 * again (defence in depth). */
+	if (s->readonly && is_mutation(q->type))
+		return -EROFS;
+	switch (q->type) {
+	case CBOX_GOFER_WALK:
+		return do_walk(s, q, r);
+	case CBOX_GOFER_CLUNK:
+		return do_clunk(s, q);
+	case CBOX_GOFER_STAT:
+		return do_stat(s, q, r);
+	case CBOX_GOFER_OPEN:
+		return do_open(s, q, fd_out);
+	case CBOX_GOFER_READLINK:
+		return do_readlink(s, q, r, buf, size);
+	case CBOX_GOFER_STATFS:
+		return do_statfs(s, q, r);
+	case CBOX_GOFER_CREATE:
+		return do_create(s, q, r, fd_out);
+	case CBOX_GOFER_RENAME:
+		return do_rename(s, q);
+	case CBOX_GOFER_LINK:
+		return do_link(s, q);
+	default:
+		return do_dir_op(s, q);
+	}
+}
+
+/* Send r (and fd, when >= 0). Returns 1, or 0 when the peer is gone. */
+static int send_reply(struct cbox_gofer_server *s, const struct cbox_gofer_reply *r, int fd)
+{
+	unsigned char buf[CBOX_GOFER_MSG_MAX];
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	int len = cbox_gofer_encode_reply(r, buf, sizeof(buf));
+	if (len < 0) {
+		cbox_error("gofer: cannot encode the reply to tag %u: %s", r->tag, strerror(-len));
+		return 0;
+	}
+	struct iovec iov = {.iov_base = buf, .iov_len = (size_t)len};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (fd >= 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	ssize_t n;
+	do
+		n = sendmsg(s->sock, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		cbox_debug("gofer: send reply: %s: ending the session", strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+/* One line naming what is wrong with a packet the decoder refused. */
+static void log_malformed(const unsigned char *buf, size_t len)
+{
+	struct cbox_gofer_hdr h;
+	if (len < sizeof(h)) {
+		cbox_error("gofer: malformed request: %zu bytes, shorter than the header", len);
+		return;
+	}
+	memcpy(&h, buf, sizeof(h));
+	if (h.len != len)
+		cbox_error("gofer: malformed request: header length %u, packet length %zu", h.len,
+		           len);
+	else if (h.type < CBOX_GOFER_WALK || h.type > CBOX_GOFER_TYPE_MAX)
+		cbox_error("gofer: malformed request: unknown type %u", h.type);
+	else
+		cbox_error("gofer: malformed request of type %u (tag %u): body of the wrong length "
+		           "or an invalid name or field",
+		           h.type, h.tag);
+}
+
+int cbox_gofer_serve_one(struct cbox_gofer_server *s)
+{
+	unsigned char buf[CBOX_GOFER_MSG_MAX];
+	char target[CBOX_GOFER_TARGET_MAX + 1];
+	struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+	/* No control buffer: fds the peer might attach are discarded by the kernel (MSG_CTRUNC)
+	 * instead of landing in the gofer's table. */
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t n;
+	do
+		n = recvmsg(s->sock, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && (errno == ECONNRESET || errno == EPIPE))
+		return 0;
+	if (n < 0) {
+		cbox_error("gofer: receive request: %s", strerror(errno));
+		return -1;
+	}
+	if (n == 0)
+		return 0;
+	if (mh.msg_flags & MSG_TRUNC) {
+		cbox_error("gofer: malformed request: longer than %u bytes", CBOX_GOFER_MSG_MAX);
+		return -1;
+	}
+	if (mh.msg_flags & MSG_CTRUNC) {
+		cbox_error("gofer: malformed request: carries ancillary data (file descriptors)");
+		return -1;
+	}
+	struct cbox_gofer_req q;
+	if (cbox_gofer_decode_request(buf, (size_t)n, &q) < 0) {
+		log_malformed(buf, (size_t)n);
+		return -1;
+	}
+	struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | q.type, .tag = q.tag};
+	CBOX_AUTOCLOSE int fd = -1;
+	int rc = handle(s, &q, &r, &fd, target, sizeof(target));
+	if (rc < 0)
+		r = (struct cbox_gofer_reply){
+		    .type = CBOX_GOFER_REPLY_ERROR, .tag = q.tag, .error = -rc};
+	return send_reply(s, &r, fd);
+}
+
+struct cbox_gofer_server *cbox_gofer_server_new(int sock, int root_fd, bool readonly)
+{
+	CBOX_AUTOCLOSE int fd = root_fd;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return NULL;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return NULL;
+	}
+	struct cbox_gofer_server *s = calloc(1, sizeof(*s));
+	struct node *root = calloc(1, sizeof(*root) + 1);
+	if (s)
+		s->fids = calloc(64, sizeof(*s->fids));
+	if (!s || !root || !s->fids) {
+		if (s)
+			free(s->fids);
+		free(s);
+		free(root);
+		errno = ENOMEM;
+		return NULL;
+	}
+	*root = (struct node){.fd = cbox_steal_fd(&fd),
+	                      .refs = 1,
+	                      .dev = st.st_dev,
+	                      .ino = st.st_ino,
+	                      .mode = st.st_mode};
+	s->fids[CBOX_GOFER_ROOT_FID] = root;
+	s->cap = 64;
+	s->hint = 1;
+	s->sock = sock;
+	s->readonly = readonly;
+	return s;
+}
+
+void cbox_gofer_server_free(struct cbox_gofer_server *s)
+{
+	if (s == NULL)
+		return;
+	for (uint32_t i = 0; i < s->cap; i++)
+		node_unref(s->fids[i]);
+	free(s->fids);
+	free(s);
+}
+
+int cbox_gofer_serve(int sock, int root_fd, bool readonly)
+{
+	struct cbox_gofer_server *s = cbox_gofer_server_new(sock, root_fd, readonly);
+	if (s == NULL) {
+		cbox_error("gofer: cannot start serving: %s", strerror(errno));
+		return -1;
+	}
+	int rc;
+	while ((rc = cbox_gofer_serve_one(s)) > 0)
+		;
+	cbox_gofer_server_free(s);
+	return rc < 0 ? -1 : 0;
+}

@@ -1,0 +1,388 @@
+/*
+ * The gofer wire format: encoders and strict decoders. Pure code (no syscalls) so that the
+ * fuzzer can drive it directly. Every read goes through struct rd, which checks the remaining
+ * length first; a decoder accepts a packet only when its body is consumed exactly.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+#include "cbox/gofer_wire.h"
+
+_Static_assert(sizeof(struct cbox_gofer_hdr) == 16, "header is 16 bytes on the wire");
+_Static_assert(sizeof(struct cbox_gofer_stat) == 112, "stat has no padding");
+_Static_assert(sizeof(struct cbox_gofer_statfs) == 80, "statfs has no padding");
+
+struct rd {
+	const unsigned char *p;
+	size_t left;
+	bool bad;
+};
+
+static const void *rd_take(struct rd *r, size_t n)
+{
+	if (r->bad || r->left < n) {
+		r->bad = true;
+		return NULL;
+	}
+	const void *p = r->p;
+	r->p += n;
+	r->left -= n;
+	return p;
+}
+
+static uint32_t rd_u32(struct rd *r)
+{
+	uint32_t v = 0;
+	const void *p = rd_take(r, sizeof(v));
+	if (p)
+		memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* A u16 length followed by that many bytes. */
+static const char *rd_str(struct rd *r, size_t *len)
+{
+	uint16_t n = 0;
+	const void *p = rd_take(r, sizeof(n));
+	if (p)
+		memcpy(&n, p, sizeof(n));
+	*len = n;
+	return rd_take(r, n);
+}
+
+struct wr {
+	unsigned char *p;
+	size_t size, len;
+	bool bad;
+};
+
+static void wr_put(struct wr *w, const void *src, size_t n)
+{
+	if (w->bad || w->size - w->len < n) {
+		w->bad = true;
+		return;
+	}
+	memcpy(w->p + w->len, src, n);
+	w->len += n;
+}
+
+static void wr_u32(struct wr *w, uint32_t v)
+{
+	wr_put(w, &v, sizeof(v));
+}
+
+static void wr_str(struct wr *w, const char *s, size_t len)
+{
+	uint16_t n = (uint16_t)len;
+	wr_put(w, &n, sizeof(n));
+	wr_put(w, s, len);
+}
+
+int cbox_gofer_check_name(const char *name, size_t len)
+{
+	if (len == 0 || name == NULL)
+		return -EINVAL;
+	if (len > CBOX_GOFER_NAME_MAX)
+		return -ENAMETOOLONG;
+	/* "." and ".." would let a walk leave the directory it names; the sentry resolves them. */
+	if ((len == 1 && name[0] == '.') || (len == 2 && name[0] == '.' && name[1] == '.'))
+		return -EINVAL;
+	/* A '/' would make one walk cross several directories (and possibly symlinks) unchecked;
+	 * a NUL would make the host see a different name than the one checked. */
+	if (memchr(name, '/', len) || memchr(name, '\0', len))
+		return -EINVAL;
+	return 0;
+}
+
+int cbox_gofer_check_target(const char *target, size_t len)
+{
+	if (len == 0 || target == NULL)
+		return -EINVAL;
+	if (len > CBOX_GOFER_TARGET_MAX)
+		return -ENAMETOOLONG;
+	if (memchr(target, '\0', len))
+		return -EINVAL;
+	return 0;
+}
+
+/* Header checks shared by both directions: length, then the header's own len field. */
+static int read_hdr(struct rd *r, size_t len, uint32_t *type, uint32_t *tag)
+{
+	struct cbox_gofer_hdr h;
+	if (len < sizeof(h))
+		return -EPROTO;
+	memcpy(&h, rd_take(r, sizeof(h)), sizeof(h));
+	if (h.len != len)
+		return -EPROTO;
+	*type = h.type;
+	*tag = h.tag;
+	return 0;
+}
+
+static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
+{
+	switch (o->type) {
+	case CBOX_GOFER_WALK:
+		o->fid = rd_u32(r);
+		o->name = rd_str(r, &o->name_len);
+		break;
+	case CBOX_GOFER_CLUNK:
+	case CBOX_GOFER_STAT:
+	case CBOX_GOFER_READLINK:
+	case CBOX_GOFER_STATFS:
+		o->fid = rd_u32(r);
+		break;
+	case CBOX_GOFER_OPEN:
+		o->fid = rd_u32(r);
+		o->flags = rd_u32(r);
+		break;
+	case CBOX_GOFER_CREATE:
+		o->fid = rd_u32(r);
+		o->flags = rd_u32(r);
+		o->mode = rd_u32(r);
+		o->name = rd_str(r, &o->name_len);
+		break;
+	case CBOX_GOFER_MKDIR:
+		o->fid = rd_u32(r);
+		o->mode = rd_u32(r);
+		o->name = rd_str(r, &o->name_len);
+		break;
+	case CBOX_GOFER_UNLINK:
+		o->fid = rd_u32(r);
+		o->flags = rd_u32(r);
+		o->name = rd_str(r, &o->name_len);
+		break;
+	case CBOX_GOFER_SYMLINK:
+		o->fid = rd_u32(r);
+		o->name = rd_str(r, &o->name_len);
+		o->name2 = rd_str(r, &o->name2_len);
+		break;
+	case CBOX_GOFER_RENAME:
+		o->fid = rd_u32(r);
+		o->name = rd_str(r, &o->name_len);
+		o->fid2 = rd_u32(r);
+		o->name2 = rd_str(r, &o->name2_len);
+		break;
+	case CBOX_GOFER_LINK:
+		o->fid = rd_u32(r);
+		o->fid2 = rd_u32(r);
+		o->name = rd_str(r, &o->name_len);
+		break;
+	default:
+		return -EPROTO;
+	}
+	/* The body must be consumed exactly: trailing bytes mean the peer and we disagree on the
+	 * layout, and nothing it says can be trusted. */
+	if (r->bad || r->left != 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* Field checks after the layout is known to be right. */
+static int check_req_fields(const struct cbox_gofer_req *o)
+{
+	if (o->type == CBOX_GOFER_UNLINK && o->flags > 1)
+		return -EINVAL;
+	if (o->name && cbox_gofer_check_name(o->name, o->name_len) < 0)
+		return -EINVAL;
+	if (o->type == CBOX_GOFER_RENAME && cbox_gofer_check_name(o->name2, o->name2_len) < 0)
+		return -EINVAL;
+	if (o->type == CBOX_GOFER_SYMLINK && cbox_gofer_check_target(o->name2, o->name2_len) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+int cbox_gofer_decode_request(const void *buf, size_t len, struct cbox_gofer_req *out)
+{
+	struct rd r = {.p = buf, .left = len};
+	memset(out, 0, sizeof(*out));
+	if (buf == NULL)
+		return -EPROTO;
+	int rc = read_hdr(&r, len, &out->type, &out->tag);
+	if (rc < 0)
+		return rc;
+	rc = decode_req_body(&r, out);
+	if (rc < 0)
+		return rc;
+	return check_req_fields(out);
+}
+
+static void put_hdr(struct wr *w, uint32_t type, uint32_t tag)
+{
+	struct cbox_gofer_hdr h = {.type = type, .tag = tag};
+	wr_put(w, &h, sizeof(h));
+}
+
+/* Write the final length into the header. */
+static int finish(struct wr *w)
+{
+	if (w->bad)
+		return -ENOBUFS;
+	uint32_t len = (uint32_t)w->len;
+	memcpy(w->p + offsetof(struct cbox_gofer_hdr, len), &len, sizeof(len));
+	return (int)w->len;
+}
+
+static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
+{
+	switch (q->type) {
+	case CBOX_GOFER_WALK:
+		wr_u32(w, q->fid);
+		wr_str(w, q->name, q->name_len);
+		break;
+	case CBOX_GOFER_OPEN:
+		wr_u32(w, q->fid);
+		wr_u32(w, q->flags);
+		break;
+	case CBOX_GOFER_CREATE:
+		wr_u32(w, q->fid);
+		wr_u32(w, q->flags);
+		wr_u32(w, q->mode);
+		wr_str(w, q->name, q->name_len);
+		break;
+	case CBOX_GOFER_MKDIR:
+		wr_u32(w, q->fid);
+		wr_u32(w, q->mode);
+		wr_str(w, q->name, q->name_len);
+		break;
+	case CBOX_GOFER_UNLINK:
+		wr_u32(w, q->fid);
+		wr_u32(w, q->flags);
+		wr_str(w, q->name, q->name_len);
+		break;
+	case CBOX_GOFER_SYMLINK:
+		wr_u32(w, q->fid);
+		wr_str(w, q->name, q->name_len);
+		wr_str(w, q->name2, q->name2_len);
+		break;
+	case CBOX_GOFER_RENAME:
+		wr_u32(w, q->fid);
+		wr_str(w, q->name, q->name_len);
+		wr_u32(w, q->fid2);
+		wr_str(w, q->name2, q->name2_len);
+		break;
+	case CBOX_GOFER_LINK:
+		wr_u32(w, q->fid);
+		wr_u32(w, q->fid2);
+		wr_str(w, q->name, q->name_len);
+		break;
+	default: /* CLUNK, STAT, READLINK, STATFS */
+		wr_u32(w, q->fid);
+		break;
+	}
+}
+
+static bool req_has_name(uint32_t type)
+{
+	return type == CBOX_GOFER_WALK || type >= CBOX_GOFER_CREATE;
+}
+
+int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *buf, size_t size)
+{
+	if (req->type < CBOX_GOFER_WALK || req->type > CBOX_GOFER_TYPE_MAX)
+		return -EINVAL;
+	int rc = 0;
+	if (req_has_name(req->type))
+		rc = cbox_gofer_check_name(req->name, req->name_len);
+	if (rc == 0 && req->type == CBOX_GOFER_RENAME)
+		rc = cbox_gofer_check_name(req->name2, req->name2_len);
+	if (rc == 0 && req->type == CBOX_GOFER_SYMLINK)
+		rc = cbox_gofer_check_target(req->name2, req->name2_len);
+	if (rc == 0 && req->type == CBOX_GOFER_UNLINK && req->flags > 1)
+		rc = -EINVAL;
+	if (rc < 0)
+		return rc;
+	struct wr w = {.p = buf, .size = size};
+	put_hdr(&w, req->type, req->tag);
+	encode_req_body(&w, req);
+	return finish(&w);
+}
+
+static bool known_ok_type(uint32_t type)
+{
+	if ((type & ~0x7fu) != CBOX_GOFER_REPLY_OK)
+		return false;
+	uint32_t t = type & 0x7fu;
+	return t >= CBOX_GOFER_WALK && t <= CBOX_GOFER_TYPE_MAX;
+}
+
+static void decode_reply_body(struct rd *r, struct cbox_gofer_reply *o)
+{
+	const void *p;
+	switch (o->type & 0x7fu) {
+	case CBOX_GOFER_WALK:
+	case CBOX_GOFER_CREATE:
+		o->fid = rd_u32(r);
+		__attribute__((fallthrough));
+	case CBOX_GOFER_STAT:
+		if ((p = rd_take(r, sizeof(o->stat))))
+			memcpy(&o->stat, p, sizeof(o->stat));
+		break;
+	case CBOX_GOFER_STATFS:
+		if ((p = rd_take(r, sizeof(o->statfs))))
+			memcpy(&o->statfs, p, sizeof(o->statfs));
+		break;
+	case CBOX_GOFER_READLINK:
+		o->target = rd_str(r, &o->target_len);
+		break;
+	default: /* empty bodies */
+		break;
+	}
+}
+
+int cbox_gofer_decode_reply(const void *buf, size_t len, struct cbox_gofer_reply *out)
+{
+	struct rd r = {.p = buf, .left = len};
+	memset(out, 0, sizeof(*out));
+	if (buf == NULL)
+		return -EPROTO;
+	int rc = read_hdr(&r, len, &out->type, &out->tag);
+	if (rc < 0)
+		return rc;
+	if (out->type == CBOX_GOFER_REPLY_ERROR) {
+		out->error = (int32_t)rd_u32(&r);
+		if (r.bad || r.left != 0)
+			return -EINVAL;
+		/* Only a real errno may reach the caller, which returns it negated as a result. */
+		return out->error >= 1 && out->error <= 4095 ? 0 : -EINVAL;
+	}
+	if (!known_ok_type(out->type))
+		return -EPROTO;
+	decode_reply_body(&r, out);
+	if (r.bad || r.left != 0)
+		return -EINVAL;
+	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_READLINK) &&
+	    cbox_gofer_check_target(out->target, out->target_len) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+int cbox_gofer_encode_reply(const struct cbox_gofer_reply *rep, void *buf, size_t size)
+{
+	struct wr w = {.p = buf, .size = size};
+	if (rep->type == CBOX_GOFER_REPLY_ERROR) {
+		if (rep->error < 1 || rep->error > 4095)
+			return -EINVAL;
+		put_hdr(&w, rep->type, rep->tag);
+		wr_u32(&w, (uint32_t)rep->error);
+		return finish(&w);
+	}
+	if (!known_ok_type(rep->type))
+		return -EINVAL;
+	uint32_t t = rep->type & 0x7fu;
+	if (t == CBOX_GOFER_READLINK) {
+		int rc = cbox_gofer_check_target(rep->target, rep->target_len);
+		if (rc < 0)
+			return rc;
+	}
+	put_hdr(&w, rep->type, rep->tag);
+	if (t == CBOX_GOFER_WALK || t == CBOX_GOFER_CREATE)
+		wr_u32(&w, rep->fid);
+	if (t == CBOX_GOFER_WALK || t == CBOX_GOFER_CREATE || t == CBOX_GOFER_STAT)
+		wr_put(&w, &rep->stat, sizeof(rep->stat));
+	else if (t == CBOX_GOFER_STATFS)
+		wr_put(&w, &rep->statfs, sizeof(rep->statfs));
+	else if (t == CBOX_GOFER_READLINK)
+		wr_str(&w, rep->target, rep->target_len);
+	return finish(&w);
+}

@@ -1,0 +1,154 @@
+#pragma once
+/*
+ * The gofer wire format (shared by the gofer and the sentry). One message per SOCK_SEQPACKET
+ * packet: a fixed header, then a type-specific body; fds travel as SCM_RIGHTS beside a reply.
+ * All integers are little-endian host order (both ends are on one machine); every length is
+ * checked by the decoder before any field is read.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include "cbox/compiler.h"
+
+/* Attributes of a file as the gofer reports them (lstat of the entry). */
+struct cbox_gofer_stat {
+	uint64_t dev;
+	uint64_t ino;
+	uint32_t mode;
+	uint32_t nlink;
+	uint32_t uid;
+	uint32_t gid;
+	uint64_t rdev;
+	int64_t size;
+	int64_t blksize;
+	int64_t blocks;
+	int64_t atime_sec, atime_nsec;
+	int64_t mtime_sec, mtime_nsec;
+	int64_t ctime_sec, ctime_nsec;
+};
+
+struct cbox_gofer_statfs {
+	uint64_t type;
+	uint64_t bsize;
+	uint64_t blocks;
+	uint64_t bfree;
+	uint64_t bavail;
+	uint64_t files;
+	uint64_t ffree;
+	uint64_t namelen;
+	uint64_t frsize;
+	uint64_t flags;
+};
+
+/*
+ * Message layout. Every packet starts with this header; len is the length of the whole packet
+ * (header included) and must equal the number of bytes received. The tag of a request is echoed
+ * in its reply. pad is sent as 0 and ignored.
+ *
+ * Request bodies ("name" = u16 length + that many bytes, no NUL; "target" likewise):
+ *   WALK     u32 dirfid, name                  CLUNK, STAT, READLINK, STATFS   u32 fid
+ *   OPEN     u32 fid, u32 flags                CREATE   u32 dirfid, u32 flags, u32 mode, name
+ *   MKDIR    u32 dirfid, u32 mode, name        UNLINK   u32 dirfid, u32 isdir (0|1), name
+ *   SYMLINK  u32 dirfid, name, target          RENAME   u32 olddir, name, u32 newdir, name
+ *   LINK     u32 fid, u32 dirfid, name
+ * Reply type: CBOX_GOFER_REPLY_OK | request type, or CBOX_GOFER_REPLY_ERROR {i32 errno (1..4095)}.
+ * OK bodies: WALK u32 newfid + stat; STAT stat; STATFS statfs; READLINK target; CREATE u32 newfid
+ * + stat (and an fd); OPEN empty (and an fd); the others empty. stat and statfs travel as the raw
+ * structs above (fixed layout, no padding).
+ */
+struct cbox_gofer_hdr {
+	uint32_t type;
+	uint32_t len;
+	uint32_t tag;
+	uint32_t pad;
+};
+
+enum cbox_gofer_type {
+	CBOX_GOFER_WALK = 1,
+	CBOX_GOFER_CLUNK = 2,
+	CBOX_GOFER_STAT = 3,
+	CBOX_GOFER_OPEN = 4,
+	CBOX_GOFER_READLINK = 5,
+	CBOX_GOFER_STATFS = 6,
+	CBOX_GOFER_CREATE = 7,
+	CBOX_GOFER_MKDIR = 8,
+	CBOX_GOFER_UNLINK = 9,
+	CBOX_GOFER_SYMLINK = 10,
+	CBOX_GOFER_RENAME = 11,
+	CBOX_GOFER_LINK = 12,
+	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_LINK,
+};
+
+#define CBOX_GOFER_REPLY_OK    0x80u /* OR-ed with the request type */
+#define CBOX_GOFER_REPLY_ERROR 0xffu
+
+#define CBOX_GOFER_NAME_MAX   255u  /* bytes of one path component */
+#define CBOX_GOFER_TARGET_MAX 4095u /* bytes of a symlink target (PATH_MAX - 1) */
+/* Bytes of the largest valid packet, rounded up; a receive buffer of this size never truncates
+ * a valid message. */
+#define CBOX_GOFER_MSG_MAX 8192u
+
+/*
+ * A decoded request. name/target point into the decoded buffer (not NUL-terminated) and live
+ * as long as it does. Unused fields are 0/NULL.
+ */
+struct cbox_gofer_req {
+	uint32_t type; /* enum cbox_gofer_type */
+	uint32_t tag;
+	uint32_t fid;     /* WALK/CREATE/MKDIR/UNLINK/SYMLINK dirfid; RENAME olddir; others fid */
+	uint32_t fid2;    /* RENAME newdir; LINK dirfid */
+	uint32_t flags;   /* OPEN, CREATE: open(2) flags; UNLINK: isdir */
+	uint32_t mode;    /* CREATE, MKDIR */
+	const char *name; /* WALK..LINK entry name; RENAME oldname */
+	size_t name_len;
+	const char *name2; /* RENAME newname; SYMLINK target */
+	size_t name2_len;
+};
+
+/* A decoded reply. stat/statfs are copies; target points into the decoded buffer. */
+struct cbox_gofer_reply {
+	uint32_t type; /* CBOX_GOFER_REPLY_OK | request type, or CBOX_GOFER_REPLY_ERROR */
+	uint32_t tag;
+	int32_t error;                   /* REPLY_ERROR: the positive errno */
+	uint32_t fid;                    /* WALK, CREATE: the new fid */
+	struct cbox_gofer_stat stat;     /* WALK, CREATE, STAT */
+	struct cbox_gofer_statfs statfs; /* STATFS */
+	const char *target;              /* READLINK, not NUL-terminated */
+	size_t target_len;
+};
+
+/*
+ * Check one path component: 1..255 bytes, no '/' or NUL, not "." or "..".
+ * Returns 0, -ENAMETOOLONG when too long, -EINVAL otherwise. Pure.
+ */
+CBOX_API int cbox_gofer_check_name(const char *name, size_t len);
+
+/* Check a symlink target: 1..4095 bytes, no NUL. Returns 0, -ENAMETOOLONG or -EINVAL. Pure. */
+CBOX_API int cbox_gofer_check_target(const char *target, size_t len);
+
+/*
+ * Decode one request packet of len bytes. On success fills *out (pointing into buf) and
+ * returns 0. Errors: -EPROTO when the packet is shorter than the header, the header's len is not
+ * the packet length or the type is unknown; -EINVAL when the body has the wrong length for its
+ * type or a name/target/field is invalid (see cbox_gofer_check_name). Never reads outside
+ * buf[0, len). Pure; buf may be any bytes.
+ */
+CBOX_API int cbox_gofer_decode_request(const void *buf, size_t len, struct cbox_gofer_req *out);
+
+/*
+ * Encode req into buf (size bytes). Fields not used by req->type are ignored. Returns the packet
+ * length, -EINVAL for an unknown type or invalid name/target/isdir, -ENAMETOOLONG for a name or
+ * target too long, -ENOBUFS when size is too small. A packet it produces always decodes back.
+ */
+CBOX_API int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *buf, size_t size);
+
+/*
+ * Decode one reply packet. Same checks and errors as cbox_gofer_decode_request: the type must be
+ * REPLY_ERROR (errno 1..4095) or REPLY_OK of a known request type with that type's body length;
+ * a READLINK target must pass cbox_gofer_check_target. Whether the reply answers the request the
+ * caller sent (tag, type) is the caller's check. Pure.
+ */
+CBOX_API int cbox_gofer_decode_reply(const void *buf, size_t len, struct cbox_gofer_reply *out);
+
+/* Encode rep into buf. Returns the packet length, -EINVAL for an invalid type/errno/target,
+ * -ENOBUFS when size is too small. */
+CBOX_API int cbox_gofer_encode_reply(const struct cbox_gofer_reply *rep, void *buf, size_t size);

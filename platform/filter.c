@@ -1,0 +1,162 @@
+/*
+ * The guest's seccomp filter, generated from the syscall table: a balanced binary search over
+ * ranges of syscall numbers that share one action, so a syscall costs about log2(ranges)
+ * comparisons instead of a walk over every fast-path entry.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/syscall.h>
+
+#include "cbox/platform.h"
+#include "cbox/syscalls.h"
+
+enum action {
+	ACT_TRAP,      /* to the sentry (the platform's trap action) */
+	ACT_ALLOW,     /* fast path */
+	ACT_EXEC,      /* SECCOMP_RET_TRACE: rewritten at a ptrace stop */
+	ACT_FD_GUARD0, /* fast path unless arg0 is the reserved install fd */
+	ACT_FD_GUARD1, /* fast path unless arg1 is the reserved install fd */
+};
+
+bool cbox_platform_fastpath(const struct cbox_platform_ops *ops, bool strict, int nr)
+{
+	(void)ops;
+	if (strict)
+		return false;
+	const struct cbox_sys_entry *e = cbox_sys_lookup(nr);
+	return e && e->kind == CBOX_SYS_FAST;
+}
+
+static enum action action_of(const struct cbox_platform_ops *ops, bool strict, int nr)
+{
+	if (nr == SYS_execve || nr == SYS_execveat)
+		return ACT_EXEC;
+	if (!cbox_platform_fastpath(ops, strict, nr))
+		return ACT_TRAP;
+	/* On the ptrace platform every task holds the install socket at a reserved fd. The guest
+	 * must not close it or dup over it behind the sentry's back, so those calls reach the
+	 * sentry (which answers EBADF) when they name that fd. */
+	if (ops->needs_install_fd) {
+		if (nr == SYS_close)
+			return ACT_FD_GUARD0;
+		if (nr == SYS_dup2 || nr == SYS_dup3)
+			return ACT_FD_GUARD1;
+	}
+	return ACT_ALLOW;
+}
+
+struct range {
+	int lo, hi; /* inclusive */
+	enum action act;
+};
+
+struct prog {
+	struct sock_filter *ins;
+	size_t len, cap;
+	uint32_t trap;
+};
+
+static int emit(struct prog *p, struct sock_filter f)
+{
+	if (p->len == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 256;
+		struct sock_filter *n = realloc(p->ins, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		p->ins = n;
+		p->cap = cap;
+	}
+	p->ins[p->len++] = f;
+	return 0;
+}
+
+#define ARG_LO(n) (offsetof(struct seccomp_data, args) + 8 * (n))
+
+static int emit_leaf(struct prog *p, enum action act)
+{
+	int r = 0;
+	switch (act) {
+	case ACT_TRAP:
+		return emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, p->trap));
+	case ACT_ALLOW:
+		return emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	case ACT_EXEC:
+		return emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE));
+	case ACT_FD_GUARD0:
+	case ACT_FD_GUARD1: {
+		int arg = act == ACT_FD_GUARD0 ? 0 : 1;
+		/* fds are ints: the low 32 bits decide (the kernel truncates to int too). */
+		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg)));
+		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							  CBOX_PTRACE_INSTALL_FD, 0, 1));
+		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, p->trap));
+		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+		return r ? -ENOMEM : 0;
+	}
+	}
+	return -EINVAL;
+}
+
+/* Emit a decision tree over ranges[lo, hi). The accumulator holds the syscall number on entry;
+ * leaves that load arguments end in a return, so the tree never needs it reloaded. */
+static int emit_tree(struct prog *p, const struct range *ranges, size_t lo, size_t hi)
+{
+	if (hi - lo == 1)
+		return emit_leaf(p, ranges[lo].act);
+	size_t mid = lo + (hi - lo) / 2;
+	/* if (nr >= ranges[mid].lo) goto right; the jump over the left subtree is a 32-bit ja. */
+	if (emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
+						 (uint32_t)ranges[mid].lo, 0, 1)) < 0)
+		return -ENOMEM;
+	size_t ja = p->len;
+	if (emit(p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0)) < 0)
+		return -ENOMEM;
+	int r = emit_tree(p, ranges, lo, mid);
+	if (r < 0)
+		return r;
+	p->ins[ja].k = (uint32_t)(p->len - ja - 1);
+	return emit_tree(p, ranges, mid, hi);
+}
+
+int cbox_platform_build_filter(const struct cbox_platform_ops *ops, bool strict,
+			       struct sock_filter **out, unsigned short *len)
+{
+	struct range ranges[CBOX_SYS_MAX + 1];
+	size_t n = 0;
+	for (int nr = 0; nr < CBOX_SYS_MAX; nr++) {
+		enum action a = action_of(ops, strict, nr);
+		if (n > 0 && ranges[n - 1].act == a && a <= ACT_EXEC)
+			ranges[n - 1].hi = nr;
+		else
+			ranges[n++] = (struct range){nr, nr, a};
+	}
+	/* Numbers past the table (and the x32 bit, checked below) go to the sentry: ENOSYS. */
+	ranges[n++] = (struct range){CBOX_SYS_MAX, 0x3fffffff, ACT_TRAP};
+
+	struct prog p = {.trap = ops->trap_action};
+	int r = 0;
+	/* Only the x86_64 ABI is emulated: a 32-bit int 0x80 call or an x32 call would name
+	 * different syscalls with the same numbers, so such a task is killed. */
+	r |= emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						   offsetof(struct seccomp_data, arch)));
+	r |= emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0));
+	r |= emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+	r |= emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+						   offsetof(struct seccomp_data, nr)));
+	r |= emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1));
+	r |= emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+	if (r == 0)
+		r = emit_tree(&p, ranges, 0, n);
+	if (r < 0 || p.len > BPF_MAXINSNS) {
+		free(p.ins);
+		return r < 0 ? r : -E2BIG;
+	}
+	*out = p.ins;
+	*len = (unsigned short)p.len;
+	return 0;
+}

@@ -1,0 +1,101 @@
+#pragma once
+/*
+ * A platform traps guest syscalls and lets the sentry act on the stopped task (gVisor's
+ * platform.Platform). Two implementations behind one ops table:
+ *   seccomp  SECCOMP_RET_USER_NOTIF: answer by value, CONTINUE for checked pass-through, ADDFD to
+ *            install fds. execve/execveat return SECCOMP_RET_TRACE instead, because a notification
+ *            reply cannot rewrite the call; the sentry rewrites it at that ptrace stop.
+ *   ptrace   SECCOMP_RET_TRACE for every trapped call: the sentry answers at the PTRACE_EVENT_SECCOMP
+ *            stop by skipping the call (orig_rax = -1) and setting rax, lets it run with PTRACE_CONT,
+ *            and installs fds by injecting a recvmsg on a socket reserved in every task.
+ * In both, the sentry is the ptracer of every guest task (PTRACE_SEIZE with EXITKILL and
+ * auto-attach on fork, vfork and clone), which is how it learns of new tasks, execs and exits.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+#include "cbox/compiler.h"
+#include "cbox/err.h"
+
+/* One trapped guest syscall in flight. */
+struct cbox_trap {
+	pid_t tid;	   /* host tid, in the sentry's pid namespace */
+	int nr;		   /* syscall number */
+	uint64_t args[6];  /* register arguments */
+	uint64_t ip;	   /* instruction pointer after the syscall instruction */
+	uint64_t notif_id; /* seccomp platform: the notification id; 0 at a ptrace stop */
+	bool ptrace_stop;  /* the task is at a ptrace stop: regs is valid and may be rewritten */
+	bool at_exit;	   /* ptrace: injected calls left the task at a syscall-exit stop */
+	struct user_regs_struct regs;
+};
+
+struct cbox_platform;
+
+/* The x86_64 fd reserved in every guest task on the ptrace platform for installing fds
+ * (a unix socket whose peer the sentry holds). -1 on platforms that need none. */
+#define CBOX_PTRACE_INSTALL_FD 1022
+
+struct cbox_platform_ops {
+	const char *name;
+	/* BPF return action of the guest filter for a syscall the sentry handles. */
+	uint32_t trap_action;
+	/* Whether the guest needs CBOX_PTRACE_INSTALL_FD. */
+	bool needs_install_fd;
+	/* Take the seccomp listener of the first guest task (seccomp platform); the platform owns it.
+	 * -1 on platforms that do not use one. */
+	int (*set_listener)(struct cbox_platform *p, int listener);
+	/* The fd to poll for trapped syscalls, or -1 (traps then arrive as ptrace stops). */
+	int (*poll_fd)(struct cbox_platform *p);
+	/* Receive one trapped syscall from poll_fd. 0 on success, -ENOENT when the task died before it
+	 * could be received (not an error), other -errno on failure. */
+	int (*recv)(struct cbox_platform *p, struct cbox_trap *t);
+	/* Answer with a result (>= 0 or -errno); the task resumes. */
+	int (*reply)(struct cbox_platform *p, struct cbox_trap *t, int64_t ret);
+	/* Let the host run the call as it is (checked pass-through); the task resumes. */
+	int (*cont)(struct cbox_platform *p, struct cbox_trap *t);
+	/* Install hostfd (borrowed) in the task as the lowest free fd, with O_CLOEXEC when cloexec.
+	 * Returns the fd number in the task or -errno. The task stays stopped. */
+	int (*install_fd)(struct cbox_platform *p, struct cbox_trap *t, int hostfd, bool cloexec);
+	/* Whether the trapped task still waits for this answer (TOCTOU check after reading guest
+	 * memory: the pid could otherwise have been reused). */
+	bool (*still_valid)(struct cbox_platform *p, struct cbox_trap *t);
+	void (*free)(struct cbox_platform *p);
+};
+
+struct cbox_platform {
+	const struct cbox_platform_ops *ops;
+	int listener;	  /* seccomp platform */
+	int install_sock; /* ptrace platform: the sentry's end of the install socketpair */
+};
+
+/* The platforms by name ("seccomp", "ptrace"); NULL when unknown. */
+CBOX_API const struct cbox_platform_ops *cbox_platform_find(const char *name);
+/* Create a platform instance. install_sock: the sentry's end of the install socketpair (ptrace),
+ * -1 otherwise; the platform owns it. */
+CBOX_API struct cbox_platform *cbox_platform_new(const struct cbox_platform_ops *ops,
+						 int install_sock);
+CBOX_API void cbox_platform_free(struct cbox_platform *p);
+
+/*
+ * The guest filter. Every syscall of the table's kind FAST is allowed (unless strict), execve
+ * and execveat return SECCOMP_RET_TRACE, everything else returns ops->trap_action. Non-x86_64
+ * calls (i386 int 0x80, x32) kill the task: the sentry emulates one ABI. Fills *prog (malloc'd
+ * array owned by the caller) and *len. Returns 0 or -ENOMEM.
+ */
+struct sock_filter;
+CBOX_API int cbox_platform_build_filter(const struct cbox_platform_ops *ops, bool strict,
+					struct sock_filter **prog, unsigned short *len);
+
+/*
+ * Whether the filter allows nr on the fast path (for a given platform and strictness). The
+ * host-surface listing and the filter are built from this one predicate.
+ */
+CBOX_API bool cbox_platform_fastpath(const struct cbox_platform_ops *ops, bool strict, int nr);
+
+/* Guest memory access (both platforms): process_vm_readv/writev on tid. Return 0 or -EFAULT
+ * (or -ESRCH when the task is gone). read_str stops at NUL; -ENAMETOOLONG when no NUL within
+ * size bytes. */
+CBOX_API int cbox_mem_read(pid_t tid, uint64_t addr, void *buf, size_t len);
+CBOX_API int cbox_mem_write(pid_t tid, uint64_t addr, const void *buf, size_t len);
+CBOX_API int cbox_mem_read_str(pid_t tid, uint64_t addr, char *buf, size_t size);

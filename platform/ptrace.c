@@ -1,0 +1,249 @@
+/*
+ * The ptrace platform, and the ptrace-stop operations both platforms use.
+ *
+ * Trapped calls arrive as PTRACE_EVENT_SECCOMP stops (the guest filter returns SECCOMP_RET_TRACE).
+ * At such a stop the sentry can answer (skip the call with orig_rax = -1 and set rax), let it run
+ * (after the stop the kernel re-runs the filter, which treats a second TRACE as allowed), or run
+ * other syscalls inside the task first ("injection": change the registers, run to the
+ * syscall-exit stop, rewind the instruction pointer onto the same syscall instruction).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/seccomp.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cbox/log.h"
+#include "internal.h"
+
+
+int cbox_ptrace_reply(struct cbox_trap *t, int64_t ret)
+{
+	struct user_regs_struct r = t->regs;
+	r.orig_rax = (unsigned long long)-1; /* skip the call... */
+	r.rax = (unsigned long long)ret;     /* ...and return this */
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0 || ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
+		return errno == ESRCH ? 0 : -errno;
+	return 0;
+}
+
+int cbox_ptrace_cont(struct cbox_trap *t)
+{
+	if (ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
+		return errno == ESRCH ? 0 : -errno;
+	return 0;
+}
+
+/* Resume with PTRACE_SYSCALL until the syscall-exit stop of the call now in the registers. */
+static int run_to_exit(pid_t tid)
+{
+	for (int i = 0; i < 8; i++) {
+		if (ptrace(PTRACE_SYSCALL, tid, 0, 0) < 0)
+			return -errno;
+		int st;
+		if (waitpid(tid, &st, __WALL) < 0)
+			return -errno;
+		if (!WIFSTOPPED(st))
+			return -ESRCH; /* died (SIGKILL) while we ran its call */
+		struct __ptrace_syscall_info info;
+		if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, sizeof(info), &info) < 0)
+			return -errno;
+		if (info.op == PTRACE_SYSCALL_INFO_EXIT)
+			return 0;
+		/* An entry or seccomp stop of the injected call: go on. A signal stop cannot come
+		 * between (signals wait until the return to user mode). */
+	}
+	return -EIO;
+}
+
+/*
+ * Run syscall nr with args inside a task stopped at a seccomp stop whose saved registers are
+ * t->regs. Returns the call's result; the task is left at the call's syscall-exit stop, with
+ * *at_exit set, so the caller can inject again (rewinding rip) or finish with finish_exit().
+ */
+static int64_t inject(struct cbox_trap *t, bool *at_exit, long nr, const uint64_t a[6])
+{
+	struct user_regs_struct r = t->regs;
+	r.orig_rax = (unsigned long long)nr;
+	r.rax = (unsigned long long)nr;
+	r.rdi = a[0];
+	r.rsi = a[1];
+	r.rdx = a[2];
+	r.r10 = a[3];
+	r.r8 = a[4];
+	r.r9 = a[5];
+	if (*at_exit)
+		r.rip = t->regs.rip - 2; /* back onto the syscall instruction (0f 05) */
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0)
+		return -errno;
+	int err = run_to_exit(t->tid);
+	if (err < 0)
+		return err;
+	*at_exit = true;
+	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+		return -errno;
+	return (int64_t)r.rax;
+}
+
+/* From a syscall-exit stop: return to the guest as if its own call returned ret. */
+static int finish_exit(struct cbox_trap *t, int64_t ret)
+{
+	struct user_regs_struct r = t->regs;
+	r.rax = (unsigned long long)ret;
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0 || ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
+		return errno == ESRCH ? 0 : -errno;
+	return 0;
+}
+
+struct install_scratch {
+	struct msghdr msg;
+	struct iovec iov;
+	char byte;
+	char pad[7];
+	union {
+		struct cmsghdr hdr;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} cmsg;
+};
+
+/*
+ * Install hostfd in the task: send it over the install socket, then inject
+ * recvmsg(CBOX_PTRACE_INSTALL_FD) in the task. The message buffers live below the guest's stack
+ * pointer, past the 128-byte red zone, and the bytes there are restored afterwards. The task is
+ * left at the recvmsg's exit stop; the caller answers with ptrace_finish.
+ */
+int cbox_ptrace_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd, bool cloexec)
+{
+	if (!t->ptrace_stop)
+		return -EINVAL;
+	uint64_t at = (t->regs.rsp - 128 - sizeof(struct install_scratch)) & ~15ULL;
+	struct install_scratch saved, s;
+	if (cbox_mem_read(t->tid, at, &saved, sizeof(saved)) < 0)
+		return -EFAULT;
+	memset(&s, 0, sizeof(s));
+	s.iov.iov_base = (void *)(uintptr_t)(at + offsetof(struct install_scratch, byte));
+	s.iov.iov_len = 1;
+	s.msg.msg_iov = (void *)(uintptr_t)(at + offsetof(struct install_scratch, iov));
+	s.msg.msg_iovlen = 1;
+	s.msg.msg_control = (void *)(uintptr_t)(at + offsetof(struct install_scratch, cmsg));
+	s.msg.msg_controllen = sizeof(s.cmsg.buf);
+	if (cbox_mem_write(t->tid, at, &s, sizeof(s)) < 0)
+		return -EFAULT;
+
+	union {
+		struct cmsghdr hdr;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} out;
+	memset(&out, 0, sizeof(out));
+	char b = 'f';
+	struct iovec iov = {.iov_base = &b, .iov_len = 1};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = out.buf,
+			   .msg_controllen = sizeof(out.buf)};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &hostfd, sizeof(int));
+	if (sendmsg(p->install_sock, &m, MSG_NOSIGNAL) < 0)
+		return -errno;
+
+	bool at_exit = t->at_exit;
+	uint64_t a[6] = {CBOX_PTRACE_INSTALL_FD, at, cloexec ? MSG_CMSG_CLOEXEC : 0, 0, 0, 0};
+	int64_t n = inject(t, &at_exit, SYS_recvmsg, a);
+	int fd = -EIO;
+	if (n == 1 && cbox_mem_read(t->tid, at, &s, sizeof(s)) == 0 &&
+	    s.msg.msg_controllen >= CMSG_LEN(sizeof(int)) && s.cmsg.hdr.cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(&s.cmsg.hdr), sizeof(int));
+	else if (n < 0)
+		fd = (int)n;
+	cbox_mem_write(t->tid, at, &saved, sizeof(saved));
+	if (!at_exit)
+		return fd < 0 ? fd : -EIO;
+	/* The task now sits at an exit stop: the answer must be given there (finish_exit). */
+	t->at_exit = true;
+	if (fd < 0)
+		cbox_warn("installing an fd in task %d failed: %s", t->tid, strerror(-fd));
+	return fd;
+}
+
+static int pt_reply(struct cbox_platform *p, struct cbox_trap *t, int64_t ret)
+{
+	(void)p;
+	if (t->at_exit)
+		return finish_exit(t, ret);
+	return cbox_ptrace_reply(t, ret);
+}
+
+static int pt_cont(struct cbox_platform *p, struct cbox_trap *t)
+{
+	(void)p;
+	if (t->at_exit) {
+		/* The call was replaced by injections; run the original now. */
+		struct user_regs_struct r = t->regs;
+		r.rip -= 2;
+		r.rax = r.orig_rax;
+		if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0 || ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
+			return errno == ESRCH ? 0 : -errno;
+		return 0;
+	}
+	return cbox_ptrace_cont(t);
+}
+
+static int pt_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd, bool cloexec)
+{
+	return cbox_ptrace_install(p, t, hostfd, cloexec);
+}
+
+static bool pt_still_valid(struct cbox_platform *p, struct cbox_trap *t)
+{
+	(void)p;
+	(void)t;
+	return true; /* a stopped tracee stays until its tracer resumes it */
+}
+
+static int pt_set_listener(struct cbox_platform *p, int listener)
+{
+	(void)p;
+	if (listener >= 0)
+		close(listener);
+	return 0;
+}
+
+static int pt_poll_fd(struct cbox_platform *p)
+{
+	(void)p;
+	return -1;
+}
+
+static int pt_recv(struct cbox_platform *p, struct cbox_trap *t)
+{
+	(void)p;
+	(void)t;
+	return -EINVAL; /* traps arrive as ptrace stops */
+}
+
+static void pt_free(struct cbox_platform *p)
+{
+	if (p->install_sock >= 0)
+		close(p->install_sock);
+}
+
+const struct cbox_platform_ops cbox_platform_ptrace = {
+	.name = "ptrace",
+	.trap_action = SECCOMP_RET_TRACE,
+	.needs_install_fd = true,
+	.set_listener = pt_set_listener,
+	.poll_fd = pt_poll_fd,
+	.recv = pt_recv,
+	.reply = pt_reply,
+	.cont = pt_cont,
+	.install_fd = pt_install,
+	.still_valid = pt_still_valid,
+	.free = pt_free,
+};

@@ -1,0 +1,131 @@
+/* Dispatch of a trapped guest syscall: the table decides, the handler answers, the platform
+ * delivers the answer. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cbox/log.h"
+#include "cbox/syscalls.h"
+#include "internal.h"
+
+int cbox_sys_read(struct cbox_sysctx *c, uint64_t addr, void *buf, size_t len)
+{
+	int r = cbox_mem_read(c->trap->tid, addr, buf, len);
+	return r == -ESRCH ? -EFAULT : r;
+}
+
+int cbox_sys_write(struct cbox_sysctx *c, uint64_t addr, const void *buf, size_t len)
+{
+	int r = cbox_mem_write(c->trap->tid, addr, buf, len);
+	return r == -ESRCH ? -EFAULT : r;
+}
+
+int cbox_sys_read_path(struct cbox_sysctx *c, uint64_t addr, char *buf)
+{
+	if (addr == 0)
+		return -EFAULT;
+	int r = cbox_mem_read_str(c->trap->tid, addr, buf, PATH_MAX);
+	return r == -ESRCH ? -EFAULT : r;
+}
+
+int cbox_sys_install(struct cbox_sysctx *c, int hostfd, int flags, struct cbox_dentry *d)
+{
+	struct cbox_platform *p = c->s->platform;
+	struct stat st;
+	if (fstat(hostfd, &st) < 0)
+		return -EIO;
+	int fd = p->ops->install_fd(p, c->trap, hostfd, (flags & O_CLOEXEC) != 0);
+	if (fd < 0)
+		return fd;
+	if (d)
+		cbox_fd_set(c->s, c->task, fd, d, flags, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
+	return fd;
+}
+
+static const char *outcome_name(const struct cbox_sys_entry *e, int64_t r)
+{
+	if (!e || e->kind == CBOX_SYS_REFUSE)
+		return "refused";
+	if (r == CBOX_SYSRET_CONTINUE)
+		return e->kind == CBOX_SYS_FAST ? "fastpath" : "passthrough";
+	return "emulated";
+}
+
+static void strace_line(struct cbox_sysctx *c, const struct cbox_sys_entry *e, int64_t r)
+{
+	const struct cbox_trap *t = c->trap;
+	char res[48], line[256];
+	if (r == CBOX_SYSRET_CONTINUE)
+		snprintf(res, sizeof(res), "?");
+	else if (r == CBOX_SYSRET_DONE)
+		snprintf(res, sizeof(res), "(rewritten)");
+	else if (r < 0 && r >= -4095)
+		snprintf(res, sizeof(res), "-1 %s", strerrorname_np((int)-r) ?: "E?");
+	else
+		snprintf(res, sizeof(res), "%lld", (long long)r);
+	int n = snprintf(line, sizeof(line), "[pid %d] %s(%#llx, %#llx, %#llx, %#llx) = %s (%s)\n",
+			 cbox_task_vpid(c->s, c->task), cbox_sys_name(t->nr),
+			 (unsigned long long)t->args[0], (unsigned long long)t->args[1],
+			 (unsigned long long)t->args[2], (unsigned long long)t->args[3], res,
+			 outcome_name(e, r));
+	if (n > 0)
+		cbox_log_raw(line, (unsigned long)(n < (int)sizeof(line) ? n : (int)sizeof(line) - 1));
+}
+
+/* A refused syscall is logged once per number: a guest calling it in a loop must not flood the
+ * log (and the disk behind it). */
+static void log_refused(struct cbox_sentry *s, const struct cbox_sys_entry *e, int nr)
+{
+	unsigned idx = (unsigned)nr < 512 ? (unsigned)nr : 511;
+	uint64_t bit = 1ULL << (idx % 64);
+	if (s->refused_logged[idx / 64] & bit)
+		return;
+	s->refused_logged[idx / 64] |= bit;
+	cbox_warn("guest syscall %s (%d) refused with %s: %s", cbox_sys_name(nr), nr,
+		  e ? strerrorname_np(e->err) : "ENOSYS", e ? e->note : "not an x86_64 syscall");
+}
+
+void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap)
+{
+	struct cbox_task *task = cbox_task_find(s, trap->tid);
+	if (!task) {
+		/* A task we have not seen yet (its fork event is still queued): it inherits nothing
+		 * until then, but its syscall can be answered. */
+		task = cbox_task_new(s, trap->tid);
+		if (!task) {
+			s->platform->ops->reply(s->platform, trap, -ENOMEM);
+			return;
+		}
+	}
+	struct cbox_sysctx c = {.s = s, .task = task, .trap = trap};
+	const struct cbox_sys_entry *e = cbox_sys_lookup(trap->nr);
+	int64_t r;
+	if (!e) {
+		log_refused(s, NULL, trap->nr);
+		r = -ENOSYS;
+	} else if (e->kind == CBOX_SYS_REFUSE) {
+		log_refused(s, e, trap->nr);
+		r = -e->err;
+	} else if (!task->fs || !task->files || !task->tg) {
+		/* Not yet linked to its parent: only calls that need no state can run. */
+		r = e->kind == CBOX_SYS_EMU ? -EAGAIN : CBOX_SYSRET_CONTINUE;
+	} else if (e->handler) {
+		r = e->handler(&c);
+	} else {
+		r = e->kind == CBOX_SYS_EMU ? -ENOSYS : CBOX_SYSRET_CONTINUE;
+	}
+	if (s->cfg->strace)
+		strace_line(&c, e, r);
+	struct cbox_platform *p = s->platform;
+	int err = 0;
+	if (r == CBOX_SYSRET_CONTINUE)
+		err = p->ops->cont(p, trap);
+	else if (r != CBOX_SYSRET_DONE)
+		err = p->ops->reply(p, trap, r);
+	if (err < 0)
+		cbox_warn("answering %s of task %d: %s", cbox_sys_name(trap->nr), trap->tid,
+			  strerror(-err));
+}

@@ -1,0 +1,95 @@
+/* The guest's root file system, served by the gofer. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cbox/log.h"
+#include "internal.h"
+
+static void fill_stat(const struct cbox_gofer_stat *g, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_dev = g->dev;
+	st->st_ino = g->ino;
+	st->st_mode = g->mode;
+	st->st_nlink = g->nlink;
+	st->st_uid = g->uid;
+	st->st_gid = g->gid;
+	st->st_rdev = g->rdev;
+	st->st_size = g->size;
+	st->st_blksize = g->blksize;
+	st->st_blocks = g->blocks;
+	st->st_atim.tv_sec = g->atime_sec;
+	st->st_atim.tv_nsec = g->atime_nsec;
+	st->st_mtim.tv_sec = g->mtime_sec;
+	st->st_mtim.tv_nsec = g->mtime_nsec;
+	st->st_ctim.tv_sec = g->ctime_sec;
+	st->st_ctim.tv_nsec = g->ctime_nsec;
+}
+
+static int g_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
+		    const char *name, struct cbox_dentry **out)
+{
+	(void)t;
+	uint32_t fid;
+	struct cbox_gofer_stat st;
+	int r = cbox_gofer_walk(s->gofer, dir->fid, name, &fid, &st);
+	if (r < 0)
+		return r;
+	struct cbox_dentry *d = cbox_dentry_new(dir->mnt, dir, name, st.mode);
+	if (!d) {
+		cbox_gofer_clunk(s->gofer, fid);
+		return -ENOMEM;
+	}
+	d->fid = fid;
+	d->ino = st.ino;
+	d->host_dev = st.dev;
+	d->host_ino = st.ino;
+	*out = d;
+	return 0;
+}
+
+static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
+		  struct stat *st)
+{
+	(void)t;
+	struct cbox_gofer_stat g;
+	int r = cbox_gofer_stat(s->gofer, d->fid, &g);
+	if (r < 0)
+		return r;
+	fill_stat(&g, st);
+	return 0;
+}
+
+static int g_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags)
+{
+	(void)t;
+	/* Only flags that describe the open file go to the gofer; creation is a separate request. */
+	int keep = O_ACCMODE | O_APPEND | O_NONBLOCK | O_DIRECTORY | O_TRUNC | O_NOATIME | O_DSYNC |
+		   O_SYNC | O_DIRECT;
+	return cbox_gofer_open(s->gofer, d->fid, (flags & keep) | O_CLOEXEC);
+}
+
+static int g_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
+		      char *buf, size_t size)
+{
+	(void)t;
+	return cbox_gofer_readlink(s->gofer, d->fid, buf, size);
+}
+
+static void g_release(struct cbox_sentry *s, struct cbox_dentry *d)
+{
+	if (d->fid != CBOX_GOFER_ROOT_FID && s->gofer)
+		cbox_gofer_clunk(s->gofer, d->fid);
+}
+
+const struct cbox_fs_ops cbox_fs_gofer = {
+	.name = "gofer",
+	.lookup = g_lookup,
+	.stat = g_stat,
+	.open = g_open,
+	.readlink = g_readlink,
+	.readdir = NULL, /* host directories are listed by the host kernel */
+	.release = g_release,
+};

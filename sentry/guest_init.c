@@ -1,0 +1,158 @@
+/*
+ * The guest's first task, between the sentry's clone and its first exec: it drops into the
+ * empty root, gives up every privilege, installs the guest filter and execs the program (which
+ * the sentry turns into an exec of the loader).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/securebits.h>
+#include <linux/seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cbox/log.h"
+#include "internal.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
+
+static int enter_empty_root(void)
+{
+	/* The guest's root is the sentry's guest/ directory, read-only: the host kernel resolves
+	 * no path for the guest except the loader's (every path syscall goes to the sentry). */
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("/guest", "/guest", NULL, MS_BIND, NULL) < 0 || chdir("/guest") < 0 ||
+	    syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+		return -errno;
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * No capabilities, now or after exec: an empty bounding set and inheritable set mean an exec
+ * (even by uid 0) grants none, and the locked securebits keep uid 0 from being special.
+ */
+static int drop_privileges(void)
+{
+	for (int cap = 0; cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+			return -errno;
+	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
+					     SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+					     SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+					     SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+		  0, 0, 0) < 0)
+		return -errno;
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capset, &h, d) < 0)
+		return -errno;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+static int install_filter(struct cbox_sentry *s)
+{
+	struct sock_filter *prog;
+	unsigned short len;
+	int r = cbox_platform_build_filter(s->cfg->platform, s->cfg->strict, &prog, &len);
+	if (r < 0)
+		return r;
+	struct sock_fprog fp = {.len = len, .filter = prog};
+	unsigned long flags = 0;
+	if (s->cfg->platform->trap_action == SECCOMP_RET_USER_NOTIF)
+		flags = SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
+	r = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &fp);
+	free(prog);
+	return r < 0 ? -errno : (flags ? r : -1);
+}
+
+static void fail(int status, const char *what, int err)
+{
+	char msg[512];
+	int n = snprintf(msg, sizeof(msg), "cbox-run: %s: %s\n", what, strerror(err));
+	if (n > 0)
+		(void)!write(2, msg, (size_t)n);
+	_exit(status);
+}
+
+int cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* The sentry changed uid after it was exec'd, which made it (and this copy of it)
+	 * non-dumpable, and so not traceable by the sentry. Only this task becomes dumpable; the
+	 * sentry stays out of reach of other processes of its uid. */
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	int r = enter_empty_root();
+	if (r < 0)
+		fail(125, "entering the guest's root", -r);
+	if (install_fd >= 0) {
+		if (dup2(install_fd, CBOX_PTRACE_INSTALL_FD) < 0)
+			fail(125, "reserving the install fd", errno);
+		close(install_fd);
+	}
+	/* Nothing of the sentry's may survive into the guest: everything but stdio and the
+	 * install socket closes at exec. */
+	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+	if (install_fd >= 0)
+		fcntl(CBOX_PTRACE_INSTALL_FD, F_SETFD, 0);
+	char go = 'r';
+	if (write(sync_fd, &go, 1) != 1 || read(sync_fd, &go, 1) != 1)
+		_exit(125); /* the sentry gave up */
+	close(sync_fd);
+	r = drop_privileges();
+	if (r < 0)
+		fail(125, "dropping privileges", -r);
+	int listener = install_filter(s);
+	if (listener < -1)
+		fail(125, "installing the guest filter", -listener);
+
+	char *const *argv = s->cfg->argv;
+	char *const *envp = s->cfg->envp;
+	const char *prog = argv[0];
+	/* The listener's number rides in the fourth register of each attempt: the sentry takes the
+	 * listener from the first execve stop (it is close-on-exec, so the guest never holds it). */
+	if (strchr(prog, '/')) {
+		syscall(SYS_execve, prog, argv, envp, (long)listener);
+		fail(errno == ENOENT ? 127 : 126, prog, errno);
+	}
+	const char *path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	for (char *const *e = envp; *e; e++)
+		if (strncmp(*e, "PATH=", 5) == 0)
+			path = *e + 5;
+	int saved = ENOENT;
+	for (const char *p = path;; p++) {
+		const char *end = strchrnul(p, ':');
+		char full[PATH_MAX];
+		int n = snprintf(full, sizeof(full), "%.*s%s%s", (int)(end - p), p,
+				 end == p ? "" : "/", prog);
+		if (n > 0 && (size_t)n < sizeof(full)) {
+			syscall(SYS_execve, full, argv, envp, (long)listener);
+			if (errno == EACCES)
+				saved = EACCES;
+			else if (errno != ENOENT && errno != ENOTDIR)
+				fail(126, prog, errno);
+		}
+		if (!*end)
+			break;
+		p = end;
+	}
+	fail(saved == ENOENT ? 127 : 126, prog, saved);
+	return 125;
+}

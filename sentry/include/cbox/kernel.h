@@ -1,0 +1,215 @@
+#pragma once
+/*
+ * The sentry's kernel objects as the syscall handlers (syscalls/) see them: tasks, the VFS, the
+ * shadow fd table, guest memory. The sentry is single-threaded: nothing here is locked.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include "cbox/compiler.h"
+#include "cbox/platform.h"
+#include "cbox/gofer.h"
+
+struct cbox_sentry;
+struct cbox_dentry;
+struct cbox_task;
+
+/* ---- VFS ------------------------------------------------------------------------------- */
+
+/* What a file system does; every op is optional (NULL answers as documented). */
+struct cbox_fs_ops {
+	const char *name; /* "gofer", "proc", "dev" */
+	/* Find child name of dir; on success *out is a new reference. -ENOENT when absent. */
+	int (*lookup)(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
+		      const char *name, struct cbox_dentry **out);
+	/* Fill st (Linux struct stat). */
+	int (*stat)(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
+		    struct stat *st);
+	/* Open: return a host fd the guest can hold (the sentry keeps no copy). */
+	int (*open)(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags);
+	/* Symlink target into buf (NUL-terminated); returns its length. NULL: -EINVAL. */
+	int (*readlink)(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
+			char *buf, size_t size);
+	/* List a directory: call emit for ".", ".." and every entry. NULL: the host lists it (the
+	 * opened host fd is a real directory). */
+	int (*readdir)(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
+		       int (*emit)(void *ctx, const char *name, uint64_t ino, unsigned char type),
+		       void *ctx);
+	/* Drop fs-private data of a dentry about to be freed. */
+	void (*release)(struct cbox_sentry *s, struct cbox_dentry *d);
+};
+
+struct cbox_mount {
+	const struct cbox_fs_ops *ops;
+	struct cbox_dentry *root;	/* the mounted tree's root */
+	struct cbox_dentry *mountpoint; /* where it is mounted (NULL for "/") */
+	bool readonly;
+	uint64_t dev; /* st_dev the guest sees for synthetic file systems */
+};
+
+struct cbox_dentry {
+	int refs;
+	struct cbox_dentry *parent; /* NULL at a mount's root */
+	struct cbox_mount *mnt;
+	char *name;
+	uint32_t mode;	     /* S_IFMT bits and permissions, cached at lookup */
+	uint64_t ino;	     /* inode number the guest sees */
+	uint64_t host_dev;   /* gofer: the host file's dev/ino, to recognise its fds */
+	uint64_t host_ino;
+	uint32_t fid;	     /* gofer fid */
+	uint64_t priv;	     /* synthetic fs: kind and argument (pid, fd...) */
+	struct cbox_mount *covered_by; /* a mount on top of this dentry */
+	struct cbox_dentry *children;  /* cache (gofer only): first child */
+	struct cbox_dentry *sibling;   /* next child of parent */
+	bool cached;		       /* linked into parent's children */
+};
+
+CBOX_API struct cbox_dentry *cbox_dentry_get(struct cbox_dentry *d);
+CBOX_API void cbox_dentry_put(struct cbox_sentry *s, struct cbox_dentry *d);
+/* A new dentry (one reference) under parent (referenced), not cached. */
+CBOX_API struct cbox_dentry *cbox_dentry_new(struct cbox_mount *mnt, struct cbox_dentry *parent,
+					     const char *name, uint32_t mode);
+
+/* Walk flags. */
+#define CBOX_WALK_FOLLOW    0x1 /* follow a symlink in the last component */
+#define CBOX_WALK_DIRECTORY 0x2 /* the result must be a directory (ENOTDIR) */
+#define CBOX_WALK_PARENT    0x4 /* stop at the parent of the last component; *last gets its name */
+#define CBOX_WALK_EMPTY_OK  0x8 /* an empty path names the start (AT_EMPTY_PATH) */
+
+#define CBOX_SYMLOOP_MAX 40 /* Linux's limit on symlinks followed in one walk */
+
+/*
+ * Resolve path for task t, starting at dirfd (AT_FDCWD: the task's cwd; absolute paths start at
+ * the task's root). Components are looked up one at a time through the file systems; ".." never
+ * leaves the root; mount points are crossed; symlinks are followed up to CBOX_SYMLOOP_MAX times
+ * in one walk (ELOOP). Errors as Linux: ENOENT, ENOTDIR, ENAMETOOLONG (path >= PATH_MAX or a
+ * component > NAME_MAX), ELOOP, EBADF (dirfd), EFAULT is the caller's business.
+ * On success *out is a new reference; with CBOX_WALK_PARENT *out is the parent and last (size
+ * NAME_MAX + 1) the final component ("" when the path ends at the start, "." or "..").
+ */
+CBOX_API int cbox_vfs_walk(struct cbox_sentry *s, struct cbox_task *t, int dirfd,
+			   const char *path, int flags, struct cbox_dentry **out, char *last);
+/* stat of a dentry as the guest sees it. */
+CBOX_API int cbox_vfs_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
+			   struct stat *st);
+/* The absolute guest path of d into buf. Returns the length or -ENAMETOOLONG. */
+CBOX_API int cbox_vfs_path(struct cbox_dentry *d, char *buf, size_t size);
+/* Open d for the guest: a host fd (owned by the caller) or -errno. Checks the open flags
+ * against the file type (EISDIR, ENOTDIR, ELOOP) and the mount (EROFS). */
+CBOX_API int cbox_vfs_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
+			   int flags);
+
+/* getdents64's record. */
+struct cbox_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/* ---- shadow fd table --------------------------------------------------------------------- */
+
+/*
+ * What the sentry knows of the guest's fds: for each fd it installed, the dentry and the host
+ * object's identity. The table is a cache, not the truth: the guest may close or replace an fd
+ * on the fast path without the sentry seeing it, so an entry is trusted only after
+ * cbox_fd_lookup() checked that the task's fd still refers to the same host object.
+ */
+struct cbox_fdtable;
+CBOX_API struct cbox_fdtable *cbox_fdtable_new(void);
+CBOX_API struct cbox_fdtable *cbox_fdtable_copy(struct cbox_fdtable *src);
+CBOX_API struct cbox_fdtable *cbox_fdtable_get(struct cbox_fdtable *t);
+CBOX_API void cbox_fdtable_put(struct cbox_sentry *s, struct cbox_fdtable *t);
+/* Record that fd of the task now refers to d, as host object (dev, ino). Takes a reference to d. */
+CBOX_API int cbox_fd_set(struct cbox_sentry *s, struct cbox_task *t, int fd, struct cbox_dentry *d,
+			 int flags, uint64_t dev, uint64_t ino);
+/* The dentry behind the task's fd, verified against the live fd (pidfd_getfd + fstat), or NULL
+ * with *err = -EBADF (not open), or -ENOENT (open, but not a file the sentry served: a pipe, a
+ * socket...). *flags gets the open flags recorded. No reference is taken. */
+CBOX_API struct cbox_dentry *cbox_fd_lookup(struct cbox_sentry *s, struct cbox_task *t, int fd,
+					    int *flags, int *err);
+/* Forget fd (after a close the sentry saw). */
+CBOX_API void cbox_fd_forget(struct cbox_sentry *s, struct cbox_task *t, int fd);
+/* Call fn for each fd recorded (for /proc/<pid>/fd). */
+CBOX_API void cbox_fd_each(struct cbox_fdtable *tab, void (*fn)(void *ctx, int fd,
+							       struct cbox_dentry *d),
+			   void *ctx);
+/* A duplicate (host fd, owned by the caller) of the task's fd, or -errno. */
+CBOX_API int cbox_task_getfd(struct cbox_task *t, int fd);
+
+/* ---- tasks ------------------------------------------------------------------------------- */
+
+struct cbox_fs_ctx {
+	int refs;
+	struct cbox_dentry *cwd;
+	struct cbox_dentry *root;
+	mode_t umask;
+};
+
+struct cbox_thread_group {
+	int refs;
+	pid_t host_tgid;
+	pid_t vpid;	 /* pid inside the sandbox */
+	char *exe;	 /* guest path of the executable */
+	char *cmdline;	 /* argv, NUL-separated */
+	size_t cmdline_len;
+	char comm[16];
+};
+
+struct cbox_exec_pending {
+	int elf_fd;	/* host fd of the program */
+	int interp_fd;	/* host fd of its interpreter or -1 */
+	char *execfn;
+};
+
+struct cbox_task {
+	pid_t tid;  /* host tid, in the sentry's pid namespace */
+	pid_t vtid; /* tid inside the sandbox */
+	int pidfd;  /* for pidfd_getfd, -1 until needed */
+	struct cbox_thread_group *tg;
+	struct cbox_fdtable *files;
+	struct cbox_fs_ctx *fs;
+	struct cbox_exec_pending *exec;
+	uint64_t clone_flags; /* flags of the clone the task is making, for the child's setup */
+	bool seen_first_stop;
+	bool attached_parent; /* child task: linked to its parent's state */
+	int stop_sig;	      /* a group-stop in progress */
+	struct cbox_task *next_in_hash;
+};
+
+/* The task with host tid, or NULL. */
+CBOX_API struct cbox_task *cbox_task_find(struct cbox_sentry *s, pid_t tid);
+
+/* ---- a syscall being handled --------------------------------------------------------------- */
+
+struct cbox_sysctx {
+	struct cbox_sentry *s;
+	struct cbox_task *task;
+	struct cbox_trap *trap;
+};
+
+/* Guest memory of the calling task (0 or -EFAULT). */
+CBOX_API int cbox_sys_read(struct cbox_sysctx *c, uint64_t addr, void *buf, size_t len);
+CBOX_API int cbox_sys_write(struct cbox_sysctx *c, uint64_t addr, const void *buf, size_t len);
+/* A path argument: -EFAULT, -ENAMETOOLONG (no NUL within PATH_MAX), or its length. */
+CBOX_API int cbox_sys_read_path(struct cbox_sysctx *c, uint64_t addr, char *buf /* PATH_MAX */);
+/* Install a host fd (borrowed) in the calling task; record it for d. Returns the guest fd. */
+CBOX_API int cbox_sys_install(struct cbox_sysctx *c, int hostfd, int flags, struct cbox_dentry *d);
+
+/* Sentry-wide state handlers need. */
+CBOX_API struct cbox_gofer_client *cbox_sentry_gofer(struct cbox_sentry *s);
+CBOX_API const char *cbox_sentry_hostname(struct cbox_sentry *s);
+CBOX_API void cbox_sentry_set_hostname(struct cbox_sentry *s, const char *name, size_t len);
+CBOX_API struct cbox_platform *cbox_sentry_platform(struct cbox_sentry *s);
+/* The loader's path inside the guest's real (empty) mount namespace. */
+CBOX_API const char *cbox_sentry_loader_path(struct cbox_sentry *s);
+
+/* exec (sentry/exec.c): the guest's execve/execveat at its ptrace stop, rewritten into an exec
+ * of the loader; returns CBOX_SYSRET_DONE or the -errno Linux gives before the point of no
+ * return. */
+CBOX_API int64_t cbox_exec(struct cbox_sysctx *c, int dirfd, uint64_t path, uint64_t argv,
+			   uint64_t envp, int flags);
+/* The loader's request for the program being exec'd (CBOX_LOADER_IOCTL). */
+CBOX_API int64_t cbox_exec_loader_request(struct cbox_sysctx *c);

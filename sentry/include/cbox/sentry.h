@@ -1,0 +1,32 @@
+#pragma once
+/*
+ * The sentry: one per sandbox, the user-space kernel that answers the guest's syscalls.
+ * cbox_sentry_main() runs in the sentry process, which its parent (cbox-run or the OCI runtime)
+ * created in new user, mount, pid, net, ipc and uts namespaces, with uid/gid maps written.
+ */
+#include <stdbool.h>
+#include "cbox/compiler.h"
+#include "cbox/platform.h"
+
+struct cbox_sentry_config {
+	const struct cbox_platform_ops *platform;
+	bool strict; /* no fast path */
+	bool strace; /* log every guest syscall */
+	int gofer_sock;	      /* connected to a running gofer (consumed) */
+	char *const *argv;    /* the guest program and its arguments */
+	char *const *envp;    /* the guest's environment */
+	const char *cwd;      /* the guest's working directory ("/" when NULL) */
+	const char *hostname; /* "cbox" when NULL */
+};
+
+/*
+ * Set up the sandbox from inside the new namespaces (private mounts, an empty root for the guest,
+ * the loader, loopback up, the hostname), start the guest's first task and serve its syscalls
+ * until it exits. Returns the exit status cbox-run should give: the guest's, 128+N when it was
+ * killed by signal N, 127 when the program does not exist, 126 when it cannot be executed, 125
+ * when the sandbox could not be set up (logged).
+ */
+CBOX_API int cbox_sentry_main(const struct cbox_sentry_config *cfg);
+
+/* The host syscalls the sentry's own seccomp filter allows (sorted); *n gets the count. */
+CBOX_API const int *cbox_sentry_allowed_syscalls(size_t *n);

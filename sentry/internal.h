@@ -1,0 +1,54 @@
+#pragma once
+/* The sentry's private state. */
+#include <stdbool.h>
+#include "cbox/kernel.h"
+#include "cbox/sentry.h"
+
+#define CBOX_TASK_HASH 1024
+#define CBOX_DEV_COUNT 5
+
+struct cbox_sentry {
+	const struct cbox_sentry_config *cfg;
+	struct cbox_platform *platform;
+	struct cbox_gofer_client *gofer;
+	struct cbox_task *tasks[CBOX_TASK_HASH];
+	size_t ntasks;
+	pid_t init_tid;	    /* the guest's first task */
+	int init_status;    /* its wait status once it exited, -1 before */
+	bool listener_set;
+	int exec_fail_status; /* exit status when the first exec failed (127/126), else 0 */
+	char hostname[65];
+	char loader_path[64];
+	/* the mount table: "/", "/proc", "/dev" */
+	struct cbox_mount root_mnt, proc_mnt, dev_mnt;
+	struct cbox_dentry *root;
+	int dev_fds[CBOX_DEV_COUNT]; /* /dev/null, zero, full, random, urandom, opened at start */
+	/* unreferenced gofer dentries kept for reuse, most recent first */
+	struct cbox_dentry *lru;
+	size_t lru_len;
+	uint64_t refused_logged[(512 + 63) / 64]; /* refused syscalls already logged */
+	uint64_t boot_ns;
+};
+
+/* tasks (task.c) */
+struct cbox_task *cbox_task_new(struct cbox_sentry *s, pid_t tid);
+void cbox_task_remove(struct cbox_sentry *s, struct cbox_task *t);
+pid_t cbox_task_vpid_of(struct cbox_sentry *s, pid_t host_pid);
+pid_t cbox_task_vpid(struct cbox_sentry *s, struct cbox_task *t);
+struct cbox_task *cbox_task_find_vpid(struct cbox_sentry *s, pid_t vpid);
+
+/* the trap loop (tracer.c) */
+int cbox_tracer_loop(struct cbox_sentry *s);
+void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap);
+
+/* file systems */
+extern const struct cbox_fs_ops cbox_fs_gofer;
+extern const struct cbox_fs_ops cbox_fs_proc;
+extern const struct cbox_fs_ops cbox_fs_dev;
+int cbox_vfs_init(struct cbox_sentry *s);
+int cbox_sentry_seccomp_install(void);
+int cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd);
+int cbox_vfs_open_synthetic_dir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d);
+void cbox_vfs_fini(struct cbox_sentry *s);
+/* A memfd holding data, sealed against writes, positioned at 0 (synthetic files). */
+int cbox_memfd_with(const char *name, const void *data, size_t len);

@@ -1,0 +1,139 @@
+/* The guest's mount table ("/" from the gofer, /proc and /dev from the sentry) and the host
+ * objects that stand for synthetic files. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "cbox/log.h"
+#include "internal.h"
+
+int cbox_memfd_with(const char *name, const void *data, size_t len)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	const char *p = data;
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = write(fd, p + done, len - done);
+		if (n <= 0) {
+			close(fd);
+			return -EIO;
+		}
+		done += (size_t)n;
+	}
+	/* Sealed: the guest holds the only other reference and must not change what the sentry
+	 * generated (a /proc file is read-only on Linux too). */
+	fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+/* linux_dirent64 as getdents64 returns it. */
+struct dirent_buf {
+	char *data;
+	size_t len, cap;
+};
+
+static int emit_dirent(void *ctx, const char *name, uint64_t ino, unsigned char type)
+{
+	struct dirent_buf *b = ctx;
+	size_t namelen = strlen(name);
+	size_t reclen = (offsetof(struct cbox_dirent64, d_name) + namelen + 1 + 7) & ~(size_t)7;
+	if (b->len + reclen > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 4096;
+		while (cap < b->len + reclen)
+			cap *= 2;
+		char *n = realloc(b->data, cap);
+		if (!n)
+			return -ENOMEM;
+		b->data = n;
+		b->cap = cap;
+	}
+	struct cbox_dirent64 *d = (struct cbox_dirent64 *)(b->data + b->len);
+	memset(d, 0, reclen);
+	d->d_ino = ino;
+	d->d_off = (int64_t)(b->len + reclen);
+	d->d_reclen = (unsigned short)reclen;
+	d->d_type = type;
+	memcpy(d->d_name, name, namelen);
+	b->len += reclen;
+	return 0;
+}
+
+/*
+ * A synthetic directory is opened as a sealed memfd holding its linux_dirent64 records, made at
+ * open time (Linux's /proc also lists a snapshot). getdents64 on it is emulated by copying
+ * records from the memfd's current offset, so lseek/rewinddir behave as on a directory.
+ */
+int cbox_vfs_open_synthetic_dir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d)
+{
+	struct dirent_buf b = {0};
+	int r = d->mnt->ops->readdir(s, t, d, emit_dirent, &b);
+	int fd = r < 0 ? r : cbox_memfd_with(d->name[0] ? d->name : "dir", b.data ? b.data : "", b.len);
+	free(b.data);
+	return fd;
+}
+
+static int attach(struct cbox_sentry *s, struct cbox_mount *m, const char *name)
+{
+	struct cbox_dentry *mp = NULL;
+	uint32_t fid;
+	struct cbox_gofer_stat st;
+	/* The mount point is the rootfs's own directory when it has one (so `ls /` shows it with
+	 * its real attributes); otherwise a directory that exists only in the guest's tree. */
+	if (cbox_gofer_walk(s->gofer, CBOX_GOFER_ROOT_FID, name, &fid, &st) == 0) {
+		mp = cbox_dentry_new(&s->root_mnt, s->root, name, st.mode);
+		if (mp) {
+			mp->fid = fid;
+			mp->ino = st.ino;
+			mp->host_dev = st.dev;
+			mp->host_ino = st.ino;
+		}
+	} else {
+		mp = cbox_dentry_new(&s->root_mnt, s->root, name, S_IFDIR | 0555);
+		if (mp)
+			mp->fid = CBOX_GOFER_ROOT_FID; /* never clunked, never opened */
+	}
+	if (!mp)
+		return -ENOMEM;
+	mp->mode = (mp->mode & ~S_IFMT) | S_IFDIR;
+	mp->covered_by = m;
+	mp->sibling = s->root->children;
+	s->root->children = mp;
+	mp->cached = true;
+	m->mountpoint = mp; /* the mount holds mp's reference */
+	m->root = cbox_dentry_new(m, NULL, "", S_IFDIR | 0555);
+	if (!m->root)
+		return -ENOMEM;
+	m->root->priv = m->ops == &cbox_fs_proc ? 1 /* P_ROOT */ : 0xffff;
+	m->root->ino = 1;
+	return 0;
+}
+
+int cbox_vfs_init(struct cbox_sentry *s)
+{
+	struct cbox_gofer_stat st;
+	int r = cbox_gofer_stat(s->gofer, CBOX_GOFER_ROOT_FID, &st);
+	if (r < 0)
+		return r;
+	s->root_mnt = (struct cbox_mount){.ops = &cbox_fs_gofer, .readonly = true};
+	s->root = cbox_dentry_new(&s->root_mnt, NULL, "", st.mode);
+	if (!s->root)
+		return -ENOMEM;
+	s->root->fid = CBOX_GOFER_ROOT_FID;
+	s->root->ino = st.ino;
+	s->root->host_dev = st.dev;
+	s->root->host_ino = st.ino;
+	s->root_mnt.root = s->root;
+	s->proc_mnt = (struct cbox_mount){.ops = &cbox_fs_proc, .readonly = true, .dev = 0x16};
+	s->dev_mnt = (struct cbox_mount){.ops = &cbox_fs_dev, .readonly = false, .dev = 0x5};
+	r = attach(s, &s->proc_mnt, "proc");
+	if (r == 0)
+		r = attach(s, &s->dev_mnt, "dev");
+	return r;
+}

@@ -1,0 +1,260 @@
+/*
+ * The sentry process: sets up the sandbox from inside its namespaces, starts the guest's first
+ * task, and serves until that task exits.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cbox/loader_abi.h"
+#include "cbox/log.h"
+#include "internal.h"
+
+#define SENTRY_ROOT "/tmp" /* where the sentry's private tmpfs is mounted before pivot_root */
+
+static const char *const dev_names[CBOX_DEV_COUNT] = {"/dev/null", "/dev/zero", "/dev/full",
+						      "/dev/random", "/dev/urandom"};
+
+struct cbox_gofer_client *cbox_sentry_gofer(struct cbox_sentry *s)
+{
+	return s->gofer;
+}
+
+const char *cbox_sentry_hostname(struct cbox_sentry *s)
+{
+	return s->hostname;
+}
+
+void cbox_sentry_set_hostname(struct cbox_sentry *s, const char *name, size_t len)
+{
+	if (len >= sizeof(s->hostname))
+		len = sizeof(s->hostname) - 1;
+	memcpy(s->hostname, name, len);
+	s->hostname[len] = '\0';
+}
+
+struct cbox_platform *cbox_sentry_platform(struct cbox_sentry *s)
+{
+	return s->platform;
+}
+
+const char *cbox_sentry_loader_path(struct cbox_sentry *s)
+{
+	return s->loader_path;
+}
+
+static int write_file(const char *path, const void *data, size_t len, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	const char *p = data;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n <= 0) {
+			close(fd);
+			return -EIO;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return close(fd) < 0 ? -errno : 0;
+}
+
+/*
+ * The sentry's own mount namespace: a private tmpfs becomes its root, holding a procfs of the
+ * sandbox's pid namespace (the sentry reads its tasks' state there) and guest/, the directory
+ * that becomes the guest's root: empty but for the loader, which is the one file the host
+ * kernel ever opens by path for the guest (see exec.c).
+ */
+static int setup_mounts(struct cbox_sentry *s)
+{
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return cbox_err_set(NULL, errno, "make mounts private"), -errno;
+	if (mount("cbox", SENTRY_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m") < 0)
+		return -errno;
+	if (mkdir(SENTRY_ROOT "/proc", 0555) < 0 || mkdir(SENTRY_ROOT "/guest", 0755) < 0)
+		return -errno;
+	if (mount("proc", SENTRY_ROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		return -errno;
+	int r = write_file(SENTRY_ROOT "/guest/cbox-loader", cbox_loader_image,
+			   cbox_loader_image_size, 0555);
+	if (r < 0)
+		return r;
+	snprintf(s->loader_path, sizeof(s->loader_path), "/cbox-loader");
+	for (int i = 0; i < CBOX_DEV_COUNT; i++) {
+		s->dev_fds[i] = open(dev_names[i], O_RDONLY | O_CLOEXEC);
+		if (s->dev_fds[i] < 0)
+			return -errno;
+	}
+	if (chdir(SENTRY_ROOT) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
+	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+		return -errno;
+	return 0;
+}
+
+/* The sandbox's network namespace has only loopback; bring it up so local servers work. */
+static void loopback_up(void)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
+		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+		if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+			cbox_warn("bringing up loopback: %s", strerror(errno));
+	}
+	close(fd);
+}
+
+
+
+static int start_guest(struct cbox_sentry *s, int install_peer)
+{
+	int sync[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0)
+		return -errno;
+	/* The guest gets its own pid namespace (its first task is pid 1 there, as in a container)
+	 * and its own mount namespace, whose root will be the empty guest/ directory. */
+	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | SIGCHLD, 0, 0, 0, 0);
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		close(sync[1]);
+		_exit(cbox_guest_init(s, sync[0], install_peer));
+	}
+	close(sync[0]);
+	char ready;
+	if (read(sync[1], &ready, 1) != 1) {
+		close(sync[1]);
+		return -EIO; /* the child failed before it could be traced (it logged why) */
+	}
+	if (install_peer >= 0)
+		close(install_peer);
+	s->init_tid = pid;
+	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE |
+		    PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |
+		    PTRACE_O_TRACESECCOMP;
+	/* EXITKILL: if the sentry dies, every guest task dies with it. */
+	if (ptrace(PTRACE_SEIZE, pid, 0, opts) < 0) {
+		int e = errno;
+		kill(pid, SIGKILL);
+		close(sync[1]);
+		return -e;
+	}
+	struct cbox_task *t = cbox_task_new(s, pid);
+	if (!t)
+		return -ENOMEM;
+	t->seen_first_stop = true;
+	t->attached_parent = true;
+	t->tg = calloc(1, sizeof(*t->tg));
+	t->fs = calloc(1, sizeof(*t->fs));
+	t->files = cbox_fdtable_new();
+	if (!t->tg || !t->fs || !t->files)
+		return -ENOMEM;
+	t->tg->refs = 1;
+	t->tg->host_tgid = pid;
+	t->fs->refs = 1;
+	t->fs->root = cbox_dentry_get(s->root);
+	t->fs->umask = 022;
+	const char *cwd = s->cfg->cwd ? s->cfg->cwd : "/";
+	int r = cbox_vfs_walk(s, t, AT_FDCWD, cwd, CBOX_WALK_FOLLOW | CBOX_WALK_DIRECTORY,
+			      &t->fs->cwd, NULL);
+	if (r < 0) {
+		cbox_error("working directory %s: %s", cwd, strerror(-r));
+		kill(pid, SIGKILL);
+		close(sync[1]);
+		return r;
+	}
+	char go = 'g';
+	if (write(sync[1], &go, 1) != 1) {
+		close(sync[1]);
+		return -EIO;
+	}
+	close(sync[1]);
+	return 0;
+}
+
+static int exit_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 125;
+}
+
+int cbox_sentry_main(const struct cbox_sentry_config *cfg)
+{
+	static struct cbox_sentry sentry;
+	struct cbox_sentry *s = &sentry;
+	s->cfg = cfg;
+	s->init_status = -1;
+	cbox_sentry_set_hostname(s, cfg->hostname ? cfg->hostname : "cbox",
+				 strlen(cfg->hostname ? cfg->hostname : "cbox"));
+	prctl(PR_SET_NAME, "cbox-sentry");
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	s->gofer = cbox_gofer_client_new(cfg->gofer_sock);
+	if (!s->gofer)
+		return 125;
+	int r = setup_mounts(s);
+	if (r < 0) {
+		cbox_error("setting up the sentry's mounts: %s", strerror(-r));
+		return 125;
+	}
+	loopback_up();
+	if (sethostname(s->hostname, strlen(s->hostname)) < 0)
+		cbox_warn("sethostname: %s", strerror(errno));
+	r = cbox_vfs_init(s);
+	if (r < 0) {
+		cbox_error("reading the root file system from the gofer: %s", strerror(-r));
+		return 125;
+	}
+	int pair[2] = {-1, -1};
+	if (cfg->platform->needs_install_fd &&
+	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) < 0)
+		return 125;
+	s->platform = cbox_platform_new(cfg->platform, pair[0]);
+	if (!s->platform)
+		return 125;
+	/* SIGCHLD is read from a signalfd; block it before the first child exists. */
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	r = start_guest(s, pair[1]);
+	if (r < 0) {
+		cbox_error("starting the guest: %s", strerror(-r));
+		return 125;
+	}
+	r = cbox_sentry_seccomp_install();
+	if (r < 0) {
+		cbox_error("installing the sentry's seccomp filter: %s", strerror(-r));
+		kill(s->init_tid, SIGKILL);
+		return 125;
+	}
+	cbox_tracer_loop(s);
+	int status = s->init_status >= 0 ? exit_status(s->init_status) : 125;
+	cbox_gofer_client_free(s->gofer);
+	cbox_platform_free(s->platform);
+	return status;
+}

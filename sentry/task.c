@@ -1,0 +1,154 @@
+/* The sentry's table of guest tasks, keyed by host tid. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cbox/log.h"
+#include "internal.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL
+#endif
+
+struct cbox_task *cbox_task_find(struct cbox_sentry *s, pid_t tid)
+{
+	for (struct cbox_task *t = s->tasks[(unsigned)tid % CBOX_TASK_HASH]; t; t = t->next_in_hash)
+		if (t->tid == tid)
+			return t;
+	return NULL;
+}
+
+struct cbox_task *cbox_task_new(struct cbox_sentry *s, pid_t tid)
+{
+	struct cbox_task *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	t->pidfd = -1;
+	unsigned h = (unsigned)tid % CBOX_TASK_HASH;
+	t->next_in_hash = s->tasks[h];
+	s->tasks[h] = t;
+	s->ntasks++;
+	return t;
+}
+
+static void tg_put(struct cbox_thread_group *tg)
+{
+	if (!tg || --tg->refs > 0)
+		return;
+	free(tg->exe);
+	free(tg->cmdline);
+	free(tg);
+}
+
+static void fs_put(struct cbox_sentry *s, struct cbox_fs_ctx *fs)
+{
+	if (!fs || --fs->refs > 0)
+		return;
+	cbox_dentry_put(s, fs->cwd);
+	cbox_dentry_put(s, fs->root);
+	free(fs);
+}
+
+static void exec_free(struct cbox_exec_pending *e)
+{
+	if (!e)
+		return;
+	if (e->elf_fd >= 0)
+		close(e->elf_fd);
+	if (e->interp_fd >= 0)
+		close(e->interp_fd);
+	free(e->execfn);
+	free(e);
+}
+
+void cbox_task_remove(struct cbox_sentry *s, struct cbox_task *t)
+{
+	struct cbox_task **pp = &s->tasks[(unsigned)t->tid % CBOX_TASK_HASH];
+	while (*pp && *pp != t)
+		pp = &(*pp)->next_in_hash;
+	if (*pp)
+		*pp = t->next_in_hash;
+	s->ntasks--;
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	tg_put(t->tg);
+	fs_put(s, t->fs);
+	cbox_fdtable_put(s, t->files);
+	exec_free(t->exec);
+	free(t);
+}
+
+/*
+ * The pid a host task has inside the guest's pid namespace: the last NSpid field of its status in
+ * the sentry's private /proc (which shows the sandbox's outer pid namespace). 0 when the task is
+ * not in the guest's namespace or is gone.
+ */
+pid_t cbox_task_vpid_of(struct cbox_sentry *s, pid_t host_pid)
+{
+	(void)s;
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", host_pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	char *line = strstr(buf, "\nNSpid:");
+	if (!line)
+		return 0;
+	line += 7;
+	char *end = strchr(line, '\n');
+	if (end)
+		*end = '\0';
+	/* "NSpid:	<outer>	<guest>": a task outside the guest namespace has one field. */
+	int fields = 0;
+	long last = 0;
+	for (char *tok = strtok(line, " \t"); tok; tok = strtok(NULL, " \t")) {
+		last = strtol(tok, NULL, 10);
+		fields++;
+	}
+	return fields >= 2 ? (pid_t)last : 0;
+}
+
+pid_t cbox_task_vpid(struct cbox_sentry *s, struct cbox_task *t)
+{
+	if (!t->vtid)
+		t->vtid = cbox_task_vpid_of(s, t->tid);
+	if (t->tg && !t->tg->vpid)
+		t->tg->vpid = cbox_task_vpid_of(s, t->tg->host_tgid);
+	return t->tg ? t->tg->vpid : t->vtid;
+}
+
+struct cbox_task *cbox_task_find_vpid(struct cbox_sentry *s, pid_t vpid)
+{
+	for (size_t h = 0; h < CBOX_TASK_HASH; h++)
+		for (struct cbox_task *t = s->tasks[h]; t; t = t->next_in_hash)
+			if (t->tg && t->tg->host_tgid == t->tid && cbox_task_vpid(s, t) == vpid)
+				return t;
+	return NULL;
+}
+
+/*
+ * A copy of the task's fd. pidfd_getfd needs ptrace access to the task, which the sentry has as
+ * its tracer; the copy shares the open file description (offset, flags) with the guest's fd.
+ */
+int cbox_task_getfd(struct cbox_task *t, int fd)
+{
+	if (t->pidfd < 0) {
+		t->pidfd = (int)syscall(SYS_pidfd_open, t->tid, PIDFD_THREAD);
+		if (t->pidfd < 0)
+			t->pidfd = (int)syscall(SYS_pidfd_open, t->tid, 0);
+		if (t->pidfd < 0)
+			return -errno;
+	}
+	int r = (int)syscall(SYS_pidfd_getfd, t->pidfd, fd, 0);
+	return r < 0 ? -errno : r;
+}

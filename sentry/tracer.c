@@ -1,0 +1,238 @@
+/*
+ * The sentry's event loop: trapped syscalls (seccomp notifications or ptrace stops) and the ptrace
+ * events every guest task reports to the sentry, its tracer (new tasks, execs, signals, exits).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/sched.h>
+#include <linux/seccomp.h>
+#include <unistd.h>
+
+#include "cbox/log.h"
+#include "cbox/syscalls.h"
+#include "internal.h"
+
+/* Set up a new task's shared state from its parent's, as the clone flags say. */
+static void inherit(struct cbox_sentry *s, struct cbox_task *child, struct cbox_task *parent,
+		    uint64_t flags)
+{
+	(void)s;
+	if (flags & CLONE_THREAD) {
+		child->tg = parent->tg;
+		child->tg->refs++;
+	} else {
+		child->tg = calloc(1, sizeof(*child->tg));
+		if (child->tg) {
+			child->tg->refs = 1;
+			child->tg->host_tgid = child->tid;
+			child->tg->exe = parent->tg && parent->tg->exe ? strdup(parent->tg->exe) : NULL;
+		}
+	}
+	child->files = (flags & CLONE_FILES) ? cbox_fdtable_get(parent->files)
+					     : cbox_fdtable_copy(parent->files);
+	if (flags & CLONE_FS) {
+		child->fs = parent->fs;
+		child->fs->refs++;
+	} else {
+		child->fs = calloc(1, sizeof(*child->fs));
+		if (child->fs) {
+			child->fs->refs = 1;
+			child->fs->cwd = cbox_dentry_get(parent->fs->cwd);
+			child->fs->root = cbox_dentry_get(parent->fs->root);
+			child->fs->umask = parent->fs->umask;
+		}
+	}
+	child->attached_parent = true;
+}
+
+static void resume(pid_t tid, int sig)
+{
+	if (ptrace(PTRACE_CONT, tid, 0, sig) < 0 && errno != ESRCH)
+		cbox_warn("resume task %d: %s", tid, strerror(errno));
+}
+
+static void on_new_task(struct cbox_sentry *s, struct cbox_task *parent, int event)
+{
+	unsigned long msg = 0;
+	ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg);
+	pid_t ctid = (pid_t)msg;
+	uint64_t flags = event == PTRACE_EVENT_CLONE ? parent->clone_flags
+			 : event == PTRACE_EVENT_VFORK ? (CLONE_VM | CLONE_VFORK)
+						       : 0;
+	parent->clone_flags = 0;
+	struct cbox_task *child = cbox_task_find(s, ctid);
+	if (!child)
+		child = cbox_task_new(s, ctid);
+	if (!child) {
+		cbox_error("out of memory tracking task %d: killing it", ctid);
+		kill(ctid, SIGKILL);
+		return;
+	}
+	inherit(s, child, parent, flags);
+	if (child->seen_first_stop)
+		resume(ctid, 0);
+}
+
+static void on_exec(struct cbox_sentry *s, struct cbox_task *t)
+{
+	unsigned long former = 0;
+	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &former);
+	(void)former; /* a non-leader exec took the leader's tid; the leader's task is gone */
+	/* exec unshares the fd table. */
+	if (t->files) {
+		struct cbox_fdtable *own = cbox_fdtable_copy(t->files);
+		cbox_fdtable_put(s, t->files);
+		t->files = own;
+	}
+}
+
+static void on_task_exit(struct cbox_sentry *s, pid_t tid, int status)
+{
+	struct cbox_task *t = cbox_task_find(s, tid);
+	if (tid == s->init_tid)
+		s->init_status = status;
+	if (t)
+		cbox_task_remove(s, t);
+}
+
+static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
+{
+	int sig = WSTOPSIG(status);
+	int event = status >> 16;
+	struct cbox_task *t = cbox_task_find(s, tid);
+	if (!t) {
+		/* A new task reporting before its parent's fork event: wait for that event. */
+		t = cbox_task_new(s, tid);
+		if (!t) {
+			kill(tid, SIGKILL);
+			return;
+		}
+	}
+	switch (event) {
+	case PTRACE_EVENT_SECCOMP: {
+		struct cbox_trap trap = {.tid = tid, .ptrace_stop = true};
+		if (ptrace(PTRACE_GETREGS, tid, 0, &trap.regs) < 0)
+			return;
+		trap.nr = (int)trap.regs.orig_rax;
+		trap.args[0] = trap.regs.rdi;
+		trap.args[1] = trap.regs.rsi;
+		trap.args[2] = trap.regs.rdx;
+		trap.args[3] = trap.regs.r10;
+		trap.args[4] = trap.regs.r8;
+		trap.args[5] = trap.regs.r9;
+		trap.ip = trap.regs.rip;
+		if (!s->listener_set && tid == s->init_tid && trap.nr == SYS_execve &&
+		    s->platform->ops->trap_action == SECCOMP_RET_USER_NOTIF) {
+			/* The guest's first exec carries the number of its seccomp listener (see
+			 * guest_init.c): take it before anything else runs under the filter. */
+			int l = cbox_task_getfd(t, (int)trap.args[3]);
+			if (l < 0) {
+				cbox_error("taking the guest's seccomp listener: %s", strerror(-l));
+				kill(tid, SIGKILL);
+				return;
+			}
+			s->platform->ops->set_listener(s->platform, l);
+			s->listener_set = true;
+		}
+		cbox_dispatch(s, &trap);
+		return;
+	}
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		on_new_task(s, t, event);
+		resume(tid, 0);
+		return;
+	case PTRACE_EVENT_EXEC:
+		on_exec(s, t);
+		resume(tid, 0);
+		return;
+	case PTRACE_EVENT_STOP:
+		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+			/* group-stop: stay stopped, but keep reporting (SIGCONT ends it) */
+			ptrace(PTRACE_LISTEN, tid, 0, 0);
+			return;
+		}
+		if (!t->seen_first_stop) {
+			t->seen_first_stop = true;
+			if (!t->attached_parent)
+				return; /* resumed by on_new_task */
+		}
+		resume(tid, 0);
+		return;
+	case PTRACE_EVENT_EXIT:
+	case PTRACE_EVENT_VFORK_DONE:
+		resume(tid, 0);
+		return;
+	default:
+		break;
+	}
+	if (sig == (SIGTRAP | 0x80)) {
+		resume(tid, 0);
+		return;
+	}
+	/* A signal on its way to the guest: deliver it as it is. */
+	resume(tid, sig);
+}
+
+static void reap(struct cbox_sentry *s)
+{
+	for (;;) {
+		int status;
+		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (tid <= 0)
+			return;
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			on_task_exit(s, tid, status);
+		else if (WIFSTOPPED(status))
+			handle_stop(s, tid, status);
+	}
+}
+
+int cbox_tracer_loop(struct cbox_sentry *s)
+{
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		return -errno;
+	reap(s); /* events that arrived before the signalfd existed */
+	while (s->init_status < 0) {
+		struct pollfd pf[2] = {{.fd = sfd, .events = POLLIN},
+				       {.fd = s->platform->ops->poll_fd(s->platform),
+					.events = POLLIN}};
+		int n = poll(pf, pf[1].fd >= 0 ? 2 : 1, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pf[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof(si)) == sizeof(si))
+				;
+			reap(s);
+		}
+		if (pf[1].fd >= 0 && (pf[1].revents & POLLIN)) {
+			struct cbox_trap trap;
+			int r = s->platform->ops->recv(s->platform, &trap);
+			if (r == 0)
+				cbox_dispatch(s, &trap);
+			else if (r != -ENOENT && r != -EINTR)
+				cbox_warn("receiving a trapped syscall: %s", strerror(-r));
+		}
+		if (pf[1].fd >= 0 && (pf[1].revents & (POLLHUP | POLLERR)) && s->ntasks == 0)
+			break;
+	}
+	close(sfd);
+	return 0;
+}

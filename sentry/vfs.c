@@ -1,0 +1,373 @@
+/*
+ * The sentry's VFS: dentries, mounts and the path walk. The walk is done here, one component at
+ * a time, so that no path string ever reaches the gofer or the host kernel: symlinks, "..", and
+ * mount points are resolved by the sentry against the guest's view of the tree.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cbox/log.h"
+#include "internal.h"
+
+#define LRU_MAX 4096
+
+struct cbox_dentry *cbox_dentry_new(struct cbox_mount *mnt, struct cbox_dentry *parent,
+				    const char *name, uint32_t mode)
+{
+	struct cbox_dentry *d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->name = strdup(name);
+	if (!d->name) {
+		free(d);
+		return NULL;
+	}
+	d->refs = 1;
+	d->mnt = mnt;
+	d->mode = mode;
+	d->parent = parent ? cbox_dentry_get(parent) : NULL;
+	return d;
+}
+
+struct cbox_dentry *cbox_dentry_get(struct cbox_dentry *d)
+{
+	if (d)
+		d->refs++;
+	return d;
+}
+
+static void unlink_child(struct cbox_dentry *d)
+{
+	if (!d->cached || !d->parent)
+		return;
+	struct cbox_dentry **pp = &d->parent->children;
+	while (*pp && *pp != d)
+		pp = &(*pp)->sibling;
+	if (*pp)
+		*pp = d->sibling;
+	d->cached = false;
+}
+
+static void dentry_destroy(struct cbox_sentry *s, struct cbox_dentry *d)
+{
+	while (d) {
+		struct cbox_dentry *parent = d->parent;
+		unlink_child(d);
+		if (d->mnt && d->mnt->ops->release)
+			d->mnt->ops->release(s, d);
+		free(d->name);
+		free(d);
+		d = NULL;
+		if (parent && --parent->refs == 0) {
+			if (parent->cached)
+				return; /* kept by the cache walk below, freed on eviction */
+			d = parent;
+		}
+	}
+}
+
+/*
+ * Gofer dentries with no references stay in their parent's child list (the cache) and are
+ * counted in the LRU; when there are too many, the cache is trimmed from the root down by
+ * freeing unreferenced leaves. This keeps repeated walks of /usr/lib/... off the gofer without
+ * letting a `find /` pin every fid.
+ */
+static size_t trim(struct cbox_sentry *s, struct cbox_dentry *dir, size_t want)
+{
+	size_t freed = 0;
+	struct cbox_dentry **pp = &dir->children;
+	while (*pp && freed < want) {
+		struct cbox_dentry *c = *pp;
+		if (c->children)
+			freed += trim(s, c, want - freed);
+		if (c->refs == 0 && !c->children && !c->covered_by) {
+			*pp = c->sibling;
+			c->cached = false;
+			c->parent = NULL; /* the parent keeps its own references */
+			if (c->mnt && c->mnt->ops->release)
+				c->mnt->ops->release(s, c);
+			free(c->name);
+			free(c);
+			dir->refs--; /* the reference the child held on its parent */
+			freed++;
+			continue;
+		}
+		pp = &c->sibling;
+	}
+	return freed;
+}
+
+void cbox_dentry_put(struct cbox_sentry *s, struct cbox_dentry *d)
+{
+	if (!d || --d->refs > 0)
+		return;
+	if (d->cached) {
+		if (++s->lru_len > LRU_MAX)
+			s->lru_len -= trim(s, s->root, LRU_MAX / 4);
+		return;
+	}
+	dentry_destroy(s, d);
+}
+
+static struct cbox_dentry *cache_find(struct cbox_dentry *dir, const char *name)
+{
+	for (struct cbox_dentry *c = dir->children; c; c = c->sibling)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+static void cache_add(struct cbox_dentry *dir, struct cbox_dentry *d)
+{
+	d->sibling = dir->children;
+	dir->children = d;
+	d->cached = true;
+}
+
+/* Look one name up in dir (a directory of the guest's tree): mounts first, then the cache, then
+ * the file system. Returns a new reference. */
+static int lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
+		  const char *name, struct cbox_dentry **out)
+{
+	struct cbox_dentry *c = cache_find(dir, name);
+	if (c) {
+		if (c->refs == 0 && s->lru_len > 0)
+			s->lru_len--;
+		*out = cbox_dentry_get(c);
+	} else {
+		if (!dir->mnt->ops->lookup)
+			return -ENOENT;
+		int r = dir->mnt->ops->lookup(s, t, dir, name, &c);
+		if (r < 0)
+			return r;
+		if (dir->mnt->ops == &cbox_fs_gofer)
+			cache_add(dir, c);
+		*out = c;
+	}
+	if ((*out)->covered_by) {
+		struct cbox_dentry *root = cbox_dentry_get((*out)->covered_by->root);
+		cbox_dentry_put(s, *out);
+		*out = root;
+	}
+	return 0;
+}
+
+static struct cbox_dentry *parent_of(struct cbox_sentry *s, struct cbox_task *t,
+				     struct cbox_dentry *d)
+{
+	struct cbox_dentry *root = t && t->fs ? t->fs->root : s->root;
+	/* ".." of the root is the root: the walk never leaves the guest's tree. */
+	while (d != root && !d->parent && d->mnt->mountpoint)
+		d = d->mnt->mountpoint; /* the root of a mount: step onto its mount point */
+	if (d == root || !d->parent)
+		return d;
+	return d->parent;
+}
+
+static int start_of(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const char *path,
+		    struct cbox_dentry **out)
+{
+	if (path[0] == '/') {
+		*out = cbox_dentry_get(t->fs->root);
+		return 0;
+	}
+	if (dirfd == AT_FDCWD) {
+		*out = cbox_dentry_get(t->fs->cwd);
+		return 0;
+	}
+	int err = 0;
+	struct cbox_dentry *d = cbox_fd_lookup(s, t, dirfd, NULL, &err);
+	if (!d)
+		return err == -ENOENT ? -ENOTDIR : err; /* a pipe or socket is not a directory */
+	*out = cbox_dentry_get(d);
+	return 0;
+}
+
+struct walk {
+	struct cbox_sentry *s;
+	struct cbox_task *t;
+	int links;
+};
+
+static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path, int flags,
+		     struct cbox_dentry **out, char *last);
+
+/* Replace *cur (a symlink) by what it points to, relative to dir. */
+static int follow(struct walk *w, struct cbox_dentry *dir, struct cbox_dentry **cur)
+{
+	if (++w->links > CBOX_SYMLOOP_MAX)
+		return -ELOOP;
+	char target[PATH_MAX];
+	struct cbox_dentry *l = *cur;
+	if (!l->mnt->ops->readlink)
+		return -EINVAL;
+	int n = l->mnt->ops->readlink(w->s, w->t, l, target, sizeof(target));
+	if (n < 0)
+		return n;
+	if (n == 0)
+		return -ENOENT;
+	struct cbox_dentry *start = target[0] == '/' ? w->t->fs->root : dir;
+	struct cbox_dentry *res;
+	int r = walk_path(w, start, target, CBOX_WALK_FOLLOW, &res, NULL);
+	if (r < 0)
+		return r;
+	cbox_dentry_put(w->s, l);
+	*cur = res;
+	return 0;
+}
+
+static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path, int flags,
+		     struct cbox_dentry **out, char *last)
+{
+	struct cbox_dentry *cur = cbox_dentry_get(start);
+	const char *p = path;
+	int r = 0;
+	while (*p == '/')
+		p++;
+	if (last)
+		last[0] = '\0';
+	while (*p) {
+		const char *e = strchrnul(p, '/');
+		size_t len = (size_t)(e - p);
+		const char *next = e;
+		while (*next == '/')
+			next++;
+		bool is_last = *next == '\0';
+		bool trailing_slash = *e == '/';
+		if (len > NAME_MAX) {
+			r = -ENAMETOOLONG;
+			break;
+		}
+		char name[NAME_MAX + 1];
+		memcpy(name, p, len);
+		name[len] = '\0';
+		if (!S_ISDIR(cur->mode)) {
+			r = -ENOTDIR;
+			break;
+		}
+		if (is_last && (flags & CBOX_WALK_PARENT)) {
+			/* a trailing slash is the caller's concern (mkdir "a/") */
+			memcpy(last, name, len + 1);
+			break;
+		}
+		struct cbox_dentry *nx;
+		if (strcmp(name, ".") == 0) {
+			nx = cbox_dentry_get(cur);
+		} else if (strcmp(name, "..") == 0) {
+			nx = cbox_dentry_get(parent_of(w->s, w->t, cur));
+		} else {
+			r = lookup(w->s, w->t, cur, name, &nx);
+			if (r < 0)
+				break;
+		}
+		if (S_ISLNK(nx->mode) &&
+		    (!is_last || trailing_slash || (flags & CBOX_WALK_FOLLOW))) {
+			r = follow(w, cur, &nx);
+			if (r < 0) {
+				cbox_dentry_put(w->s, nx);
+				break;
+			}
+		}
+		cbox_dentry_put(w->s, cur);
+		cur = nx;
+		if (is_last && trailing_slash && !S_ISDIR(cur->mode)) {
+			r = -ENOTDIR;
+			break;
+		}
+		p = next;
+	}
+	if (r < 0) {
+		cbox_dentry_put(w->s, cur);
+		return r;
+	}
+	if ((flags & CBOX_WALK_DIRECTORY) && !(flags & CBOX_WALK_PARENT) && !S_ISDIR(cur->mode)) {
+		cbox_dentry_put(w->s, cur);
+		return -ENOTDIR;
+	}
+	*out = cur;
+	return 0;
+}
+
+int cbox_vfs_walk(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const char *path,
+		  int flags, struct cbox_dentry **out, char *last)
+{
+	size_t len = strnlen(path, PATH_MAX);
+	if (len >= PATH_MAX)
+		return -ENAMETOOLONG;
+	if (len == 0 && !(flags & CBOX_WALK_EMPTY_OK))
+		return -ENOENT;
+	struct cbox_dentry *start;
+	int r = start_of(s, t, dirfd, path, &start);
+	if (r < 0)
+		return r;
+	struct walk w = {.s = s, .t = t};
+	r = walk_path(&w, start, path, flags, out, last);
+	cbox_dentry_put(s, start);
+	return r;
+}
+
+int cbox_vfs_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
+		  struct stat *st)
+{
+	if (!d->mnt->ops->stat)
+		return -EIO;
+	return d->mnt->ops->stat(s, t, d, st);
+}
+
+int cbox_vfs_path(struct cbox_dentry *d, char *buf, size_t size)
+{
+	/* Build from the end: collect names walking up through mount points. */
+	const char *names[PATH_MAX / 2];
+	size_t n = 0;
+	while (d && n < CBOX_ARRAY_SIZE(names)) {
+		if (!d->parent) {
+			if (!d->mnt->mountpoint)
+				break;
+			d = d->mnt->mountpoint;
+			continue;
+		}
+		names[n++] = d->name;
+		d = d->parent;
+	}
+	size_t len = 0;
+	if (n == 0) {
+		if (size < 2)
+			return -ENAMETOOLONG;
+		strcpy(buf, "/");
+		return 1;
+	}
+	while (n > 0) {
+		const char *nm = names[--n];
+		size_t l = strlen(nm);
+		if (len + 1 + l + 1 > size)
+			return -ENAMETOOLONG;
+		buf[len++] = '/';
+		memcpy(buf + len, nm, l);
+		len += l;
+	}
+	buf[len] = '\0';
+	return (int)len;
+}
+
+int cbox_vfs_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags)
+{
+	int acc = flags & O_ACCMODE;
+	if (S_ISLNK(d->mode))
+		return -ELOOP; /* O_NOFOLLOW on a symlink */
+	if ((flags & O_DIRECTORY) && !S_ISDIR(d->mode))
+		return -ENOTDIR;
+	if (S_ISDIR(d->mode) && (acc != O_RDONLY || (flags & O_TRUNC)))
+		return -EISDIR;
+	if (d->mnt->readonly && (acc != O_RDONLY || (flags & O_TRUNC)) &&
+	    (S_ISREG(d->mode) || S_ISDIR(d->mode)))
+		return -EROFS;
+	if (S_ISDIR(d->mode) && d->mnt->ops->readdir)
+		return cbox_vfs_open_synthetic_dir(s, t, d);
+	if (!d->mnt->ops->open)
+		return -ENXIO;
+	return d->mnt->ops->open(s, t, d, flags);
+}

@@ -1,0 +1,76 @@
+#pragma once
+/* The syscall handlers (one file per family) and what they share. */
+#include <stdint.h>
+#include "cbox/kernel.h"
+#include "cbox/syscalls.h"
+
+int64_t sys_access(struct cbox_sysctx *c);
+int64_t sys_bind(struct cbox_sysctx *c);
+int64_t sys_chdir(struct cbox_sysctx *c);
+int64_t sys_chmod(struct cbox_sysctx *c);
+int64_t sys_chown(struct cbox_sysctx *c);
+int64_t sys_clone(struct cbox_sysctx *c);
+int64_t sys_close(struct cbox_sysctx *c);
+int64_t sys_close_range(struct cbox_sysctx *c);
+int64_t sys_connect(struct cbox_sysctx *c);
+int64_t sys_creat(struct cbox_sysctx *c);
+int64_t sys_dup2(struct cbox_sysctx *c);
+int64_t sys_dup3(struct cbox_sysctx *c);
+int64_t sys_execve(struct cbox_sysctx *c);
+int64_t sys_execveat(struct cbox_sysctx *c);
+int64_t sys_faccessat(struct cbox_sysctx *c);
+int64_t sys_faccessat2(struct cbox_sysctx *c);
+int64_t sys_fchdir(struct cbox_sysctx *c);
+int64_t sys_fchmod(struct cbox_sysctx *c);
+int64_t sys_fchmodat(struct cbox_sysctx *c);
+int64_t sys_fchown(struct cbox_sysctx *c);
+int64_t sys_fchownat(struct cbox_sysctx *c);
+int64_t sys_fcntl(struct cbox_sysctx *c);
+int64_t sys_fstat(struct cbox_sysctx *c);
+int64_t sys_fstatfs(struct cbox_sysctx *c);
+int64_t sys_futimesat(struct cbox_sysctx *c);
+int64_t sys_getcwd(struct cbox_sysctx *c);
+int64_t sys_getdents(struct cbox_sysctx *c);
+int64_t sys_getdents64(struct cbox_sysctx *c);
+int64_t sys_getpriority(struct cbox_sysctx *c);
+int64_t sys_ioctl(struct cbox_sysctx *c);
+int64_t sys_lchown(struct cbox_sysctx *c);
+int64_t sys_link(struct cbox_sysctx *c);
+int64_t sys_linkat(struct cbox_sysctx *c);
+int64_t sys_lstat(struct cbox_sysctx *c);
+int64_t sys_mkdir(struct cbox_sysctx *c);
+int64_t sys_mkdirat(struct cbox_sysctx *c);
+int64_t sys_mknod(struct cbox_sysctx *c);
+int64_t sys_mknodat(struct cbox_sysctx *c);
+int64_t sys_newfstatat(struct cbox_sysctx *c);
+int64_t sys_open(struct cbox_sysctx *c);
+int64_t sys_openat(struct cbox_sysctx *c);
+int64_t sys_prctl(struct cbox_sysctx *c);
+int64_t sys_readlink(struct cbox_sysctx *c);
+int64_t sys_readlinkat(struct cbox_sysctx *c);
+int64_t sys_rename(struct cbox_sysctx *c);
+int64_t sys_renameat(struct cbox_sysctx *c);
+int64_t sys_renameat2(struct cbox_sysctx *c);
+int64_t sys_rmdir(struct cbox_sysctx *c);
+int64_t sys_setdomainname(struct cbox_sysctx *c);
+int64_t sys_sethostname(struct cbox_sysctx *c);
+int64_t sys_setpriority(struct cbox_sysctx *c);
+int64_t sys_socket(struct cbox_sysctx *c);
+int64_t sys_stat(struct cbox_sysctx *c);
+int64_t sys_statfs(struct cbox_sysctx *c);
+int64_t sys_statx(struct cbox_sysctx *c);
+int64_t sys_symlink(struct cbox_sysctx *c);
+int64_t sys_symlinkat(struct cbox_sysctx *c);
+int64_t sys_sysinfo(struct cbox_sysctx *c);
+int64_t sys_truncate(struct cbox_sysctx *c);
+int64_t sys_umask(struct cbox_sysctx *c);
+int64_t sys_uname(struct cbox_sysctx *c);
+int64_t sys_unlink(struct cbox_sysctx *c);
+int64_t sys_unlinkat(struct cbox_sysctx *c);
+int64_t sys_utime(struct cbox_sysctx *c);
+int64_t sys_utimensat(struct cbox_sysctx *c);
+int64_t sys_utimes(struct cbox_sysctx *c);
+
+
+/* stat helpers (sys_stat.c) */
+int64_t cbox_sys_stat_at(struct cbox_sysctx *c, int dirfd, uint64_t path, uint64_t buf, int flags);

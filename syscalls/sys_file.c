@@ -1,0 +1,355 @@
+/* open, readlink, access, the working directory, directory listing and fd bookkeeping. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cbox/loader_abi.h"
+#include "cbox/log.h"
+#include "internal.h"
+
+#define ARG(i)	 (c->trap->args[i])
+#define IARG(i)	 ((int)c->trap->args[i])
+#define AT_FD(i) ((int)c->trap->args[i])
+
+/* Flags the kernel accepts for open (others are ignored by Linux too, except the creation ones). */
+static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int flags, mode_t mode)
+{
+	char path[PATH_MAX];
+	int r = cbox_sys_read_path(c, upath, path);
+	if (r < 0)
+		return r;
+	(void)mode;
+	if ((flags & O_TMPFILE) == O_TMPFILE) {
+		struct cbox_dentry *dir;
+		r = cbox_vfs_walk(c->s, c->task, dirfd, path, CBOX_WALK_FOLLOW | CBOX_WALK_DIRECTORY,
+				  &dir, NULL);
+		if (r < 0)
+			return r;
+		r = dir->mnt->readonly ? -EROFS : -EOPNOTSUPP;
+		cbox_dentry_put(c->s, dir);
+		return r;
+	}
+	int wf = (flags & O_NOFOLLOW) ? 0 : CBOX_WALK_FOLLOW;
+	if (flags & O_DIRECTORY)
+		wf |= CBOX_WALK_DIRECTORY;
+	struct cbox_dentry *d = NULL;
+	if (flags & O_CREAT) {
+		char last[NAME_MAX + 1];
+		struct cbox_dentry *parent;
+		r = cbox_vfs_walk(c->s, c->task, dirfd, path, CBOX_WALK_PARENT, &parent, last);
+		if (r < 0)
+			return r;
+		if (last[0] == '\0' || !strcmp(last, ".") || !strcmp(last, "..")) {
+			cbox_dentry_put(c->s, parent);
+			return -EISDIR;
+		}
+		r = cbox_vfs_walk(c->s, c->task, dirfd, path, wf, &d, NULL);
+		if (r == 0 && (flags & O_EXCL)) {
+			cbox_dentry_put(c->s, d);
+			r = -EEXIST;
+		} else if (r == -ENOENT) {
+			/* Creating a file: only a writable mount could take it. */
+			r = parent->mnt->readonly ? -EROFS : -EACCES;
+		}
+		cbox_dentry_put(c->s, parent);
+		if (r < 0)
+			return r;
+	} else {
+		r = cbox_vfs_walk(c->s, c->task, dirfd, path, wf, &d, NULL);
+		if (r < 0)
+			return r;
+	}
+	int host = cbox_vfs_open(c->s, c->task, d, flags);
+	if (host < 0) {
+		cbox_dentry_put(c->s, d);
+		return host;
+	}
+	int fd = cbox_sys_install(c, host, flags, d);
+	close(host);
+	cbox_dentry_put(c->s, d);
+	return fd;
+}
+
+int64_t sys_open(struct cbox_sysctx *c)
+{
+	return do_open(c, AT_FDCWD, ARG(0), IARG(1), (mode_t)ARG(2));
+}
+
+int64_t sys_openat(struct cbox_sysctx *c)
+{
+	return do_open(c, AT_FD(0), ARG(1), IARG(2), (mode_t)ARG(3));
+}
+
+int64_t sys_creat(struct cbox_sysctx *c)
+{
+	return do_open(c, AT_FDCWD, ARG(0), O_CREAT | O_WRONLY | O_TRUNC, (mode_t)ARG(1));
+}
+
+static int64_t do_readlink(struct cbox_sysctx *c, int dirfd, uint64_t upath, uint64_t ubuf,
+			   int64_t size)
+{
+	if (size <= 0)
+		return -EINVAL;
+	char path[PATH_MAX], target[PATH_MAX];
+	int r = cbox_sys_read_path(c, upath, path);
+	if (r < 0)
+		return r;
+	struct cbox_dentry *d;
+	r = cbox_vfs_walk(c->s, c->task, dirfd, path, CBOX_WALK_EMPTY_OK, &d, NULL);
+	if (r < 0)
+		return r;
+	if (!S_ISLNK(d->mode) || !d->mnt->ops->readlink)
+		r = -EINVAL;
+	else
+		r = d->mnt->ops->readlink(c->s, c->task, d, target, sizeof(target));
+	cbox_dentry_put(c->s, d);
+	if (r < 0)
+		return r;
+	size_t n = (size_t)r < (size_t)size ? (size_t)r : (size_t)size; /* no NUL, as Linux */
+	r = cbox_sys_write(c, ubuf, target, n);
+	return r < 0 ? r : (int64_t)n;
+}
+
+int64_t sys_readlink(struct cbox_sysctx *c)
+{
+	return do_readlink(c, AT_FDCWD, ARG(0), ARG(1), (int64_t)(int)ARG(2));
+}
+
+int64_t sys_readlinkat(struct cbox_sysctx *c)
+{
+	return do_readlink(c, AT_FD(0), ARG(1), ARG(2), (int64_t)(int)ARG(3));
+}
+
+/*
+ * access: the guest is uid 0 without capabilities over a tree whose ownership it sees as the
+ * host's. As for root on Linux, read and write are granted (the mount may still say EROFS) and
+ * execute needs one x bit on a non-directory.
+ */
+static int64_t do_access(struct cbox_sysctx *c, int dirfd, uint64_t upath, int mode, int flags)
+{
+	if (mode & ~(R_OK | W_OK | X_OK))
+		return -EINVAL;
+	if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	char path[PATH_MAX];
+	int r = cbox_sys_read_path(c, upath, path);
+	if (r < 0)
+		return r;
+	int wf = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : CBOX_WALK_FOLLOW;
+	if (flags & AT_EMPTY_PATH)
+		wf |= CBOX_WALK_EMPTY_OK;
+	struct cbox_dentry *d;
+	r = cbox_vfs_walk(c->s, c->task, dirfd, path, wf, &d, NULL);
+	if (r < 0)
+		return r;
+	if ((mode & W_OK) && d->mnt->readonly && (S_ISREG(d->mode) || S_ISDIR(d->mode) ||
+						  S_ISLNK(d->mode)))
+		r = -EROFS;
+	else if ((mode & X_OK) && !S_ISDIR(d->mode) && !(d->mode & 0111))
+		r = -EACCES;
+	cbox_dentry_put(c->s, d);
+	return r;
+}
+
+int64_t sys_access(struct cbox_sysctx *c)
+{
+	return do_access(c, AT_FDCWD, ARG(0), IARG(1), 0);
+}
+
+int64_t sys_faccessat(struct cbox_sysctx *c)
+{
+	return do_access(c, AT_FD(0), ARG(1), IARG(2), 0);
+}
+
+int64_t sys_faccessat2(struct cbox_sysctx *c)
+{
+	return do_access(c, AT_FD(0), ARG(1), IARG(2), IARG(3));
+}
+
+static int64_t set_cwd(struct cbox_sysctx *c, struct cbox_dentry *d)
+{
+	if (!S_ISDIR(d->mode)) {
+		cbox_dentry_put(c->s, d);
+		return -ENOTDIR;
+	}
+	cbox_dentry_put(c->s, c->task->fs->cwd);
+	c->task->fs->cwd = d;
+	return 0;
+}
+
+int64_t sys_chdir(struct cbox_sysctx *c)
+{
+	char path[PATH_MAX];
+	int r = cbox_sys_read_path(c, ARG(0), path);
+	if (r < 0)
+		return r;
+	struct cbox_dentry *d;
+	r = cbox_vfs_walk(c->s, c->task, AT_FDCWD, path, CBOX_WALK_FOLLOW | CBOX_WALK_DIRECTORY,
+			  &d, NULL);
+	return r < 0 ? r : set_cwd(c, d);
+}
+
+int64_t sys_fchdir(struct cbox_sysctx *c)
+{
+	int err = 0;
+	struct cbox_dentry *d = cbox_fd_lookup(c->s, c->task, IARG(0), NULL, &err);
+	if (!d)
+		return err == -ENOENT ? -ENOTDIR : err;
+	return set_cwd(c, cbox_dentry_get(d));
+}
+
+int64_t sys_getcwd(struct cbox_sysctx *c)
+{
+	char path[PATH_MAX];
+	int n = cbox_vfs_path(c->task->fs->cwd, path, sizeof(path));
+	if (n < 0)
+		return n;
+	if (ARG(1) < (uint64_t)n + 1)
+		return -ERANGE;
+	int r = cbox_sys_write(c, ARG(0), path, (size_t)n + 1);
+	return r < 0 ? r : n + 1;
+}
+
+int64_t sys_umask(struct cbox_sysctx *c)
+{
+	mode_t old = c->task->fs->umask;
+	c->task->fs->umask = (mode_t)ARG(0) & 0777;
+	return old;
+}
+
+/*
+ * getdents64 on a directory the sentry made (/proc, /dev) copies records from the memfd that
+ * stands for it (see cbox_vfs_open_synthetic_dir); the offset lives in the shared open file
+ * description, so lseek and rewinddir work. Host directories are listed by the host.
+ */
+static int64_t do_getdents(struct cbox_sysctx *c, bool is64)
+{
+	int err = 0;
+	struct cbox_dentry *d = cbox_fd_lookup(c->s, c->task, IARG(0), NULL, &err);
+	if (!d)
+		return err == -ENOENT ? CBOX_SYSRET_CONTINUE : err;
+	if (!d->mnt->ops->readdir)
+		return CBOX_SYSRET_CONTINUE;
+	if (!is64)
+		return -ENOSYS; /* the old getdents is not served for synthetic directories */
+	int host = cbox_task_getfd(c->task, IARG(0));
+	if (host < 0)
+		return -EBADF;
+	size_t cap = (size_t)(unsigned)ARG(2);
+	if (cap > 65536)
+		cap = 65536;
+	char buf[65536];
+	off_t off = lseek(host, 0, SEEK_CUR);
+	ssize_t n = pread(host, buf, cap, off);
+	int64_t r = n < 0 ? -EIO : 0;
+	size_t used = 0;
+	while (r == 0 && used + sizeof(struct cbox_dirent64) <= (size_t)n) {
+		struct cbox_dirent64 *e = (struct cbox_dirent64 *)(buf + used);
+		if (e->d_reclen == 0 || used + e->d_reclen > (size_t)n)
+			break;
+		used += e->d_reclen;
+	}
+	if (r == 0 && used == 0 && n > 0)
+		r = -EINVAL; /* the buffer cannot hold one record */
+	if (r == 0 && used > 0) {
+		r = cbox_sys_write(c, ARG(1), buf, used);
+		if (r == 0) {
+			lseek(host, off + (off_t)used, SEEK_SET);
+			r = (int64_t)used;
+		}
+	}
+	close(host);
+	return r;
+}
+
+int64_t sys_getdents64(struct cbox_sysctx *c)
+{
+	return do_getdents(c, true);
+}
+
+int64_t sys_getdents(struct cbox_sysctx *c)
+{
+	return do_getdents(c, false);
+}
+
+/* The ptrace platform's install socket looks closed to the guest. */
+static bool reserved(struct cbox_sysctx *c, int fd)
+{
+	return c->s && cbox_sentry_platform(c->s)->ops->needs_install_fd &&
+	       fd == CBOX_PTRACE_INSTALL_FD;
+}
+
+int64_t sys_close(struct cbox_sysctx *c)
+{
+	if (reserved(c, IARG(0)))
+		return -EBADF;
+	cbox_fd_forget(c->s, c->task, IARG(0));
+	return CBOX_SYSRET_CONTINUE;
+}
+
+int64_t sys_dup2(struct cbox_sysctx *c)
+{
+	return reserved(c, IARG(0)) || reserved(c, IARG(1)) ? -EBADF : CBOX_SYSRET_CONTINUE;
+}
+
+int64_t sys_dup3(struct cbox_sysctx *c)
+{
+	return sys_dup2(c);
+}
+
+int64_t sys_close_range(struct cbox_sysctx *c)
+{
+	unsigned first = (unsigned)ARG(0), last = (unsigned)ARG(1);
+	if (first > last)
+		return -EINVAL;
+	if (!reserved(c, CBOX_PTRACE_INSTALL_FD) || first > CBOX_PTRACE_INSTALL_FD ||
+	    last < CBOX_PTRACE_INSTALL_FD)
+		return CBOX_SYSRET_CONTINUE;
+	if (first == CBOX_PTRACE_INSTALL_FD)
+		return 0;
+	/* The range covers the ptrace platform's install socket. The call is at a ptrace stop
+	 * there, so its registers can be narrowed to end just below the socket before it runs;
+	 * fds above the socket then stay open (rare: fd numbers past 1022). */
+	struct user_regs_struct r = c->trap->regs;
+	r.rsi = CBOX_PTRACE_INSTALL_FD - 1;
+	if (ptrace(PTRACE_SETREGS, c->trap->tid, 0, &r) < 0)
+		return -EBADF;
+	return CBOX_SYSRET_CONTINUE;
+}
+
+int64_t sys_fcntl(struct cbox_sysctx *c)
+{
+	int cmd = IARG(1);
+	if (reserved(c, IARG(0)))
+		return -EBADF;
+	/* Directory notification and leases would report host events on files the guest only
+	 * sees through the sentry: refused as on a file system that does not support them. */
+	if (cmd == F_NOTIFY || cmd == F_SETLEASE)
+		return -EINVAL;
+	return CBOX_SYSRET_CONTINUE;
+}
+
+int64_t sys_ioctl(struct cbox_sysctx *c)
+{
+	if ((unsigned)ARG(1) == CBOX_LOADER_IOCTL && c->task->exec)
+		return cbox_exec_loader_request(c);
+	if (reserved(c, IARG(0)))
+		return -EBADF;
+	int err = 0;
+	struct cbox_dentry *d = cbox_fd_lookup(c->s, c->task, IARG(0), NULL, &err);
+	/* Files the sentry generates (memfds standing for /proc files and directories) have no
+	 * ioctls; host files the gofer opened and devices are the host's business. */
+	if (d && strcmp(d->mnt->ops->name, "proc") == 0)
+		return -ENOTTY;
+	if (!d && err == -EBADF)
+		return -EBADF;
+	/* Terminals, pipes and sockets the guest inherited or made: the host answers. */
+	return CBOX_SYSRET_CONTINUE;
+}

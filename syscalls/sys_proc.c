@@ -1,0 +1,101 @@
+/* Process calls the sentry checks or answers: exec, clone, prctl, priorities, sysinfo. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define ARG(i)	(c->trap->args[i])
+#define IARG(i) ((int)c->trap->args[i])
+
+int64_t sys_execve(struct cbox_sysctx *c)
+{
+	return cbox_exec(c, AT_FDCWD, ARG(0), ARG(1), ARG(2), 0);
+}
+
+int64_t sys_execveat(struct cbox_sysctx *c)
+{
+	return cbox_exec(c, IARG(0), ARG(1), ARG(2), ARG(3), IARG(4));
+}
+
+/*
+ * clone's flags are a register, so checking them here cannot race with the guest. Namespaces
+ * are refused (EPERM, as for a process without CAP_SYS_ADMIN), and so is CLONE_UNTRACED: every
+ * guest task must stay traced by the sentry, which is how it sees new tasks and execs.
+ */
+int64_t sys_clone(struct cbox_sysctx *c)
+{
+	uint64_t flags = ARG(0);
+	const uint64_t ns = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |
+			    CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWCGROUP | 0x80 /* NEWTIME */;
+	if (flags & ns)
+		return -EPERM;
+	if (flags & CLONE_UNTRACED)
+		return -EPERM;
+	c->task->clone_flags = flags;
+	return CBOX_SYSRET_CONTINUE;
+}
+
+int64_t sys_prctl(struct cbox_sysctx *c)
+{
+	switch (IARG(0)) {
+	case PR_SET_NAME:
+	case PR_GET_NAME:
+	case PR_SET_PDEATHSIG:
+	case PR_GET_PDEATHSIG:
+	case PR_SET_NO_NEW_PRIVS:
+	case PR_GET_NO_NEW_PRIVS:
+	case PR_SET_DUMPABLE:
+	case PR_GET_DUMPABLE:
+	case PR_SET_CHILD_SUBREAPER:
+	case PR_GET_CHILD_SUBREAPER:
+	case PR_GET_SECCOMP:
+	case PR_SET_TIMERSLACK:
+	case PR_GET_TIMERSLACK:
+	case PR_GET_KEEPCAPS:
+	case PR_SET_KEEPCAPS:
+	case PR_CAPBSET_READ:
+	case PR_CAP_AMBIENT:
+	case PR_GET_SECUREBITS:
+	case PR_SET_THP_DISABLE:
+	case PR_GET_THP_DISABLE:
+	case PR_SET_VMA:
+		return CBOX_SYSRET_CONTINUE;
+	case PR_SET_SECCOMP:
+		return -EINVAL; /* as the seccomp syscall: nested filters are not supported yet */
+	case PR_SET_PTRACER:
+		return -EINVAL;
+	case PR_SET_MM:
+		return -EPERM; /* needs CAP_SYS_RESOURCE */
+	default:
+		return -EINVAL;
+	}
+}
+
+/* PRIO_USER would reach every host process of the same uid, outside the sandbox. */
+int64_t sys_getpriority(struct cbox_sysctx *c)
+{
+	return IARG(0) == PRIO_USER ? -EPERM : CBOX_SYSRET_CONTINUE;
+}
+
+int64_t sys_setpriority(struct cbox_sysctx *c)
+{
+	return IARG(0) == PRIO_USER ? -EPERM : CBOX_SYSRET_CONTINUE;
+}
+
+/* sysinfo: the host's memory and load are its own business; the guest gets the figures it
+ * needs to size caches (memory, procs of the sandbox), with uptime from the host clock. */
+int64_t sys_sysinfo(struct cbox_sysctx *c)
+{
+	struct sysinfo si;
+	if (sysinfo(&si) < 0)
+		return -EIO;
+	si.procs = 1;
+	si.loads[0] = si.loads[1] = si.loads[2] = 0;
+	return cbox_sys_write(c, ARG(0), &si, sizeof(si));
+}

@@ -1,0 +1,437 @@
+/*
+ * cbox-test-guest: the guest side of the integration tests (like crun's tests/init.c).
+ *
+ * A static multi-call program: `cbox-test-guest SUBCOMMAND [ARGS]`. Each subcommand exercises one
+ * area of the sentry and prints one line per check, "ok NAME" or "not ok NAME: got X", so that a
+ * test can compare the output under the sandbox with the output of the same program run natively
+ * (a check is only meaningful once it passes natively). Syscalls are made with syscall(2) where
+ * libc could hide the kernel's answer (vDSO, wrappers that check arguments first).
+ *
+ * Exit status: 0 when every check passed, 1 when one failed, 2 on a usage error.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int failures;
+
+static const char *errname(int e)
+{
+	const char *n = strerrorname_np(e);
+	return n ? n : "E?";
+}
+
+/* Prints "ok NAME" or "not ok NAME: got ..." for a syscall expected to fail with `want`. */
+static void expect_errno(const char *name, long ret, int err, int want)
+{
+	if (ret == -1 && err == want) {
+		printf("ok %s %s\n", name, errname(want));
+	} else if (ret == -1) {
+		printf("not ok %s %s: got %s\n", name, errname(want), errname(err));
+		failures++;
+	} else {
+		printf("not ok %s %s: got %ld\n", name, errname(want), ret);
+		failures++;
+	}
+}
+
+/* Prints "ok NAME" when cond holds, else "not ok NAME: got " and the printf-formatted rest. */
+__attribute__((format(printf, 3, 4))) static void expect_true(const char *name, int cond,
+                                                              const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cond) {
+		printf("ok %s\n", name);
+		return;
+	}
+	printf("not ok %s: got ", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	failures++;
+}
+
+/* Evaluates expr (a libc call returning -1 on error), then checks errno: the order matters, as
+ * function arguments are evaluated in no fixed order. */
+#define EXPECT_ERRNO(name, want, expr)                                                             \
+	do {                                                                                       \
+		errno = 0;                                                                         \
+		long r_ = (expr);                                                                  \
+		expect_errno(name, r_, errno, want);                                               \
+	} while (0)
+
+#define CALL(name, want, ...)                                                                      \
+	do {                                                                                       \
+		errno = 0;                                                                         \
+		long r_ = syscall(__VA_ARGS__);                                                    \
+		expect_errno(name, r_, errno, want);                                               \
+	} while (0)
+
+/* A page-aligned address that is certainly not mapped: map a page, then unmap it. */
+static void *unmapped_page(void)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(2);
+	}
+	munmap(p, 4096);
+	return p;
+}
+
+static int cmd_efault(void)
+{
+	char *bad = unmapped_page();
+	int p[2];
+	struct stat st;
+	char lbuf[64];
+
+	if (pipe(p) < 0 || write(p[1], "x", 1) != 1) {
+		perror("pipe");
+		return 2;
+	}
+	CALL("openat", EFAULT, SYS_openat, AT_FDCWD, bad, O_RDONLY);
+	CALL("stat-path", EFAULT, SYS_stat, bad, &st);
+	CALL("newfstatat-buf", EFAULT, SYS_newfstatat, AT_FDCWD, "/", bad, 0);
+	CALL("fstat-buf", EFAULT, SYS_fstat, 0, bad);
+	CALL("uname", EFAULT, SYS_uname, bad);
+	CALL("getcwd", EFAULT, SYS_getcwd, bad, 4096);
+	CALL("readlink-path", EFAULT, SYS_readlink, bad, lbuf, sizeof(lbuf));
+	CALL("readlink-buf", EFAULT, SYS_readlink, "/proc/self/exe", bad, 100);
+	CALL("clock_gettime", EFAULT, SYS_clock_gettime, CLOCK_MONOTONIC, bad);
+	CALL("rt_sigaction", EFAULT, SYS_rt_sigaction, SIGUSR1, bad, NULL, 8);
+	CALL("read-buf", EFAULT, SYS_read, p[0], bad, 1);
+	CALL("write-buf", EFAULT, SYS_write, p[1], bad, 1);
+	CALL("pipe2", EFAULT, SYS_pipe2, bad, 0);
+	CALL("nanosleep", EFAULT, SYS_nanosleep, bad, NULL);
+	CALL("execve", EFAULT, SYS_execve, bad, NULL, NULL);
+	CALL("chdir", EFAULT, SYS_chdir, bad);
+	int d = open("/", O_RDONLY | O_DIRECTORY);
+	CALL("getdents64", EFAULT, SYS_getdents64, d, bad, 4096);
+	close(d);
+	close(p[0]);
+	close(p[1]);
+	/* The sandbox must still answer normally after all those faults. */
+	d = open("/", O_RDONLY | O_DIRECTORY);
+	if (d >= 0 && getpid() > 0 && close(d) == 0)
+		printf("alive\n");
+	return failures ? 1 : 0;
+}
+
+/* `refused NR`: calls syscall NR twice with zero arguments and prints both results. */
+static int cmd_refused(int argc, char **argv)
+{
+	if (argc < 1)
+		return 2;
+	long nr = strtol(argv[0], NULL, 0);
+	for (int i = 0; i < 2; i++) {
+		errno = 0;
+		long r = syscall(nr, 0, 0, 0, 0, 0, 0);
+		if (r == -1)
+			printf("%s%s", i ? " " : "", errname(errno));
+		else
+			printf("%sret=%ld", i ? " " : "", r);
+	}
+	printf("\n");
+	return 0;
+}
+
+static int cmd_ids(void)
+{
+	printf("pid %ld\n", syscall(SYS_getpid));
+	printf("ppid %ld\n", syscall(SYS_getppid));
+	printf("tid %ld\n", syscall(SYS_gettid));
+	printf("uid %ld\n", syscall(SYS_getuid));
+	printf("euid %ld\n", syscall(SYS_geteuid));
+	printf("gid %ld\n", syscall(SYS_getgid));
+	printf("egid %ld\n", syscall(SYS_getegid));
+	printf("pgid %ld\n", syscall(SYS_getpgid, 0));
+	printf("sid %ld\n", syscall(SYS_getsid, 0));
+	return 0;
+}
+
+/* `fork-tree N`: N children exit with 10+i after checking their parent; the parent reaps each. */
+static int cmd_fork_tree(int argc, char **argv)
+{
+	int n = argc > 0 ? atoi(argv[0]) : 3;
+	pid_t parent = getpid(), kids[64];
+
+	if (n < 1 || n > 64)
+		return 2;
+	fflush(stdout);
+	for (int i = 0; i < n; i++) {
+		kids[i] = fork();
+		if (kids[i] < 0) {
+			printf("not ok fork %d: got %s\n", i, errname(errno));
+			return 1;
+		}
+		if (kids[i] == 0)
+			_exit(getppid() == parent && getpid() != parent ? 10 + i : 1);
+	}
+	for (int i = 0; i < n; i++) {
+		int st = 0;
+		char name[64];
+		pid_t w = waitpid(kids[i], &st, 0);
+		snprintf(name, sizeof(name), "fork-tree child %d exit %d", i, 10 + i);
+		expect_true(name, w == kids[i] && WIFEXITED(st) && WEXITSTATUS(st) == 10 + i,
+		            "status 0x%x", w == kids[i] ? st : -1);
+	}
+	EXPECT_ERRNO("fork-tree wait-none", ECHILD, waitpid(-1, NULL, WNOHANG));
+	return failures ? 1 : 0;
+}
+
+struct thread_ids {
+	long pid, tid;
+};
+
+static void *thread_main(void *arg)
+{
+	struct thread_ids *ids = arg;
+	ids->pid = syscall(SYS_getpid);
+	ids->tid = syscall(SYS_gettid);
+	return NULL;
+}
+
+static int cmd_threads(int argc, char **argv)
+{
+	int n = argc > 0 ? atoi(argv[0]) : 4, same_pid = 1, distinct = 1;
+	struct thread_ids ids[64];
+	pthread_t th[64];
+	long me = syscall(SYS_getpid);
+
+	if (n < 1 || n > 64)
+		return 2;
+	for (int i = 0; i < n; i++) {
+		if (pthread_create(&th[i], NULL, thread_main, &ids[i]) != 0) {
+			printf("not ok threads create %d\n", i);
+			return 1;
+		}
+	}
+	for (int i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < n; i++) {
+		same_pid &= ids[i].pid == me;
+		distinct &= ids[i].tid != me;
+		for (int j = 0; j < i; j++)
+			distinct &= ids[i].tid != ids[j].tid;
+	}
+	expect_true("threads share-pid", same_pid, "%ld", ids[0].pid);
+	expect_true("threads distinct-tids", distinct, "%ld", ids[0].tid);
+	printf("threads %d\n", n);
+	return failures ? 1 : 0;
+}
+
+/* `kill-self SIG`: sends SIG to itself. Pid 1 of a pid namespace survives signals it has no
+ * handler for (as on Linux); then it says so. */
+static int cmd_kill_self(int argc, char **argv)
+{
+	int sig = argc > 0 ? atoi(argv[0]) : SIGKILL;
+	fflush(stdout);
+	kill(getpid(), sig);
+	struct timespec ts = {0, 50 * 1000 * 1000};
+	nanosleep(&ts, NULL);
+	printf("survived %d\n", sig);
+	return 0;
+}
+
+static volatile sig_atomic_t got_usr1;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	got_usr1 = 1;
+}
+
+/* Child pauses; parent kills it with SIGTERM and checks the wait status. Then a child with a
+ * SIGUSR1 handler: the handler runs, and the child exits 42. */
+static int cmd_signal_child(void)
+{
+	int ready[2], st = 0;
+	char c;
+
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	expect_true("signal-child SIGTERM", WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM,
+	            "status 0x%x", st);
+
+	if (pipe(ready) < 0)
+		return 2;
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGUSR1, on_usr1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(3);
+		while (!got_usr1)
+			pause();
+		_exit(42);
+	}
+	if (read(ready[0], &c, 1) != 1)
+		return 2;
+	kill(pid, SIGUSR1);
+	waitpid(pid, &st, 0);
+	expect_true("signal-child handler", WIFEXITED(st) && WEXITSTATUS(st) == 42, "status 0x%x",
+	            st);
+	return failures ? 1 : 0;
+}
+
+/* `open PATH`: prints "open ok" or "open ERRNAME". */
+static int cmd_open(int argc, char **argv)
+{
+	if (argc < 1)
+		return 2;
+	int fd = open(argv[0], O_RDONLY);
+	if (fd >= 0)
+		printf("open ok\n");
+	else
+		printf("open %s\n", errname(errno));
+	return 0;
+}
+
+static int cmd_enametoolong(void)
+{
+	static char path[PATH_MAX + 16], comp[NAME_MAX + 8];
+
+	memset(path, 'a', sizeof(path) - 1);
+	path[0] = '/';
+	CALL("enametoolong path", ENAMETOOLONG, SYS_openat, AT_FDCWD, path, O_RDONLY);
+	memset(comp, 'b', sizeof(comp) - 1);
+	comp[0] = '/';
+	CALL("enametoolong component", ENAMETOOLONG, SYS_openat, AT_FDCWD, comp, O_RDONLY);
+	CALL("enametoolong stat", ENAMETOOLONG, SYS_newfstatat, AT_FDCWD, comp, &(struct stat){},
+	     0);
+	return failures ? 1 : 0;
+}
+
+/* Prints the numbers listed in /proc/self/fd, excluding the directory's own fd. */
+static void list_proc_fds(char *out, size_t len)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int fds[256], n = 0;
+
+	out[0] = '\0';
+	if (!d) {
+		snprintf(out, len, "opendir %s", errname(errno));
+		return;
+	}
+	while ((e = readdir(d)) && n < 256) {
+		if (e->d_name[0] != '.' && atoi(e->d_name) != dirfd(d))
+			fds[n++] = atoi(e->d_name);
+	}
+	closedir(d);
+	for (int i = 0; i < n; i++) /* sort: listing order is not part of the contract */
+		for (int j = i + 1; j < n; j++)
+			if (fds[j] < fds[i]) {
+				int t = fds[i];
+				fds[i] = fds[j];
+				fds[j] = t;
+			}
+	for (int i = 0; i < n; i++)
+		snprintf(out + strlen(out), len - strlen(out), "%s%d", i ? " " : "", fds[i]);
+}
+
+static int cmd_fds(void)
+{
+	int p[2], fd;
+	char buf[512], c = 0;
+
+	for (int i = 3; i < 1024; i++) /* start from a known table: 0 1 2 only */
+		close(i);
+	expect_true("fds pipe2", pipe2(p, O_CLOEXEC) == 0 && p[0] == 3 && p[1] == 4, "%d", p[0]);
+	expect_true("fds pipe2 cloexec", fcntl(p[0], F_GETFD) == FD_CLOEXEC, "%d",
+	            fcntl(p[0], F_GETFD));
+	fd = dup(p[1]);
+	expect_true("fds dup lowest", fd == 5, "%d", fd);
+	expect_true("fds dup no-cloexec", fcntl(fd, F_GETFD) == 0, "%d", fcntl(fd, F_GETFD));
+	expect_true("fds dup2", dup2(fd, 9) == 9, "%s", errname(errno));
+	expect_true("fds dup2 same", dup2(9, 9) == 9, "%s", errname(errno));
+	EXPECT_ERRNO("fds dup3 same", EINVAL, dup3(9, 9, 0));
+	expect_true("fds dup3 cloexec", dup3(9, 10, O_CLOEXEC) == 10 && fcntl(10, F_GETFD) == 1,
+	            "%d", fcntl(10, F_GETFD));
+	expect_true("fds F_DUPFD", fcntl(fd, F_DUPFD, 20) == 20, "%s", errname(errno));
+	expect_true("fds F_DUPFD_CLOEXEC", fcntl(fd, F_DUPFD_CLOEXEC, 20) == 21, "%s",
+	            errname(errno));
+	expect_true("fds F_SETFD", fcntl(20, F_SETFD, FD_CLOEXEC) == 0 && fcntl(20, F_GETFD) == 1,
+	            "%d", fcntl(20, F_GETFD));
+	expect_true("fds write via dup",
+	            write(21, "z", 1) == 1 && read(p[0], &c, 1) == 1 && c == 'z', "%d", c);
+	list_proc_fds(buf, sizeof(buf));
+	expect_true("fds proc-list", strcmp(buf, "0 1 2 3 4 5 9 10 20 21") == 0, "%s", buf);
+	close(5);
+	EXPECT_ERRNO("fds close-bad", EBADF, close(5));
+	EXPECT_ERRNO("fds fcntl-bad", EBADF, fcntl(5, F_GETFD));
+	expect_true("fds reuse", dup(0) == 5, "%s", errname(errno));
+	return failures ? 1 : 0;
+}
+
+static int cmd_segv(void)
+{
+	fflush(stdout);
+	*(volatile int *)(uintptr_t)8 = 1;
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
+	                "kill-self SIG|signal-child|open PATH|enametoolong|fds|segv\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage();
+		return 2;
+	}
+	const char *c = argv[1];
+	int n = argc - 2;
+	char **a = argv + 2;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(c, "efault"))
+		return cmd_efault();
+	if (!strcmp(c, "refused"))
+		return cmd_refused(n, a);
+	if (!strcmp(c, "ids"))
+		return cmd_ids();
+	if (!strcmp(c, "fork-tree"))
+		return cmd_fork_tree(n, a);
+	if (!strcmp(c, "threads"))
+		return cmd_threads(n, a);
+	if (!strcmp(c, "kill-self"))
+		return cmd_kill_self(n, a);
+	if (!strcmp(c, "signal-child"))
+		return cmd_signal_child();
+	if (!strcmp(c, "open"))
+		return cmd_open(n, a);
+	if (!strcmp(c, "enametoolong"))
+		return cmd_enametoolong();
+	if (!strcmp(c, "fds"))
+		return cmd_fds();
+	if (!strcmp(c, "segv"))
+		return cmd_segv();
+	usage();
+	return 2;
+}

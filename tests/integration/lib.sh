@@ -1,0 +1,282 @@
+# Sourced by every tests/integration/test_*.sh (bash).
+#
+# Environment (set by CMake for ctest; set it by hand to run a script alone):
+#   CBOX_RUN   path of cbox-run            CBOX     path of cbox
+#   HELPERS    dir holding cbox-test-guest and cbox-filter-dump
+#   CBOX_ITEST_TMP  scratch dir visible inside the sandbox (default: a dir under HELPERS)
+#   CBOX_CONFIGS    override the configurations, separated by '|' (e.g. "--platform=ptrace")
+#   CBOX_TESTS_MUST_WORK=1  every skip becomes a failure (CI)
+#
+# A test defines functions that call `box ARGS...` (runs ARGS in the sandbox under the current
+# configuration, setting OUT, ERR and STATUS) and then `check`/`check_status`/`check_match`;
+# `for_each_config FN...` runs them under every configuration and `finish` ends the script.
+
+set -u
+export LC_ALL=C
+
+BB=/usr/bin/busybox
+GUEST="${HELPERS:-}/cbox-test-guest"
+FILTER_DUMP="${HELPERS:-}/cbox-filter-dump"
+CBOX_TIMEOUT=${CBOX_TIMEOUT:-60}
+PASSED=0
+FAILED=0
+SKIPPED=0
+CFG=""
+OUT=""
+ERR=""
+STATUS=0
+
+if [ -n "${CBOX_CONFIGS:-}" ]; then
+	IFS='|' read -r -a CONFIGS <<<"$CBOX_CONFIGS"
+else
+	CONFIGS=("--platform=seccomp" "--platform=seccomp --strict" "--platform=ptrace"
+		"--platform=ptrace --strict")
+fi
+
+SCRATCH=$(mktemp -d /tmp/cbox-itest.XXXXXX)
+trap 'rm -rf "$SCRATCH"' EXIT
+
+# skip REASON: exit 77 (ctest SKIP), or fail when CBOX_TESTS_MUST_WORK=1.
+skip() {
+	if [ "${CBOX_TESTS_MUST_WORK:-0}" = 1 ]; then
+		echo "SKIP not allowed: $*"
+		exit 1
+	fi
+	echo "SKIP: $*"
+	exit 77
+}
+
+need_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+}
+
+# need_binaries: the binaries under test and the helpers must exist.
+need_binaries() {
+	[ -n "${CBOX_RUN:-}" ] && [ -x "$CBOX_RUN" ] || skip "CBOX_RUN (cbox-run) not built or not set"
+	[ -x "$GUEST" ] || skip "cbox-test-guest not found in HELPERS=${HELPERS:-}"
+	[ -x "$BB" ] || skip "$BB missing: install the Debian package busybox-static"
+	local tmp="${CBOX_ITEST_TMP:-${HELPERS}/tmp}"
+	mkdir -p "$tmp" || skip "cannot create $tmp"
+	ITEST_TMP=$(mktemp -d "$tmp/t.XXXXXX")
+	trap 'rm -rf "$SCRATCH" "$ITEST_TMP"' EXIT
+}
+
+# box ARGS...: runs ARGS as the guest program under the current configuration, bounded in time.
+# Sets OUT and ERR (trailing newlines stripped) and STATUS. Stdin is BOX_STDIN or /dev/null.
+box() {
+	# $CFG is split on spaces on purpose: it holds one or two options.
+	# shellcheck disable=SC2086
+	timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -- "$@" \
+		>"$SCRATCH/out" 2>"$SCRATCH/err" <"${BOX_STDIN:-/dev/null}"
+	STATUS=$?
+	OUT=$(cat "$SCRATCH/out")
+	ERR=$(cat "$SCRATCH/err")
+}
+
+# sh_box SCRIPT: runs `busybox sh -c SCRIPT` in the sandbox.
+sh_box() {
+	box "$BB" sh -c "$1"
+}
+
+report_fail() {
+	local got=$3
+	if [ "$(printf '%s\n' "$got" | wc -l)" -gt 8 ]; then
+		got="$(printf '%s\n' "$got" | head -n 8)
+    ...(truncated)"
+	fi
+	echo "FAIL $1 [$CFG]: expected $2, got $got"
+	if [ "$STATUS" = 124 ]; then
+		echo "    (cbox-run timed out after ${CBOX_TIMEOUT}s)"
+	fi
+	if [ -n "$ERR" ]; then
+		printf '%s\n' "$ERR" | head -n 5 | sed 's/^/    stderr: /'
+	fi
+	FAILED=$((FAILED + 1))
+}
+
+pass() {
+	echo "PASS $1 [$CFG]"
+	PASSED=$((PASSED + 1))
+}
+
+# check NAME EXPECTED ACTUAL: exact string equality.
+check() {
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	else
+		report_fail "$1" "'$2'" "'$3'"
+	fi
+}
+
+# check_status NAME EXPECTED: compares with STATUS of the last box call.
+check_status() {
+	check "$1" "$2" "$STATUS"
+}
+
+# check_match NAME ERE ACTUAL: ACTUAL (any line of it) matches the extended regex.
+check_match() {
+	if printf '%s\n' "$3" | grep -Eq -- "$2"; then
+		pass "$1"
+	else
+		report_fail "$1" "a match for /$2/" "'$3'"
+	fi
+}
+
+# check_nomatch NAME ERE ACTUAL: no line of ACTUAL matches.
+check_nomatch() {
+	if printf '%s\n' "$3" | grep -Eq -- "$2"; then
+		report_fail "$1" "no match for /$2/" "'$3'"
+	else
+		pass "$1"
+	fi
+}
+
+# skip_check NAME REASON: a check that cannot run here; a failure under CBOX_TESTS_MUST_WORK=1.
+skip_check() {
+	if [ "${CBOX_TESTS_MUST_WORK:-0}" = 1 ]; then
+		report_fail "$1" "a runnable check" "skip: $2"
+	else
+		echo "SKIP $1 [$CFG]: $2"
+		SKIPPED=$((SKIPPED + 1))
+	fi
+}
+
+# for_each_config FN...: runs each function under every configuration.
+for_each_config() {
+	local fn
+	for CFG in "${CONFIGS[@]}"; do
+		for fn in "$@"; do
+			"$fn"
+		done
+	done
+	CFG=""
+}
+
+# finish: the summary line; exit 1 on any failure, 77 when everything was skipped.
+finish() {
+	echo "$PASSED passed, $FAILED failed"
+	if [ "$FAILED" -gt 0 ]; then
+		exit 1
+	fi
+	if [ "$PASSED" = 0 ] && [ "$SKIPPED" -gt 0 ]; then
+		skip "every check was skipped"
+	fi
+	exit 0
+}
+
+# Process-tree helpers (host side), used by the teardown and host-surface tests.
+
+# proc_field PID N: field N of /proc/PID/stat (fields after the comm, which may hold spaces).
+proc_field() {
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	s=${s##*) }
+	local f
+	read -r -a f <<<"$s"
+	# Field 3 (state) is the first after the comm.
+	echo "${f[$(($2 - 3))]}"
+}
+
+proc_comm() {
+	cat "/proc/$1/comm" 2>/dev/null
+}
+
+# descendants PID: every live descendant of PID, one per line.
+descendants() {
+	local p pp
+	declare -A parent=()
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		pp=$(proc_field "$p" 4) && parent[$p]=$pp
+	done
+	local queue=("$1")
+	while [ ${#queue[@]} -gt 0 ]; do
+		local cur=${queue[0]}
+		queue=("${queue[@]:1}")
+		for p in "${!parent[@]}"; do
+			if [ "${parent[$p]}" = "$cur" ]; then
+				echo "$p"
+				queue+=("$p")
+			fi
+		done
+	done
+}
+
+# find_desc_by_comm PID COMM: the first descendant of PID whose comm is COMM.
+find_desc_by_comm() {
+	local p
+	for p in $(descendants "$1"); do
+		if [ "$(proc_comm "$p")" = "$2" ]; then
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# proc_id PID: "PID:STARTTIME", which identifies a process across pid reuse.
+proc_id() {
+	local st
+	st=$(proc_field "$1" 22) && echo "$1:$st"
+}
+
+proc_id_alive() {
+	local pid=${1%%:*} st=${1#*:} state
+	state=$(proc_field "$pid" 3) || return 1
+	[ "$(proc_field "$pid" 22)" = "$st" ] || return 1
+	[ "$state" != Z ] && [ "$state" != X ]
+}
+
+# Long-running sandboxes, for the tests that look at the host side of a running sandbox.
+
+# The comm of cbox-run on the host (overridable for a stand-in such as helpers/native-run.sh).
+CBOX_RUN_COMM=${CBOX_RUN_COMM:-$(basename "${CBOX_RUN:-cbox-run}" | cut -c1-15)}
+
+# start_sleeper: starts `cbox-run CFG -- busybox sleep 1000` in the background (its own process
+# group) and sets RUN_PID (the timeout wrapper), CBOX_PID (cbox-run) and TREE (ids of every
+# process of the sandbox, cbox-run included).
+start_sleeper() {
+	# shellcheck disable=SC2086
+	setsid timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -- "$BB" sleep 1000 \
+		</dev/null >/dev/null 2>"$SCRATCH/err" &
+	RUN_PID=$!
+	CBOX_PID=""
+	TREE=""
+	local i p
+	for ((i = 0; i < 100; i++)); do
+		CBOX_PID=$(find_desc_by_comm "$RUN_PID" "$CBOX_RUN_COMM") &&
+			find_desc_by_comm "$RUN_PID" busybox >/dev/null && break
+		sleep 0.1
+	done
+	sleep 0.2 # let the sandbox finish starting: every process exists once the guest runs
+	for p in $(descendants "$RUN_PID"); do
+		TREE="$TREE $(proc_id "$p")"
+	done
+}
+
+# left_over: the ids in TREE that still name a live process.
+left_over() {
+	local id left=""
+	for id in $TREE; do
+		if proc_id_alive "$id"; then
+			left="$left ${id%%:*}($(proc_comm "${id%%:*}"))"
+		fi
+	done
+	echo "$left"
+}
+
+# expect_gone NAME: within 5 s, nothing of the sandbox is left.
+expect_gone() {
+	local i left
+	for ((i = 0; i < 50; i++)); do
+		left=$(left_over)
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
+	check "$1" "" "$left"
+}
+
+stop_run() {
+	kill -9 -- "-$RUN_PID" 2>/dev/null
+	wait "$RUN_PID" 2>/dev/null
+}

@@ -1,0 +1,76 @@
+#!/bin/bash
+# Busybox shell basics in the sandbox: pipes, the read-only host root, pid 1, exit statuses,
+# death by signal, redirections.
+. "$(dirname "$0")/lib.sh"
+need_binaries
+
+HOST_HOSTNAME_FILE=$(cat /etc/hostname)
+
+t_basic() {
+	sh_box 'echo hi | busybox tr a-z A-Z'
+	check "pipe to tr" "HI" "$OUT"
+	check_status "pipe to tr status" 0
+
+	box "$BB" ls /
+	for d in bin etc usr; do
+		check_match "ls / has $d" "^$d\$" "$OUT"
+	done
+
+	box "$BB" cat /etc/hostname
+	check "cat host /etc/hostname" "$HOST_HOSTNAME_FILE" "$OUT"
+
+	sh_box 'echo $$'
+	check "first process is pid 1" "1" "$OUT"
+
+	box "$BB" hostname
+	check "hostname" "cbox" "$OUT"
+
+	box "$BB" id -u
+	check "uid 0" "0" "$OUT"
+
+	sh_box 'exit 3'
+	check_status "exit status 3" 3
+
+	box "$BB" false
+	check_status "false" 1
+
+	# A child killed by SIGKILL: the shell reports 128+9.
+	sh_box 'busybox sh -c "kill -9 \$\$"; echo $?'
+	check "child killed by SIGKILL" "137" "$OUT"
+
+	# Pid 1 killed by a signal it cannot ignore (a fault): cbox-run exits 128+11.
+	box "$GUEST" segv
+	check_status "guest killed by SIGSEGV" 139
+
+	# Pid 1 of a pid namespace ignores signals it sent itself without a handler, as on Linux.
+	box "$GUEST" kill-self 9
+	check "pid 1 survives its own SIGKILL" "survived 9" "$OUT"
+
+	sh_box 'echo a > /dev/null; busybox cat < /etc/hostname'
+	check "redirections" "$HOST_HOSTNAME_FILE" "$OUT"
+
+	sh_box 'echo one >&2; echo two 1>&2; echo three'
+	check "stderr redirection" "one
+two" "$ERR"
+	check "stdout beside stderr" "three" "$OUT"
+
+	sh_box 'echo x > /etc/cbox-test'
+	check_match "write to rootfs fails EROFS" "Read-only file system" "$ERR"
+	check "write to rootfs status" "1" "$STATUS"
+	check "rootfs unchanged" "absent" "$([ -e /etc/cbox-test ] && echo present || echo absent)"
+
+	sh_box 'busybox mkdir /cbox-test-dir'
+	check_match "mkdir on rootfs fails EROFS" "Read-only file system" "$ERR"
+
+	BOX_STDIN=/etc/hostname box "$BB" cat
+	check "stdin passes through" "$HOST_HOSTNAME_FILE" "$OUT"
+
+	sh_box 'i=0; while [ $i -lt 200 ]; do i=$((i+1)); done; echo $i'
+	check "shell loop" "200" "$OUT"
+
+	sh_box 'busybox seq 1 2000 | busybox wc -l'
+	check "pipe of 2000 lines" "2000" "$(echo $OUT)"
+}
+
+for_each_config t_basic
+finish

@@ -1,0 +1,68 @@
+#!/bin/bash
+# Job control in the sandbox's busybox shell: background jobs, wait, $!, kill, traps, pipelines,
+# subshells; and the helper's fork, thread and signal checks.
+. "$(dirname "$0")/lib.sh"
+need_binaries
+
+t_jobs() {
+	sh_box 'busybox sleep 0.1 & wait; echo done'
+	check "background job + wait" "done" "$OUT"
+
+	sh_box 'busybox sleep 0.1 & p=$!; wait $p; echo "$? $((p > 1))"'
+	check "\$! names the job" "0 1" "$OUT"
+
+	sh_box 'kill -0 $$ && echo alive'
+	check "kill -0 self" "alive" "$OUT"
+
+	sh_box 'trap "echo got" TERM; kill -TERM $$; echo after'
+	check "trap on SIGTERM" "got
+after" "$OUT"
+
+	sh_box 'echo abc | busybox tr a-z A-Z | busybox rev'
+	check "3-stage pipe" "CBA" "$OUT"
+
+	sh_box 'x=outer; (x=inner; echo $x); echo $x'
+	check "subshell" "inner
+outer" "$OUT"
+
+	sh_box 'echo $(echo $(echo nested))'
+	check "nested command substitution" "nested" "$OUT"
+
+	sh_box 'busybox sleep 10 & kill -TERM $!; wait $!; echo $?'
+	check "wait status of a killed child" "143" "$OUT"
+
+	sh_box 'set -m; busybox sleep 10 & kill -TERM %1; wait; echo $?; wait %1 2>/dev/null; echo end'
+	check_match "kill %1" "^end\$" "$OUT"
+
+	sh_box '(exit 7) & wait $!; echo $?'
+	check "wait status of an exiting child" "7" "$OUT"
+
+	sh_box 'for i in 1 2 3 4 5 6 7 8; do (busybox true) & done; wait; echo waited'
+	check "8 concurrent children" "waited" "$OUT"
+
+	box "$GUEST" fork-tree 5
+	check "fork-tree status" 0 "$STATUS"
+	check_nomatch "fork-tree" "^not ok" "$OUT"
+	check "fork-tree checks" 6 "$(printf '%s\n' "$OUT" | grep -c '^ok ')"
+
+	box "$GUEST" threads 8
+	check "threads" "ok threads share-pid
+ok threads distinct-tids
+threads 8" "$OUT"
+
+	box "$GUEST" signal-child
+	check "signal-child" "ok signal-child SIGTERM
+ok signal-child handler" "$OUT"
+
+	box "$GUEST" ids
+	check "ids" "pid 1
+ppid 0
+tid 1
+uid 0
+euid 0
+gid 0
+egid 0" "$(printf '%s\n' "$OUT" | head -n 7)"
+}
+
+for_each_config t_jobs
+finish

@@ -1,0 +1,94 @@
+#!/bin/bash
+# Errors the sandbox must report as Linux would: missing or non-executable programs, bad guest
+# pointers, refused syscalls (logged once), symlink loops, names too long.
+. "$(dirname "$0")/lib.sh"
+need_binaries
+
+NOEXEC="$ITEST_TMP/not-executable"
+printf 'echo should not run\n' >"$NOEXEC"
+chmod 644 "$NOEXEC"
+
+# A chain of symlinks: l1 -> target, l(N) -> l(N-1). Linux follows at most 40 links in one
+# lookup, so l40 opens and l41 fails with ELOOP.
+LINKS="$ITEST_TMP/links"
+mkdir -p "$LINKS"
+echo data >"$LINKS/target"
+ln -s target "$LINKS/l1"
+for i in $(seq 2 41); do ln -s "l$((i - 1))" "$LINKS/l$i"; done
+ln -s self "$LINKS/self"
+
+EFAULT_NATIVE=$("$GUEST" efault)
+
+# The refused syscall to try: reboot if the table refuses it, else the first refused one.
+# Prints "NR NAME ERRNAME", or nothing.
+pick_refused() {
+	"$CBOX" syscalls --json 2>/dev/null | python3 -c '
+import errno, json, sys
+rows = json.load(sys.stdin)
+if isinstance(rows, dict):
+    rows = rows.get("syscalls", [])
+ref = [r for r in rows if r.get("level") == "refused"]
+ref.sort(key=lambda r: (r.get("name") != "reboot", r.get("nr")))
+if ref:
+    e = ref[0].get("errno")
+    if isinstance(e, int):
+        e = errno.errorcode.get(abs(e), str(e))
+    print(ref[0]["nr"], ref[0]["name"], e)
+'
+}
+REFUSED=""
+if [ -x "${CBOX:-}" ] && command -v python3 >/dev/null; then
+	REFUSED=$(pick_refused)
+fi
+
+t_errors() {
+	box /nonexistent/cbox-no-such-program
+	check_status "missing program status" 127
+	check_match "missing program message" \
+		"cbox-run: /nonexistent/cbox-no-such-program: No such file or directory" "$ERR"
+
+	box cbox-no-such-program-in-path
+	check_status "missing program in PATH status" 127
+	check_match "missing program in PATH message" "cbox-no-such-program-in-path" "$ERR"
+
+	box "$NOEXEC"
+	check_status "non-executable file status" 126
+	check_nomatch "non-executable file did not run" "should not run" "$OUT"
+	check_match "non-executable file message" "not-executable" "$ERR"
+
+	sh_box "$NOEXEC"
+	check_status "non-executable file from the shell" 126
+
+	sh_box "$LINKS/no-such"
+	check_status "missing file from the shell" 127
+
+	box "$GUEST" efault
+	check "efault cases" "$EFAULT_NATIVE" "$OUT"
+	check_status "efault status" 0
+
+	if [ -n "$REFUSED" ]; then
+		set -- $REFUSED
+		box "$GUEST" refused "$1"
+		check "refused $2 returns $3 twice" "$3 $3" "$OUT"
+		check "refused $2 logged once" 1 "$(printf '%s\n' "$ERR" | grep -c -w -- "$2")"
+	else
+		skip_check "refused syscall" "no refused entry from 'cbox syscalls --json' (or no python3)"
+	fi
+
+	box "$GUEST" open "$LINKS/l40"
+	check "40 symlinks resolve" "open ok" "$OUT"
+	box "$GUEST" open "$LINKS/l41"
+	check "41 symlinks: ELOOP" "open ELOOP" "$OUT"
+	box "$GUEST" open "$LINKS/self"
+	check "self-loop: ELOOP" "open ELOOP" "$OUT"
+	sh_box "busybox cat $LINKS/l41"
+	check_match "cat through 41 links" "Symbolic link loop|Too many levels of symbolic links" "$ERR"
+
+	box "$GUEST" enametoolong
+	check "ENAMETOOLONG" "ok enametoolong path ENAMETOOLONG
+ok enametoolong component ENAMETOOLONG
+ok enametoolong stat ENAMETOOLONG" "$OUT"
+}
+
+for_each_config t_errors
+finish

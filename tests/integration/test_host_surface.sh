@@ -1,0 +1,70 @@
+#!/bin/bash
+# The published host surface is the real one: the seccomp filters that the kernel runs for the
+# guest, the sentry and the gofer of a live sandbox allow exactly the syscalls that
+# `cbox syscalls --host-surface --json` lists (guest_fastpath, sentry, gofer).
+. "$(dirname "$0")/lib.sh"
+need_root
+need_binaries
+[ -x "${CBOX:-}" ] || skip "CBOX (cbox) not built or not set"
+[ -x "$FILTER_DUMP" ] || skip "cbox-filter-dump not found in HELPERS=${HELPERS:-}"
+command -v python3 >/dev/null || skip "python3 is needed to read the JSON"
+
+SURFACE=$("$CBOX" syscalls --host-surface --json) || skip "cbox syscalls --host-surface --json failed"
+
+# published KEY: the names under KEY, sorted, one per line.
+published() {
+	printf '%s' "$SURFACE" | python3 -c '
+import json, sys
+print("\n".join(sorted(json.load(sys.stdin).get(sys.argv[1], []))))' "$1"
+}
+
+# compare_filter NAME PID EXPECTED: dumps PID's filters and checks the allowed set is EXPECTED.
+compare_filter() {
+	local got rc
+	got=$(timeout 30 "$FILTER_DUMP" "$2" 2>"$SCRATCH/dump_err")
+	rc=$?
+	if [ "$rc" = 3 ]; then
+		skip_check "$1" "$(cat "$SCRATCH/dump_err")"
+		return
+	fi
+	if [ "$rc" != 0 ]; then
+		check "$1 (cbox-filter-dump)" "exit 0" "exit $rc: $(cat "$SCRATCH/dump_err")"
+		return
+	fi
+	got=$(printf '%s\n' "$got" | sed '/^$/d' | sort)
+	local missing extra
+	missing=$(comm -23 <(printf '%s\n' "$3" | sed '/^$/d') <(printf '%s\n' "$got") | tr '\n' ' ')
+	extra=$(comm -13 <(printf '%s\n' "$3" | sed '/^$/d') <(printf '%s\n' "$got") | tr '\n' ' ')
+	if [ -z "$missing$extra" ]; then
+		pass "$1"
+	else
+		report_fail "$1" "the published set" \
+			"missing from the filter: [${missing% }], allowed but unpublished: [${extra% }]"
+	fi
+}
+
+t_surface() {
+	start_sleeper
+	local sentry gofer guest
+	sentry=$(find_desc_by_comm "$RUN_PID" cbox-sentry)
+	gofer=$(find_desc_by_comm "$RUN_PID" cbox-gofer)
+	guest=$(find_desc_by_comm "$RUN_PID" busybox)
+	if [ -z "$sentry" ] || [ -z "$gofer" ] || [ -z "$guest" ]; then
+		check "sandbox started" "sentry, gofer and guest" \
+			"sentry=${sentry:-none} gofer=${gofer:-none} guest=${guest:-none}"
+		stop_run
+		return
+	fi
+	local guest_expected=""
+	case "$CFG" in
+	*--strict*) ;; # no fast path: every guest syscall reaches the sentry
+	*) guest_expected=$(published guest_fastpath) ;;
+	esac
+	compare_filter "guest filter = guest_fastpath" "$guest" "$guest_expected"
+	compare_filter "sentry filter = sentry" "$sentry" "$(published sentry)"
+	compare_filter "gofer filter = gofer" "$gofer" "$(published gofer)"
+	stop_run
+}
+
+for_each_config t_surface
+finish

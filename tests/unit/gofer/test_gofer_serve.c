@@ -1,0 +1,477 @@
+/* The gofer server, in-process over a socketpair, on a temp tree: every request type, the
+ * security refusals, malformed packets and fd hygiene. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cbox/gofer.h"
+#include "internal.h"
+
+static char root[64];
+
+static void put(const char *rel, const char *data)
+{
+	char p[256];
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	FILE *f = fopen(p, "w");
+	cr_assert_not_null(f, "create %s", p);
+	fputs(data, f);
+	fclose(f);
+}
+
+static void at(char *out, const char *rel)
+{
+	snprintf(out, 256, "%s/%s", root, rel);
+}
+
+static void make_tree(void)
+{
+	char p[256];
+	strcpy(root, "/tmp/cbox-gofer-test-XXXXXX");
+	cr_assert_not_null(mkdtemp(root));
+	put("file.txt", "hello");
+	at(p, "dir");
+	cr_assert_eq(mkdir(p, 0755), 0);
+	put("dir/inner", "x");
+	at(p, "link");
+	cr_assert_eq(symlink("file.txt", p), 0);
+	at(p, "fifo");
+	cr_assert_eq(mkfifo(p, 0644), 0);
+	at(p, "sock");
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	cr_assert_lt(strlen(p), sizeof(sa.sun_path));
+	memcpy(sa.sun_path, p, strlen(p) + 1);
+	cr_assert_eq(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	close(s);
+}
+
+static void remove_tree(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	cr_expect_eq(system(cmd), 0);
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+struct session {
+	int sv[2];
+	int root_fd;
+	bool readonly;
+	int rc;
+	pthread_t th;
+	struct cbox_gofer_client *c;
+};
+
+static struct session S;
+static int fds_before;
+
+static void *serve_thread(void *arg)
+{
+	struct session *s = arg;
+	s->rc = cbox_gofer_serve(s->sv[1], s->root_fd, s->readonly);
+	close(s->sv[1]);
+	return NULL;
+}
+
+static void start(bool readonly)
+{
+	fds_before = count_fds();
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, S.sv), 0);
+	S.root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(S.root_fd, 0);
+	S.readonly = readonly;
+	S.rc = 99;
+	cr_assert_eq(pthread_create(&S.th, NULL, serve_thread, &S), 0);
+	S.c = cbox_gofer_client_new(S.sv[0]);
+	cr_assert_not_null(S.c);
+}
+
+/* Close the client; the server must end in order and every fd must be gone. */
+static int stop(void)
+{
+	cbox_gofer_client_free(S.c);
+	pthread_join(S.th, NULL);
+	cr_expect_eq(count_fds(), fds_before, "fd leak");
+	return S.rc;
+}
+
+static void setup_ro(void)
+{
+	make_tree();
+	start(true);
+}
+
+static void setup_rw(void)
+{
+	make_tree();
+	start(false);
+}
+
+static void teardown(void)
+{
+	cr_expect_eq(stop(), 0);
+	remove_tree();
+}
+
+TestSuite(gofer_ro, .init = setup_ro, .fini = teardown);
+TestSuite(gofer_rw, .init = setup_rw, .fini = teardown);
+
+static uint32_t walk(const char *name, struct cbox_gofer_stat *st)
+{
+	uint32_t fid = 0;
+	int rc = cbox_gofer_walk(S.c, CBOX_GOFER_ROOT_FID, name, &fid, st);
+	cr_assert_eq(rc, 0, "walk %s: %s", name, strerror(-rc));
+	return fid;
+}
+
+Test(gofer_ro, walk_stat_open_read)
+{
+	struct cbox_gofer_stat st, st2;
+	uint32_t fid = walk("file.txt", &st);
+	cr_expect_neq(fid, CBOX_GOFER_ROOT_FID);
+	cr_expect(S_ISREG(st.mode));
+	cr_expect_eq(st.size, 5);
+	cr_assert_eq(cbox_gofer_stat(S.c, fid, &st2), 0);
+	cr_expect_eq(st2.ino, st.ino);
+	int fd = cbox_gofer_open(S.c, fid, O_RDONLY);
+	cr_assert_geq(fd, 0, "open: %s", strerror(-fd));
+	cr_expect(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	cr_expect_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0);
+	char b[16] = {0};
+	cr_expect_eq(read(fd, b, sizeof(b)), 5);
+	cr_expect_str_eq(b, "hello");
+	close(fd);
+	cr_expect_eq(cbox_gofer_clunk(S.c, fid), 0);
+	cr_expect_eq(cbox_gofer_stat(S.c, fid, &st2), -EBADF);
+	cr_expect_eq(cbox_gofer_clunk(S.c, fid), -EBADF);
+	cr_expect_eq(cbox_gofer_clunk(S.c, CBOX_GOFER_ROOT_FID), -EINVAL);
+}
+
+Test(gofer_ro, walk_into_dirs)
+{
+	struct cbox_gofer_stat st;
+	uint32_t dir = walk("dir", &st);
+	cr_expect(S_ISDIR(st.mode));
+	uint32_t inner = 0;
+	cr_assert_eq(cbox_gofer_walk(S.c, dir, "inner", &inner, &st), 0);
+	cr_expect_eq(st.size, 1);
+	/* The parent can go first: the child must still open (the gofer keeps what it needs). */
+	cr_expect_eq(cbox_gofer_clunk(S.c, dir), 0);
+	int fd = cbox_gofer_open(S.c, inner, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	fd = cbox_gofer_open(S.c, CBOX_GOFER_ROOT_FID, O_RDONLY | O_DIRECTORY);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	cr_expect_eq(cbox_gofer_walk(S.c, inner, "x", &dir, NULL), -ENOTDIR);
+	cr_expect_eq(cbox_gofer_walk(S.c, CBOX_GOFER_ROOT_FID, "missing", &dir, NULL), -ENOENT);
+	cr_expect_eq(cbox_gofer_walk(S.c, 4242, "dir", &dir, NULL), -EBADF);
+	cr_expect_eq(cbox_gofer_open(S.c, inner, O_RDONLY | O_DIRECTORY), -ENOTDIR);
+}
+
+Test(gofer_ro, dotdot_and_slash_refused)
+{
+	uint32_t fid;
+	cr_expect_eq(cbox_gofer_walk(S.c, CBOX_GOFER_ROOT_FID, "..", &fid, NULL), -EINVAL);
+	cr_expect_eq(cbox_gofer_walk(S.c, CBOX_GOFER_ROOT_FID, ".", &fid, NULL), -EINVAL);
+	cr_expect_eq(cbox_gofer_walk(S.c, CBOX_GOFER_ROOT_FID, "dir/inner", &fid, NULL), -EINVAL);
+	cr_expect_eq(cbox_gofer_walk(S.c, CBOX_GOFER_ROOT_FID, "", &fid, NULL), -EINVAL);
+	/* The client refused them locally; the session is still fine. */
+	walk("dir", NULL);
+}
+
+Test(gofer_ro, symlinks)
+{
+	struct cbox_gofer_stat st;
+	char b[64];
+	uint32_t l = walk("link", &st);
+	cr_expect(S_ISLNK(st.mode));
+	cr_expect_eq(cbox_gofer_readlink(S.c, l, b, sizeof(b)), 8);
+	cr_expect_str_eq(b, "file.txt");
+	cr_expect_eq(cbox_gofer_readlink(S.c, l, b, 8), -ERANGE);
+	cr_expect_eq(cbox_gofer_open(S.c, l, O_RDONLY), -ELOOP);
+	uint32_t f = walk("file.txt", NULL);
+	cr_expect_eq(cbox_gofer_readlink(S.c, f, b, sizeof(b)), -EINVAL);
+}
+
+Test(gofer_ro, statfs)
+{
+	struct cbox_gofer_statfs sf;
+	cr_assert_eq(cbox_gofer_statfs(S.c, CBOX_GOFER_ROOT_FID, &sf), 0);
+	cr_expect_gt(sf.bsize, 0);
+	cr_expect_gt(sf.namelen, 0);
+}
+
+Test(gofer_ro, special_files)
+{
+	uint32_t fifo = walk("fifo", NULL), sock = walk("sock", NULL);
+	/* A FIFO with no writer must not block the gofer. */
+	int fd = cbox_gofer_open(S.c, fifo, O_RDONLY);
+	cr_assert_geq(fd, 0, "open fifo: %s", strerror(-fd));
+	close(fd);
+	cr_expect_eq(cbox_gofer_open(S.c, sock, O_RDONLY), -ENXIO);
+	uint32_t f = walk("file.txt", NULL);
+	cr_expect_eq(cbox_gofer_open(S.c, f, O_RDONLY | O_CREAT), -EINVAL);
+	cr_expect_eq(cbox_gofer_open(S.c, f, O_ACCMODE), -EINVAL);
+	cr_expect_eq(cbox_gofer_open(S.c, f, O_RDONLY | O_PATH), -EINVAL);
+}
+
+Test(gofer_ro, mutations_refused)
+{
+	uint32_t f = walk("file.txt", NULL), nf;
+	cr_expect_eq(cbox_gofer_open(S.c, f, O_WRONLY), -EROFS);
+	cr_expect_eq(cbox_gofer_open(S.c, f, O_RDWR), -EROFS);
+	cr_expect_eq(cbox_gofer_open(S.c, f, O_RDONLY | O_TRUNC), -EROFS);
+	cr_expect_eq(cbox_gofer_create(S.c, 0, "new", O_WRONLY, 0644, &nf, NULL), -EROFS);
+	cr_expect_eq(cbox_gofer_mkdir(S.c, 0, "newdir", 0755), -EROFS);
+	cr_expect_eq(cbox_gofer_unlink(S.c, 0, "file.txt", false), -EROFS);
+	cr_expect_eq(cbox_gofer_unlink(S.c, 0, "dir", true), -EROFS);
+	cr_expect_eq(cbox_gofer_rename(S.c, 0, "file.txt", 0, "moved"), -EROFS);
+	cr_expect_eq(cbox_gofer_symlink(S.c, 0, "sl", "file.txt"), -EROFS);
+	cr_expect_eq(cbox_gofer_link(S.c, f, 0, "hard"), -EROFS);
+	struct stat st;
+	char p[256];
+	at(p, "file.txt");
+	cr_expect_eq(stat(p, &st), 0);
+	cr_expect_eq(st.st_size, 5);
+	cr_expect_eq(st.st_nlink, 1);
+	at(p, "new");
+	cr_expect_neq(access(p, F_OK), 0);
+}
+
+Test(gofer_rw, mutations_work)
+{
+	struct cbox_gofer_stat st;
+	uint32_t nf = 0;
+	char p[256], b[64];
+	int fd = cbox_gofer_create(S.c, 0, "new", O_RDWR, 04755, &nf, &st);
+	cr_assert_geq(fd, 0, "create: %s", strerror(-fd));
+	cr_expect(S_ISREG(st.mode));
+	cr_expect_eq(st.mode & 06000, 0, "setuid stripped");
+	cr_expect_eq(write(fd, "data", 4), 4);
+	close(fd);
+	cr_expect_eq(cbox_gofer_create(S.c, 0, "new", O_RDWR | O_CREAT | O_EXCL, 0644, &nf, &st),
+	             -EEXIST);
+	cr_expect_eq(cbox_gofer_create(S.c, 0, "d2", O_RDWR | O_DIRECTORY, 0755, &nf, &st),
+	             -EINVAL);
+	cr_expect_eq(cbox_gofer_create(S.c, 0, "d2", O_RDWR | O_PATH, 0755, &nf, &st), -EINVAL);
+	fd = cbox_gofer_open(S.c, nf, O_WRONLY | O_APPEND);
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(write(fd, "++", 2), 2);
+	close(fd);
+	at(p, "new");
+	FILE *f = fopen(p, "r");
+	cr_assert_not_null(f);
+	cr_expect_str_eq(fgets(b, sizeof(b), f), "data++");
+	fclose(f);
+
+	cr_expect_eq(cbox_gofer_mkdir(S.c, 0, "d", 0700), 0);
+	cr_expect_eq(cbox_gofer_symlink(S.c, 0, "sl", "new"), 0);
+	cr_expect_eq(cbox_gofer_link(S.c, nf, 0, "hard"), 0);
+	cr_expect_eq(cbox_gofer_rename(S.c, 0, "hard", 0, "hard2"), 0);
+	at(p, "hard2");
+	struct stat hs;
+	cr_expect_eq(stat(p, &hs), 0);
+	cr_expect_eq(hs.st_ino, st.ino);
+	at(p, "sl");
+	cr_expect_eq(readlink(p, b, sizeof(b)), 3);
+	at(p, "d");
+	cr_expect_eq(stat(p, &hs), 0);
+	cr_expect(S_ISDIR(hs.st_mode));
+	cr_expect_eq(cbox_gofer_unlink(S.c, 0, "d", true), 0);
+	cr_expect_eq(cbox_gofer_unlink(S.c, 0, "hard2", false), 0);
+	cr_expect_eq(cbox_gofer_unlink(S.c, 0, "hard2", false), -ENOENT);
+	cr_expect_neq(access(p, F_OK), 0);
+	/* Truncate through OPEN on a writable mount. */
+	fd = cbox_gofer_open(S.c, nf, O_WRONLY | O_TRUNC);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	at(p, "new");
+	cr_expect_eq(stat(p, &hs), 0);
+	cr_expect_eq(hs.st_size, 0);
+}
+
+Test(gofer_rw, replaced_name_is_stale)
+{
+	uint32_t f = walk("file.txt", NULL);
+	char p[256], q[256];
+	at(p, "dir/inner");
+	at(q, "file.txt");
+	cr_assert_eq(rename(p, q), 0);
+	/* The name now holds another file: opening the fid must not hand it out. */
+	cr_expect_eq(cbox_gofer_open(S.c, f, O_RDONLY), -ESTALE);
+	cr_expect_eq(cbox_gofer_link(S.c, f, 0, "x"), -ESTALE);
+	at(p, "x");
+	cr_expect_neq(access(p, F_OK), 0);
+}
+
+Test(gofer_rw, many_fids_then_close)
+{
+	/* Hold many fids at once (growing the table), then let teardown check every fd closes. */
+	for (int i = 0; i < 300; i++)
+		walk("dir", NULL);
+}
+
+/* Send one raw packet (optionally with an fd attached) and run one server step on it. */
+static int one_step(const void *pkt, size_t len, int attach_fd, bool readonly)
+{
+	int sv[2];
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct cbox_gofer_server *s = cbox_gofer_server_new(sv[1], rfd, readonly);
+	cr_assert_not_null(s);
+	struct iovec iov = {.iov_base = (void *)pkt, .iov_len = len};
+	union {
+		struct cmsghdr a;
+		char b[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (attach_fd >= 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.b;
+		mh.msg_controllen = sizeof(ctl.b);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &attach_fd, sizeof(int));
+	}
+	cr_assert_eq(sendmsg(sv[0], &mh, 0), (ssize_t)len);
+	int rc = cbox_gofer_serve_one(s);
+	cbox_gofer_server_free(s);
+	close(sv[0]);
+	close(sv[1]);
+	return rc;
+}
+
+static void setup_tree(void)
+{
+	make_tree();
+	fds_before = count_fds();
+}
+
+static void teardown_tree(void)
+{
+	cr_expect_eq(count_fds(), fds_before, "fd leak");
+	remove_tree();
+}
+
+TestSuite(gofer_malformed, .init = setup_tree, .fini = teardown_tree);
+
+static size_t stat_pkt(unsigned char *b, uint32_t type, uint32_t len_field)
+{
+	struct cbox_gofer_hdr h = {.type = type, .len = len_field, .tag = 1};
+	uint32_t fid = 0;
+	memcpy(b, &h, 16);
+	memcpy(b + 16, &fid, 4);
+	return 20;
+}
+
+Test(gofer_malformed, each_ends_the_session)
+{
+	unsigned char b[CBOX_GOFER_MSG_MAX + 64] = {0};
+	size_t n = stat_pkt(b, CBOX_GOFER_STAT, 20);
+	cr_expect_eq(one_step(b, n, -1, true), 1, "a valid packet is served");
+	cr_expect_eq(one_step(b, 8, -1, true), -1, "short");
+	stat_pkt(b, CBOX_GOFER_STAT, 24);
+	cr_expect_eq(one_step(b, 20, -1, true), -1, "wrong len");
+	stat_pkt(b, 77, 20);
+	cr_expect_eq(one_step(b, 20, -1, true), -1, "unknown type");
+	stat_pkt(b, CBOX_GOFER_STAT, 21);
+	cr_expect_eq(one_step(b, 21, -1, true), -1, "body too long");
+	/* WALK with the name "..". */
+	struct cbox_gofer_hdr h = {.type = CBOX_GOFER_WALK, .len = 24};
+	memcpy(b, &h, 16);
+	memcpy(b + 16, "\0\0\0\0\x02\0..", 8);
+	cr_expect_eq(one_step(b, 24, -1, false), -1, "name ..");
+	memcpy(b + 16, "\0\0\0\0\x02\0a/", 8);
+	cr_expect_eq(one_step(b, 24, -1, false), -1, "name a/");
+	/* Longer than any valid packet. */
+	stat_pkt(b, CBOX_GOFER_STAT, sizeof(b));
+	cr_expect_eq(one_step(b, sizeof(b), -1, true), -1, "oversized");
+	/* A request must not carry fds; the one sent must not stay in the gofer. */
+	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	n = stat_pkt(b, CBOX_GOFER_STAT, 20);
+	cr_expect_eq(one_step(b, n, devnull, true), -1, "fd attached");
+	close(devnull);
+}
+
+Test(gofer_malformed, serve_returns_error)
+{
+	int sv[2];
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	unsigned char b[256];
+	stat_pkt(b, CBOX_GOFER_STAT, 20);
+	cr_assert_eq(send(sv[0], b, 20, 0), 20);
+	cr_assert_eq(send(sv[0], b, 3, 0), 3);
+	cr_assert_eq(send(sv[0], b, 20, 0), 20);
+	int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cr_expect_eq(cbox_gofer_serve(sv[1], rfd, true), -1);
+	/* The first request was answered, the third never read. */
+	cr_expect_eq(recv(sv[0], b, sizeof(b), MSG_DONTWAIT), 16 + 112);
+	cr_expect_eq(recv(sv[0], b, sizeof(b), MSG_DONTWAIT), -1);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+Test(gofer_malformed, client_rejects_bad_replies)
+{
+	int sv[2];
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	struct cbox_gofer_client *c = cbox_gofer_client_new(sv[0]);
+	/* A reply with the wrong tag, queued before the request is even sent. */
+	struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_CLUNK, .tag = 999};
+	unsigned char b[64];
+	int len = cbox_gofer_encode_reply(&r, b, sizeof(b));
+	cr_assert_eq(send(sv[1], b, (size_t)len, 0), len);
+	cr_expect_eq(cbox_gofer_clunk(c, 5), -EIO);
+	/* Broken for good. */
+	cr_expect_eq(cbox_gofer_clunk(c, 5), -EIO);
+	cbox_gofer_client_free(c);
+	close(sv[1]);
+
+	/* Right tag (the first request's is 1), wrong type. */
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	c = cbox_gofer_client_new(sv[0]);
+	r = (struct cbox_gofer_reply){.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_MKDIR, .tag = 1};
+	len = cbox_gofer_encode_reply(&r, b, sizeof(b));
+	cr_assert_eq(send(sv[1], b, (size_t)len, 0), len);
+	cr_expect_eq(cbox_gofer_clunk(c, 5), -EIO);
+	cbox_gofer_client_free(c);
+	close(sv[1]);
+
+	/* An OPEN reply without its fd, and a peer that hangs up. */
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	c = cbox_gofer_client_new(sv[0]);
+	r = (struct cbox_gofer_reply){.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_OPEN, .tag = 1};
+	len = cbox_gofer_encode_reply(&r, b, sizeof(b));
+	cr_assert_eq(send(sv[1], b, (size_t)len, 0), len);
+	cr_expect_eq(cbox_gofer_open(c, 5, O_RDONLY), -EIO);
+	cbox_gofer_client_free(c);
+	close(sv[1]);
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	c = cbox_gofer_client_new(sv[0]);
+	close(sv[1]);
+	cr_expect_eq(cbox_gofer_stat(c, 0, &(struct cbox_gofer_stat){0}), -EIO);
+	cbox_gofer_client_free(c);
+}

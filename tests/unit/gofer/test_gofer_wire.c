@@ -1,0 +1,178 @@
+/* The gofer wire format: every request and reply type round-trips, and the decoders refuse every
+ * kind of malformed packet the brief lists. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "cbox/gofer.h"
+#include "cbox/gofer_wire.h"
+
+static unsigned char buf[CBOX_GOFER_MSG_MAX];
+
+static int enc(uint32_t type, const char *name, const char *name2)
+{
+	struct cbox_gofer_req q = {.type = type,
+	                           .tag = 7,
+	                           .fid = 3,
+	                           .fid2 = 4,
+	                           .flags = type == CBOX_GOFER_UNLINK ? 1 : 0x42,
+	                           .mode = 0644,
+	                           .name = name,
+	                           .name_len = name ? strlen(name) : 0,
+	                           .name2 = name2,
+	                           .name2_len = name2 ? strlen(name2) : 0};
+	return cbox_gofer_encode_request(&q, buf, sizeof(buf));
+}
+
+Test(gofer_wire, every_request_round_trips)
+{
+	for (uint32_t t = CBOX_GOFER_WALK; t <= CBOX_GOFER_TYPE_MAX; t++) {
+		int len = enc(t, "name", t == CBOX_GOFER_SYMLINK ? "../target" : "other");
+		cr_assert_gt(len, 16, "type %u", t);
+		struct cbox_gofer_req q;
+		cr_assert_eq(cbox_gofer_decode_request(buf, (size_t)len, &q), 0, "type %u", t);
+		cr_expect_eq(q.type, t);
+		cr_expect_eq(q.tag, 7);
+		cr_expect_eq(q.fid, 3);
+		if (q.name)
+			cr_expect_eq(memcmp(q.name, "name", 4), 0);
+		if (t == CBOX_GOFER_RENAME || t == CBOX_GOFER_LINK)
+			cr_expect_eq(q.fid2, 4);
+		if (t == CBOX_GOFER_SYMLINK)
+			cr_expect_eq(q.name2_len, 9);
+		/* One byte too many or too few is a body of the wrong length. */
+		cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len - 1, &q), -EPROTO);
+		uint32_t l = (uint32_t)len + 1;
+		memcpy(buf + 4, &l, 4);
+		cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len + 1, &q), -EINVAL,
+		             "type %u with a trailing byte", t);
+		l = (uint32_t)len - 1;
+		memcpy(buf + 4, &l, 4);
+		cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len - 1, &q), -EINVAL,
+		             "type %u one byte short", t);
+	}
+}
+
+Test(gofer_wire, header_checks)
+{
+	struct cbox_gofer_req q;
+	int len = enc(CBOX_GOFER_STAT, NULL, NULL);
+	cr_assert_eq(len, 20);
+	cr_expect_eq(cbox_gofer_decode_request(buf, 0, &q), -EPROTO);
+	cr_expect_eq(cbox_gofer_decode_request(buf, 15, &q), -EPROTO);
+	cr_expect_eq(cbox_gofer_decode_request(buf, 19, &q), -EPROTO); /* len field says 20 */
+	uint32_t bad = 99;
+	memcpy(buf, &bad, 4);
+	cr_expect_eq(cbox_gofer_decode_request(buf, 20, &q), -EPROTO);
+	bad = 0;
+	memcpy(buf, &bad, 4);
+	cr_expect_eq(cbox_gofer_decode_request(buf, 20, &q), -EPROTO);
+	cr_expect_eq(cbox_gofer_decode_request(NULL, 20, &q), -EPROTO);
+}
+
+/* Patch a WALK packet's name bytes directly, bypassing the encoder's checks. */
+static int raw_walk(const char *name, size_t n)
+{
+	struct cbox_gofer_hdr h = {.type = CBOX_GOFER_WALK, .len = (uint32_t)(16 + 4 + 2 + n)};
+	uint32_t fid = 0;
+	uint16_t nl = (uint16_t)n;
+	memcpy(buf, &h, 16);
+	memcpy(buf + 16, &fid, 4);
+	memcpy(buf + 20, &nl, 2);
+	memcpy(buf + 22, name, n);
+	struct cbox_gofer_req q;
+	return cbox_gofer_decode_request(buf, h.len, &q);
+}
+
+Test(gofer_wire, bad_names_refused)
+{
+	char longname[300];
+	memset(longname, 'a', sizeof(longname));
+	cr_expect_eq(raw_walk("ok", 2), 0);
+	cr_expect_eq(raw_walk(longname, 255), 0);
+	cr_expect_eq(raw_walk(longname, 256), -EINVAL);
+	cr_expect_eq(raw_walk("", 0), -EINVAL);
+	cr_expect_eq(raw_walk(".", 1), -EINVAL);
+	cr_expect_eq(raw_walk("..", 2), -EINVAL);
+	cr_expect_eq(raw_walk("a/b", 3), -EINVAL);
+	cr_expect_eq(raw_walk("a\0b", 3), -EINVAL);
+	cr_expect_eq(raw_walk("...", 3), 0);
+	/* The encoder refuses the same names, with ENAMETOOLONG for the long one. */
+	longname[256] = '\0';
+	cr_expect_eq(enc(CBOX_GOFER_WALK, longname, NULL), -ENAMETOOLONG);
+	cr_expect_eq(enc(CBOX_GOFER_WALK, "..", NULL), -EINVAL);
+	cr_expect_eq(enc(CBOX_GOFER_RENAME, "a", "b/c"), -EINVAL);
+	cr_expect_eq(enc(CBOX_GOFER_MKDIR, "", NULL), -EINVAL);
+}
+
+Test(gofer_wire, symlink_targets)
+{
+	static char target[4100];
+	memset(target, 'x', sizeof(target) - 1);
+	target[4095] = '\0';
+	cr_expect_gt(enc(CBOX_GOFER_SYMLINK, "l", target), 0);
+	target[4095] = 'x';
+	target[4096] = '\0';
+	cr_expect_eq(enc(CBOX_GOFER_SYMLINK, "l", target), -ENAMETOOLONG);
+	cr_expect_eq(enc(CBOX_GOFER_SYMLINK, "l", ""), -EINVAL);
+	/* A NUL inside the target, forged on the wire. */
+	int len = enc(CBOX_GOFER_SYMLINK, "l", "abc");
+	buf[len - 2] = '\0';
+	struct cbox_gofer_req q;
+	cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len, &q), -EINVAL);
+}
+
+Test(gofer_wire, unlink_isdir_must_be_boolean)
+{
+	int len = enc(CBOX_GOFER_UNLINK, "x", NULL);
+	cr_assert_gt(len, 0);
+	uint32_t two = 2;
+	memcpy(buf + 20, &two, 4);
+	struct cbox_gofer_req q;
+	cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len, &q), -EINVAL);
+}
+
+Test(gofer_wire, replies_round_trip)
+{
+	struct cbox_gofer_reply r = {
+	    .type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALK, .tag = 9, .fid = 5};
+	r.stat.ino = 1234;
+	int len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_eq(len, 16 + 4 + 112);
+	struct cbox_gofer_reply d;
+	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), 0);
+	cr_expect_eq(d.fid, 5);
+	cr_expect_eq(d.stat.ino, 1234);
+	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len - 1, &d), -EPROTO);
+
+	r = (struct cbox_gofer_reply){
+	    .type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_READLINK, .target = "/etc", .target_len = 4};
+	len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), 0);
+	cr_expect_eq(d.target_len, 4);
+	cr_expect_eq(memcmp(d.target, "/etc", 4), 0);
+
+	r = (struct cbox_gofer_reply){.type = CBOX_GOFER_REPLY_ERROR, .error = ENOENT};
+	len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), 0);
+	cr_expect_eq(d.error, ENOENT);
+	r.error = 0;
+	cr_expect_eq(cbox_gofer_encode_reply(&r, buf, sizeof(buf)), -EINVAL);
+	int32_t bad = -5;
+	memcpy(buf + 16, &bad, 4);
+	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), -EINVAL);
+	r = (struct cbox_gofer_reply){.type = CBOX_GOFER_REPLY_OK | 0x7f};
+	cr_expect_eq(cbox_gofer_encode_reply(&r, buf, sizeof(buf)), -EINVAL);
+	cr_expect_eq(cbox_gofer_encode_reply(&r, buf, 8), -EINVAL);
+	r.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_STAT;
+	cr_expect_eq(cbox_gofer_encode_reply(&r, buf, 20), -ENOBUFS);
+}
+
+Test(gofer_wire, allowed_syscalls_sorted_unique)
+{
+	size_t n = 0;
+	const int *v = cbox_gofer_allowed_syscalls(&n);
+	cr_assert_gt(n, 10);
+	for (size_t i = 1; i < n; i++)
+		cr_expect_lt(v[i - 1], v[i], "entry %zu", i);
+}
