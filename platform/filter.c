@@ -93,7 +93,7 @@ static int emit_leaf(struct prog *p, enum action act)
 		/* fds are ints: the low 32 bits decide (the kernel truncates to int too). */
 		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg)));
 		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							  CBOX_PTRACE_INSTALL_FD, 0, 1));
+		                                          CBOX_PTRACE_INSTALL_FD, 0, 1));
 		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, p->trap));
 		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 		return r ? -ENOMEM : 0;
@@ -111,7 +111,7 @@ static int emit_tree(struct prog *p, const struct range *ranges, size_t lo, size
 	size_t mid = lo + (hi - lo) / 2;
 	/* if (nr >= ranges[mid].lo) goto right; the jump over the left subtree is a 32-bit ja. */
 	if (emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
-						 (uint32_t)ranges[mid].lo, 0, 1)) < 0)
+	                                         (uint32_t)ranges[mid].lo, 0, 1)) < 0)
 		return -ENOMEM;
 	size_t ja = p->len;
 	if (emit(p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0)) < 0)
@@ -124,7 +124,7 @@ static int emit_tree(struct prog *p, const struct range *ranges, size_t lo, size
 }
 
 int cbox_platform_build_filter(const struct cbox_platform_ops *ops, bool strict,
-			       struct sock_filter **out, unsigned short *len)
+                               struct sock_filter **out, unsigned short *len)
 {
 	struct range ranges[CBOX_SYS_MAX + 1];
 	size_t n = 0;
@@ -143,11 +143,12 @@ int cbox_platform_build_filter(const struct cbox_platform_ops *ops, bool strict,
 	/* Only the x86_64 ABI is emulated: a 32-bit int 0x80 call or an x32 call would name
 	 * different syscalls with the same numbers, so such a task is killed. */
 	r |= emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-						   offsetof(struct seccomp_data, arch)));
-	r |= emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0));
+	                                           offsetof(struct seccomp_data, arch)));
+	r |= emit(&p,
+	          (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0));
 	r |= emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
 	r |= emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-						   offsetof(struct seccomp_data, nr)));
+	                                           offsetof(struct seccomp_data, nr)));
 	r |= emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1));
 	r |= emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
 	if (r == 0)

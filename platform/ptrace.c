@@ -22,7 +22,6 @@
 #include "cbox/log.h"
 #include "internal.h"
 
-
 int cbox_ptrace_reply(struct cbox_trap *t, int64_t ret)
 {
 	struct user_regs_struct r = t->regs;
@@ -143,8 +142,10 @@ int cbox_ptrace_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd
 	memset(&out, 0, sizeof(out));
 	char b = 'f';
 	struct iovec iov = {.iov_base = &b, .iov_len = 1};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = out.buf,
-			   .msg_controllen = sizeof(out.buf)};
+	struct msghdr m = {.msg_iov = &iov,
+	                   .msg_iovlen = 1,
+	                   .msg_control = out.buf,
+	                   .msg_controllen = sizeof(out.buf)};
 	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
@@ -188,7 +189,8 @@ static int pt_cont(struct cbox_platform *p, struct cbox_trap *t)
 		struct user_regs_struct r = t->regs;
 		r.rip -= 2;
 		r.rax = r.orig_rax;
-		if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0 || ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
+		if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0 ||
+		    ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
 			return errno == ESRCH ? 0 : -errno;
 		return 0;
 	}
@@ -235,15 +237,15 @@ static void pt_free(struct cbox_platform *p)
 }
 
 const struct cbox_platform_ops cbox_platform_ptrace = {
-	.name = "ptrace",
-	.trap_action = SECCOMP_RET_TRACE,
-	.needs_install_fd = true,
-	.set_listener = pt_set_listener,
-	.poll_fd = pt_poll_fd,
-	.recv = pt_recv,
-	.reply = pt_reply,
-	.cont = pt_cont,
-	.install_fd = pt_install,
-	.still_valid = pt_still_valid,
-	.free = pt_free,
+    .name = "ptrace",
+    .trap_action = SECCOMP_RET_TRACE,
+    .needs_install_fd = true,
+    .set_listener = pt_set_listener,
+    .poll_fd = pt_poll_fd,
+    .recv = pt_recv,
+    .reply = pt_reply,
+    .cont = pt_cont,
+    .install_fd = pt_install,
+    .still_valid = pt_still_valid,
+    .free = pt_free,
 };

@@ -75,9 +75,9 @@ static int sc_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd, 
 	if (t->ptrace_stop)
 		return -EINVAL; /* fds are installed only while a notification is pending */
 	struct seccomp_notif_addfd a = {
-		.id = t->notif_id,
-		.srcfd = (uint32_t)hostfd,
-		.newfd_flags = cloexec ? O_CLOEXEC : 0,
+	    .id = t->notif_id,
+	    .srcfd = (uint32_t)hostfd,
+	    .newfd_flags = cloexec ? O_CLOEXEC : 0,
 	};
 	int fd = ioctl(p->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
 	return fd < 0 ? -errno : fd;
@@ -98,15 +98,15 @@ static void sc_free(struct cbox_platform *p)
 }
 
 const struct cbox_platform_ops cbox_platform_seccomp = {
-	.name = "seccomp",
-	.trap_action = SECCOMP_RET_USER_NOTIF,
-	.needs_install_fd = false,
-	.set_listener = sc_set_listener,
-	.poll_fd = sc_poll_fd,
-	.recv = sc_recv,
-	.reply = sc_reply,
-	.cont = sc_cont,
-	.install_fd = sc_install,
-	.still_valid = sc_still_valid,
-	.free = sc_free,
+    .name = "seccomp",
+    .trap_action = SECCOMP_RET_USER_NOTIF,
+    .needs_install_fd = false,
+    .set_listener = sc_set_listener,
+    .poll_fd = sc_poll_fd,
+    .recv = sc_recv,
+    .reply = sc_reply,
+    .cont = sc_cont,
+    .install_fd = sc_install,
+    .still_valid = sc_still_valid,
+    .free = sc_free,
 };

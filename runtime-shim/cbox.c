@@ -6,12 +6,15 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: cbox VERB [OPTIONS]\n\n"
-		   "  syscalls [--json]                  the syscall table: what the sentry does with each\n"
-		   "  syscalls --host-surface [--json]   the host syscalls the guest, the sentry and the\n"
-		   "                                     gofer can reach\n"
-		   "  --version\n\n"
-		   "To run a program in a sandbox: cbox-run -- PROGRAM [ARGS...]\n");
+	fprintf(
+	    f,
+	    "Usage: cbox VERB [OPTIONS]\n\n"
+	    "  syscalls [--json]                  the syscall table: what the sentry does with "
+	    "each\n"
+	    "  syscalls --host-surface [--json]   the host syscalls the guest, the sentry and the\n"
+	    "                                     gofer can reach\n"
+	    "  --version\n\n"
+	    "To run a program in a sandbox: cbox-run -- PROGRAM [ARGS...]\n");
 }
 
 int main(int argc, char **argv)

@@ -21,23 +21,25 @@ extern char **environ;
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: cbox-run [OPTIONS] -- PROGRAM [ARGS...]\n"
-		"Run PROGRAM in a new cbox sandbox: a user-space kernel (the sentry) answers its\n"
-		"system calls; it sees the root file system read-only and no network.\n\n"
-		"  --platform=seccomp|ptrace  how guest syscalls are trapped (default: seccomp)\n"
-		"                             e.g. cbox-run --platform=ptrace -- /bin/busybox true\n"
-		"  --strict                   no fast path: the sentry sees every syscall\n"
-		"                             e.g. cbox-run --strict -- /bin/busybox ls /\n"
-		"  --strace                   print each guest syscall and what the sentry did\n"
-		"                             e.g. cbox-run --strace -- /bin/busybox true\n"
-		"  --rootfs DIR               the guest's root file system, read-only (default: /)\n"
-		"                             e.g. cbox-run --rootfs /srv/rootfs -- /bin/sh\n"
-		"  --log-level=LEVEL          error, warning (default), info or debug\n"
-		"  --log-format=FORMAT        text (default) or json\n"
-		"  -h, --help                 this help\n\n"
-		"Exit status: the program's; 128+N when it was killed by signal N; 127 when it does\n"
-		"not exist; 126 when it cannot be executed; 125 when the sandbox could not be set up.\n");
+	fprintf(
+	    f,
+	    "Usage: cbox-run [OPTIONS] -- PROGRAM [ARGS...]\n"
+	    "Run PROGRAM in a new cbox sandbox: a user-space kernel (the sentry) answers its\n"
+	    "system calls; it sees the root file system read-only and no network.\n\n"
+	    "  --platform=seccomp|ptrace  how guest syscalls are trapped (default: seccomp)\n"
+	    "                             e.g. cbox-run --platform=ptrace -- /bin/busybox true\n"
+	    "  --strict                   no fast path: the sentry sees every syscall\n"
+	    "                             e.g. cbox-run --strict -- /bin/busybox ls /\n"
+	    "  --strace                   print each guest syscall and what the sentry did\n"
+	    "                             e.g. cbox-run --strace -- /bin/busybox true\n"
+	    "  --rootfs DIR               the guest's root file system, read-only (default: /)\n"
+	    "                             e.g. cbox-run --rootfs /srv/rootfs -- /bin/sh\n"
+	    "  --log-level=LEVEL          error, warning (default), info or debug\n"
+	    "  --log-format=FORMAT        text (default) or json\n"
+	    "  -h, --help                 this help\n\n"
+	    "Exit status: the program's; 128+N when it was killed by signal N; 127 when it does\n"
+	    "not exist; 126 when it cannot be executed; 125 when the sandbox could not be set "
+	    "up.\n");
 }
 
 struct opts {
@@ -49,12 +51,14 @@ struct opts {
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{"platform", required_argument, NULL, 'p'}, {"strict", no_argument, NULL, 's'},
-		{"strace", no_argument, NULL, 't'},	    {"rootfs", required_argument, NULL, 'r'},
-		{"log-level", required_argument, NULL, 'l'},
-		{"log-format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}};
+	static const struct option longopts[] = {{"platform", required_argument, NULL, 'p'},
+	                                         {"strict", no_argument, NULL, 's'},
+	                                         {"strace", no_argument, NULL, 't'},
+	                                         {"rootfs", required_argument, NULL, 'r'},
+	                                         {"log-level", required_argument, NULL, 'l'},
+	                                         {"log-format", required_argument, NULL, 'f'},
+	                                         {"help", no_argument, NULL, 'h'},
+	                                         {NULL, 0, NULL, 0}};
 	int c;
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -148,7 +152,7 @@ static int run(struct opts *o, char **argv)
 	const struct cbox_platform_ops *platform = cbox_platform_find(o->platform);
 	if (!platform) {
 		fprintf(stderr, "cbox-run: unknown platform '%s' (use seccomp or ptrace)\n",
-			o->platform);
+		        o->platform);
 		return 125;
 	}
 	struct cbox_gofer_config gc = {.rootfs = o->rootfs, .readonly = true};
@@ -162,20 +166,23 @@ static int run(struct opts *o, char **argv)
 	int sync[2];
 	if (pipe2(sync, O_CLOEXEC) < 0)
 		return 125;
-	char *empty_env[] = {NULL};
-	(void)empty_env;
+	/* With the host root as the guest's root, the guest starts where the caller stands (as
+	 * with bwrap --ro-bind / /); with another rootfs, at its root. */
+	char cwd[4096] = "/";
+	if (strcmp(o->rootfs, "/") == 0 && !getcwd(cwd, sizeof(cwd)))
+		strcpy(cwd, "/");
 	struct cbox_sentry_config cfg = {.platform = platform,
-					 .strict = o->strict,
-					 .strace = o->strace,
-					 .gofer_sock = gsock,
-					 .argv = argv,
-					 .envp = environ,
-					 .cwd = "/",
-					 .hostname = "cbox"};
+	                                 .strict = o->strict,
+	                                 .strace = o->strace,
+	                                 .gofer_sock = gsock,
+	                                 .argv = argv,
+	                                 .envp = environ,
+	                                 .cwd = cwd,
+	                                 .hostname = "cbox"};
 	pid_t pid = (pid_t)syscall(SYS_clone,
-				   CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
-					   CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD,
-				   0, 0, 0, 0);
+	                           CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
+	                               CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD,
+	                           0, 0, 0, 0);
 	if (pid < 0) {
 		cbox_error("creating the sandbox's namespaces: %s", strerror(errno));
 		return 125;
@@ -189,7 +196,7 @@ static int run(struct opts *o, char **argv)
 		close(sync[0]);
 		if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
 			cbox_die(125, "becoming root in the sandbox's user namespace: %s",
-				 strerror(errno));
+			         strerror(errno));
 		_exit(cbox_sentry_main(&cfg));
 	}
 	close(sync[0]);

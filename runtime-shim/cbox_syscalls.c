@@ -56,8 +56,8 @@ static void print_table(bool json)
 	if (json)
 		printf("\n]\n");
 	else
-		printf("\n%zu syscalls: %zu full, %zu partial, %zu refused\n", full + partial + refused,
-		       full, partial, refused);
+		printf("\n%zu syscalls: %zu full, %zu partial, %zu refused\n",
+		       full + partial + refused, full, partial, refused);
 }
 
 static void print_list(const char *key, const int *nrs, size_t n, bool json, bool *first)
@@ -104,9 +104,9 @@ static void print_surface(bool json, bool strict)
 	if (json)
 		printf("{");
 	print_list(json ? "guest_fastpath" : "guest fast path (allowed without the sentry)", fast,
-		   nf, json, &first);
+	           nf, json, &first);
 	print_list(json ? "guest_passthrough" : "guest checked pass-through (after the sentry)",
-		   pass, np, json, &first);
+	           pass, np, json, &first);
 	print_list(json ? "sentry" : "sentry allowlist", sentry, ns, json, &first);
 	print_list(json ? "gofer" : "gofer allowlist", gofer, ng, json, &first);
 	if (json)
@@ -124,9 +124,10 @@ int cbox_verb_syscalls(int argc, char **argv)
 		else if (!strcmp(argv[i], "--strict"))
 			strict = true;
 		else {
-			fprintf(stderr, "cbox syscalls: unknown option '%s'\n"
-					"usage: cbox syscalls [--host-surface [--strict]] [--json]\n",
-				argv[i]);
+			fprintf(stderr,
+			        "cbox syscalls: unknown option '%s'\n"
+			        "usage: cbox syscalls [--host-surface [--strict]] [--json]\n",
+			        argv[i]);
 			return 2;
 		}
 	}

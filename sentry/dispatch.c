@@ -67,12 +67,13 @@ static void strace_line(struct cbox_sysctx *c, const struct cbox_sys_entry *e, i
 	else
 		snprintf(res, sizeof(res), "%lld", (long long)r);
 	int n = snprintf(line, sizeof(line), "[pid %d] %s(%#llx, %#llx, %#llx, %#llx) = %s (%s)\n",
-			 cbox_task_vpid(c->s, c->task), cbox_sys_name(t->nr),
-			 (unsigned long long)t->args[0], (unsigned long long)t->args[1],
-			 (unsigned long long)t->args[2], (unsigned long long)t->args[3], res,
-			 outcome_name(e, r));
+	                 cbox_task_vpid(c->s, c->task), cbox_sys_name(t->nr),
+	                 (unsigned long long)t->args[0], (unsigned long long)t->args[1],
+	                 (unsigned long long)t->args[2], (unsigned long long)t->args[3], res,
+	                 outcome_name(e, r));
 	if (n > 0)
-		cbox_log_raw(line, (unsigned long)(n < (int)sizeof(line) ? n : (int)sizeof(line) - 1));
+		cbox_log_raw(line,
+		             (unsigned long)(n < (int)sizeof(line) ? n : (int)sizeof(line) - 1));
 }
 
 /* A refused syscall is logged once per number: a guest calling it in a loop must not flood the
@@ -85,7 +86,7 @@ static void log_refused(struct cbox_sentry *s, const struct cbox_sys_entry *e, i
 		return;
 	s->refused_logged[idx / 64] |= bit;
 	cbox_warn("guest syscall %s (%d) refused with %s: %s", cbox_sys_name(nr), nr,
-		  e ? strerrorname_np(e->err) : "ENOSYS", e ? e->note : "not an x86_64 syscall");
+	          e ? strerrorname_np(e->err) : "ENOSYS", e ? e->note : "not an x86_64 syscall");
 }
 
 void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap)
@@ -127,5 +128,5 @@ void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap)
 		err = p->ops->reply(p, trap, r);
 	if (err < 0)
 		cbox_warn("answering %s of task %d: %s", cbox_sys_name(trap->nr), trap->tid,
-			  strerror(-err));
+		          strerror(-err));
 }

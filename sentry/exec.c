@@ -21,7 +21,7 @@
 #include "internal.h"
 
 static int open_checked(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const char *path,
-			int walk_flags, struct cbox_dentry **out)
+                        int walk_flags, struct cbox_dentry **out)
 {
 	struct cbox_dentry *d;
 	int r = cbox_vfs_walk(s, t, dirfd, path, walk_flags, &d, NULL);
@@ -103,7 +103,7 @@ static int64_t rewrite_to_loader(struct cbox_sysctx *c, uint64_t argv, uint64_t 
 }
 
 int64_t cbox_exec(struct cbox_sysctx *c, int dirfd, uint64_t path_addr, uint64_t argv,
-		  uint64_t envp, int flags)
+                  uint64_t envp, int flags)
 {
 	struct cbox_task *t = c->task;
 	if (!c->trap->ptrace_stop)

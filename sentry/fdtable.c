@@ -84,7 +84,7 @@ void cbox_fdtable_put(struct cbox_sentry *s, struct cbox_fdtable *t)
 }
 
 int cbox_fd_set(struct cbox_sentry *s, struct cbox_task *t, int fd, struct cbox_dentry *d,
-		int flags, uint64_t dev, uint64_t ino)
+                int flags, uint64_t dev, uint64_t ino)
 {
 	struct entry *e = malloc(sizeof(*e));
 	if (!e)
@@ -108,8 +108,8 @@ void cbox_fd_forget(struct cbox_sentry *s, struct cbox_task *t, int fd)
  * task's current fd is fetched (pidfd_getfd) and compared by host identity before the entry is
  * believed; a mismatch drops the entry.
  */
-struct cbox_dentry *cbox_fd_lookup(struct cbox_sentry *s, struct cbox_task *t, int fd,
-				   int *flags, int *err)
+struct cbox_dentry *cbox_fd_lookup(struct cbox_sentry *s, struct cbox_task *t, int fd, int *flags,
+                                   int *err)
 {
 	if (fd < 0) {
 		*err = -EBADF;
@@ -136,7 +136,7 @@ struct cbox_dentry *cbox_fd_lookup(struct cbox_sentry *s, struct cbox_task *t, i
 }
 
 void cbox_fd_each(struct cbox_fdtable *tab, void (*fn)(void *ctx, int fd, struct cbox_dentry *d),
-		  void *ctx)
+                  void *ctx)
 {
 	size_t it = 0;
 	uint64_t fd;

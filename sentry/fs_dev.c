@@ -13,15 +13,21 @@ static const struct {
 	const char *name;
 	const char *link; /* NULL for a device */
 } entries[] = {
-	{"null", NULL},	  {"zero", NULL},	    {"full", NULL},
-	{"random", NULL}, {"urandom", NULL},	    {"fd", "/proc/self/fd"},
-	{"stdin", "/proc/self/fd/0"}, {"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"},
+    {"null", NULL},
+    {"zero", NULL},
+    {"full", NULL},
+    {"random", NULL},
+    {"urandom", NULL},
+    {"fd", "/proc/self/fd"},
+    {"stdin", "/proc/self/fd/0"},
+    {"stdout", "/proc/self/fd/1"},
+    {"stderr", "/proc/self/fd/2"},
 };
 
 #define ROOT_PRIV 0xffff
 
 static int d_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
-		    const char *name, struct cbox_dentry **out)
+                    const char *name, struct cbox_dentry **out)
 {
 	(void)s;
 	(void)t;
@@ -41,7 +47,7 @@ static int d_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 }
 
 static int d_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
-		  struct stat *st)
+                  struct stat *st)
 {
 	(void)t;
 	memset(st, 0, sizeof(*st));
@@ -83,8 +89,8 @@ static int d_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	return fd < 0 ? -errno : fd;
 }
 
-static int d_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
-		      char *buf, size_t size)
+static int d_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, char *buf,
+                      size_t size)
 {
 	(void)s;
 	(void)t;
@@ -94,8 +100,8 @@ static int d_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_de
 }
 
 static int d_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
-		     int (*emit)(void *ctx, const char *name, uint64_t ino, unsigned char type),
-		     void *ctx)
+                     int (*emit)(void *ctx, const char *name, uint64_t ino, unsigned char type),
+                     void *ctx)
 {
 	(void)s;
 	(void)t;
@@ -108,10 +114,10 @@ static int d_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 }
 
 const struct cbox_fs_ops cbox_fs_dev = {
-	.name = "dev",
-	.lookup = d_lookup,
-	.stat = d_stat,
-	.open = d_open,
-	.readlink = d_readlink,
-	.readdir = d_readdir,
+    .name = "dev",
+    .lookup = d_lookup,
+    .stat = d_stat,
+    .open = d_open,
+    .readlink = d_readlink,
+    .readdir = d_readdir,
 };

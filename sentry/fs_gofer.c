@@ -29,7 +29,7 @@ static void fill_stat(const struct cbox_gofer_stat *g, struct stat *st)
 }
 
 static int g_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
-		    const char *name, struct cbox_dentry **out)
+                    const char *name, struct cbox_dentry **out)
 {
 	(void)t;
 	uint32_t fid;
@@ -51,7 +51,7 @@ static int g_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 }
 
 static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
-		  struct stat *st)
+                  struct stat *st)
 {
 	(void)t;
 	struct cbox_gofer_stat g;
@@ -65,14 +65,15 @@ static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 static int g_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags)
 {
 	(void)t;
-	/* Only flags that describe the open file go to the gofer; creation is a separate request. */
+	/* Only flags that describe the open file go to the gofer; creation is a separate request.
+	 */
 	int keep = O_ACCMODE | O_APPEND | O_NONBLOCK | O_DIRECTORY | O_TRUNC | O_NOATIME | O_DSYNC |
-		   O_SYNC | O_DIRECT;
+	           O_SYNC | O_DIRECT;
 	return cbox_gofer_open(s->gofer, d->fid, (flags & keep) | O_CLOEXEC);
 }
 
-static int g_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
-		      char *buf, size_t size)
+static int g_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, char *buf,
+                      size_t size)
 {
 	(void)t;
 	return cbox_gofer_readlink(s->gofer, d->fid, buf, size);
@@ -85,11 +86,11 @@ static void g_release(struct cbox_sentry *s, struct cbox_dentry *d)
 }
 
 const struct cbox_fs_ops cbox_fs_gofer = {
-	.name = "gofer",
-	.lookup = g_lookup,
-	.stat = g_stat,
-	.open = g_open,
-	.readlink = g_readlink,
-	.readdir = NULL, /* host directories are listed by the host kernel */
-	.release = g_release,
+    .name = "gofer",
+    .lookup = g_lookup,
+    .stat = g_stat,
+    .open = g_open,
+    .readlink = g_readlink,
+    .readdir = NULL, /* host directories are listed by the host kernel */
+    .release = g_release,
 };

@@ -34,23 +34,23 @@ enum kind {
 };
 
 #define PRIV(k, pid, fd) ((uint64_t)(k) | ((uint64_t)(uint32_t)(pid) << 8) | ((uint64_t)(fd) << 40))
-#define KIND(p)		 ((enum kind)((p)&0xff))
-#define PID(p)		 ((pid_t)(((p) >> 8) & 0xffffffff))
-#define FDN(p)		 ((int)((p) >> 40))
+#define KIND(p)          ((enum kind)((p)&0xff))
+#define PID(p)           ((pid_t)(((p) >> 8) & 0xffffffff))
+#define FDN(p)           ((int)((p) >> 40))
 
 static const struct {
 	const char *name;
 	enum kind kind;
 	uint32_t mode;
 } pid_entries[] = {
-	{"stat", P_STAT, S_IFREG | 0444},	  {"status", P_STATUS, S_IFREG | 0444},
-	{"cmdline", P_CMDLINE, S_IFREG | 0444},	  {"environ", P_ENVIRON, S_IFREG | 0400},
-	{"comm", P_COMM, S_IFREG | 0644},	  {"exe", P_EXE, S_IFLNK | 0777},
-	{"cwd", P_CWD, S_IFLNK | 0777},		  {"fd", P_FDDIR, S_IFDIR | 0500},
+    {"stat", P_STAT, S_IFREG | 0444},       {"status", P_STATUS, S_IFREG | 0444},
+    {"cmdline", P_CMDLINE, S_IFREG | 0444}, {"environ", P_ENVIRON, S_IFREG | 0400},
+    {"comm", P_COMM, S_IFREG | 0644},       {"exe", P_EXE, S_IFLNK | 0777},
+    {"cwd", P_CWD, S_IFLNK | 0777},         {"fd", P_FDDIR, S_IFDIR | 0500},
 };
 
 static struct cbox_dentry *mk(struct cbox_dentry *dir, const char *name, uint32_t mode,
-			      uint64_t priv)
+                              uint64_t priv)
 {
 	struct cbox_dentry *d = cbox_dentry_new(dir->mnt, dir, name, mode);
 	if (d) {
@@ -83,7 +83,7 @@ static int parse_pid(const char *name)
 }
 
 static int p_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
-		    const char *name, struct cbox_dentry **out)
+                    const char *name, struct cbox_dentry **out)
 {
 	enum kind k = KIND(dir->priv);
 	pid_t pid = PID(dir->priv);
@@ -106,7 +106,7 @@ static int p_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 		for (size_t i = 0; i < CBOX_ARRAY_SIZE(pid_entries); i++)
 			if (strcmp(name, pid_entries[i].name) == 0) {
 				*out = mk(dir, name, pid_entries[i].mode,
-					  PRIV(pid_entries[i].kind, pid, 0));
+				          PRIV(pid_entries[i].kind, pid, 0));
 				return *out ? 0 : -ENOMEM;
 			}
 		return -ENOENT;
@@ -127,7 +127,7 @@ static int p_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 }
 
 static int p_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
-		  struct stat *st)
+                  struct stat *st)
 {
 	(void)t;
 	memset(st, 0, sizeof(*st));
@@ -174,15 +174,14 @@ static int gen_stat(struct cbox_sentry *s, pid_t host, char *out, size_t size)
 	long ppid, pgrp, sid, tty, tpgid;
 	int used = 0;
 	if (sscanf(rp + 1, " %c %ld %ld %ld %ld %ld%n", &state, &ppid, &pgrp, &sid, &tty, &tpgid,
-		   &used) < 6)
+	           &used) < 6)
 		return -EIO;
 	*rp = '\0';
 	char *lp = strchr(buf, '(');
-	return snprintf(out, size, "%d (%s) %c %d %d %d %ld %d%s",
-			cbox_task_vpid_of(s, host), lp ? lp + 1 : "", state,
-			cbox_task_vpid_of(s, (pid_t)ppid), cbox_task_vpid_of(s, (pid_t)pgrp),
-			cbox_task_vpid_of(s, (pid_t)sid), tty,
-			tpgid > 0 ? cbox_task_vpid_of(s, (pid_t)tpgid) : -1, rp + 1 + used);
+	return snprintf(out, size, "%d (%s) %c %d %d %d %ld %d%s", cbox_task_vpid_of(s, host),
+	                lp ? lp + 1 : "", state, cbox_task_vpid_of(s, (pid_t)ppid),
+	                cbox_task_vpid_of(s, (pid_t)pgrp), cbox_task_vpid_of(s, (pid_t)sid), tty,
+	                tpgid > 0 ? cbox_task_vpid_of(s, (pid_t)tpgid) : -1, rp + 1 + used);
 }
 
 /* /proc/<pid>/status with the pid lines translated and the tracer (the sentry) hidden. */
@@ -203,8 +202,9 @@ static int gen_status(struct cbox_sentry *s, pid_t host, char *out, size_t size)
 		     !strcmp(key, "TracerPid") || !strcmp(key, "NSpid") || !strcmp(key, "NStgid") ||
 		     !strcmp(key, "NSpgid") || !strcmp(key, "NSsid") || !strcmp(key, "Ngid"))) {
 			v = strtol(line + w, NULL, 10);
-			pid_t vp = (!strcmp(key, "TracerPid") || v == 0) ? 0
-								   : cbox_task_vpid_of(s, (pid_t)v);
+			pid_t vp = (!strcmp(key, "TracerPid") || v == 0)
+			               ? 0
+			               : cbox_task_vpid_of(s, (pid_t)v);
 			len += (size_t)snprintf(out + len, size - len, "%s:\t%d\n", key, vp);
 		} else {
 			len += (size_t)snprintf(out + len, size - len, "%s\n", line);
@@ -262,8 +262,8 @@ struct fdlink_ctx {
 	int len;
 };
 
-static int p_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
-		      char *buf, size_t size)
+static int p_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, char *buf,
+                      size_t size)
 {
 	pid_t pid = PID(d->priv);
 	struct cbox_task *pt = pid ? task_of(s, pid) : NULL;
@@ -272,7 +272,7 @@ static int p_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_de
 		return snprintf(buf, size, "%d", cbox_task_vpid(s, t));
 	case P_THREAD_SELF:
 		return snprintf(buf, size, "%d/task/%d", cbox_task_vpid(s, t),
-				t->vtid ? t->vtid : cbox_task_vpid(s, t));
+		                t->vtid ? t->vtid : cbox_task_vpid(s, t));
 	case P_EXE:
 		if (!pt || !pt->tg || !pt->tg->exe)
 			return -ENOENT;
@@ -306,8 +306,8 @@ static int p_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_de
 }
 
 static int p_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
-		     int (*emit)(void *ctx, const char *name, uint64_t ino, unsigned char type),
-		     void *ctx)
+                     int (*emit)(void *ctx, const char *name, uint64_t ino, unsigned char type),
+                     void *ctx)
 {
 	(void)t;
 	int r = emit(ctx, ".", d->ino, DT_DIR);
@@ -332,9 +332,9 @@ static int p_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 	case P_PIDDIR:
 		for (size_t i = 0; r == 0 && i < CBOX_ARRAY_SIZE(pid_entries); i++)
 			r = emit(ctx, pid_entries[i].name, 10 + i,
-				 S_ISDIR(pid_entries[i].mode)	? DT_DIR
-				 : S_ISLNK(pid_entries[i].mode) ? DT_LNK
-								: DT_REG);
+			         S_ISDIR(pid_entries[i].mode)   ? DT_DIR
+			         : S_ISLNK(pid_entries[i].mode) ? DT_LNK
+			                                        : DT_REG);
 		return r;
 	case P_FDDIR: {
 		pid_t host = host_of(s, PID(d->priv));
@@ -362,10 +362,10 @@ static int p_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 }
 
 const struct cbox_fs_ops cbox_fs_proc = {
-	.name = "proc",
-	.lookup = p_lookup,
-	.stat = p_stat,
-	.open = p_open,
-	.readlink = p_readlink,
-	.readdir = p_readdir,
+    .name = "proc",
+    .lookup = p_lookup,
+    .stat = p_stat,
+    .open = p_open,
+    .readlink = p_readlink,
+    .readdir = p_readdir,
 };

@@ -37,7 +37,8 @@ static int enter_empty_root(void)
 	    mount("/guest", "/guest", NULL, MS_BIND, NULL) < 0 || chdir("/guest") < 0 ||
 	    syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
 		return -errno;
-	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) <
+	    0)
 		return -errno;
 	return 0;
 }
@@ -51,11 +52,11 @@ static int drop_privileges(void)
 	for (int cap = 0; cap <= 63; cap++)
 		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
 			return -errno;
-	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
-					     SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
-					     SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
-					     SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
-		  0, 0, 0) < 0)
+	if (prctl(PR_SET_SECUREBITS,
+	          SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+	              SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+	              SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+	          0, 0, 0) < 0)
 		return -errno;
 	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct d[2];
@@ -116,6 +117,8 @@ int cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd)
 	if (write(sync_fd, &go, 1) != 1 || read(sync_fd, &go, 1) != 1)
 		_exit(125); /* the sentry gave up */
 	close(sync_fd);
+	/* Its own session and process group, as a container's init has (pgid = sid = pid 1). */
+	setsid();
 	r = drop_privileges();
 	if (r < 0)
 		fail(125, "dropping privileges", -r);
@@ -127,7 +130,8 @@ int cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd)
 	char *const *envp = s->cfg->envp;
 	const char *prog = argv[0];
 	/* The listener's number rides in the fourth register of each attempt: the sentry takes the
-	 * listener from the first execve stop (it is close-on-exec, so the guest never holds it). */
+	 * listener from the first execve stop (it is close-on-exec, so the guest never holds it).
+	 */
 	if (strchr(prog, '/')) {
 		syscall(SYS_execve, prog, argv, envp, (long)listener);
 		fail(errno == ENOENT ? 127 : 126, prog, errno);
@@ -141,7 +145,7 @@ int cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd)
 		const char *end = strchrnul(p, ':');
 		char full[PATH_MAX];
 		int n = snprintf(full, sizeof(full), "%.*s%s%s", (int)(end - p), p,
-				 end == p ? "" : "/", prog);
+		                 end == p ? "" : "/", prog);
 		if (n > 0 && (size_t)n < sizeof(full)) {
 			syscall(SYS_execve, full, argv, envp, (long)listener);
 			if (errno == EACCES)

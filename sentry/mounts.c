@@ -74,7 +74,8 @@ int cbox_vfs_open_synthetic_dir(struct cbox_sentry *s, struct cbox_task *t, stru
 {
 	struct dirent_buf b = {0};
 	int r = d->mnt->ops->readdir(s, t, d, emit_dirent, &b);
-	int fd = r < 0 ? r : cbox_memfd_with(d->name[0] ? d->name : "dir", b.data ? b.data : "", b.len);
+	int fd =
+	    r < 0 ? r : cbox_memfd_with(d->name[0] ? d->name : "dir", b.data ? b.data : "", b.len);
 	free(b.data);
 	return fd;
 }

@@ -29,7 +29,7 @@
 #define SENTRY_ROOT "/tmp" /* where the sentry's private tmpfs is mounted before pivot_root */
 
 static const char *const dev_names[CBOX_DEV_COUNT] = {"/dev/null", "/dev/zero", "/dev/full",
-						      "/dev/random", "/dev/urandom"};
+                                                      "/dev/random", "/dev/urandom"};
 
 struct cbox_gofer_client *cbox_sentry_gofer(struct cbox_sentry *s)
 {
@@ -94,7 +94,7 @@ static int setup_mounts(struct cbox_sentry *s)
 	if (mount("proc", SENTRY_ROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		return -errno;
 	int r = write_file(SENTRY_ROOT "/guest/cbox-loader", cbox_loader_image,
-			   cbox_loader_image_size, 0555);
+	                   cbox_loader_image_size, 0555);
 	if (r < 0)
 		return r;
 	snprintf(s->loader_path, sizeof(s->loader_path), "/cbox-loader");
@@ -126,8 +126,6 @@ static void loopback_up(void)
 	close(fd);
 }
 
-
-
 static int start_guest(struct cbox_sentry *s, int install_peer)
 {
 	int sync[2];
@@ -152,8 +150,8 @@ static int start_guest(struct cbox_sentry *s, int install_peer)
 		close(install_peer);
 	s->init_tid = pid;
 	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE |
-		    PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |
-		    PTRACE_O_TRACESECCOMP;
+	            PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |
+	            PTRACE_O_TRACESECCOMP;
 	/* EXITKILL: if the sentry dies, every guest task dies with it. */
 	if (ptrace(PTRACE_SEIZE, pid, 0, opts) < 0) {
 		int e = errno;
@@ -178,12 +176,11 @@ static int start_guest(struct cbox_sentry *s, int install_peer)
 	t->fs->umask = 022;
 	const char *cwd = s->cfg->cwd ? s->cfg->cwd : "/";
 	int r = cbox_vfs_walk(s, t, AT_FDCWD, cwd, CBOX_WALK_FOLLOW | CBOX_WALK_DIRECTORY,
-			      &t->fs->cwd, NULL);
+	                      &t->fs->cwd, NULL);
 	if (r < 0) {
-		cbox_error("working directory %s: %s", cwd, strerror(-r));
-		kill(pid, SIGKILL);
-		close(sync[1]);
-		return r;
+		cbox_warn("working directory %s is not in the guest's tree (%s): starting in /", cwd,
+			  strerror(-r));
+		t->fs->cwd = cbox_dentry_get(s->root);
 	}
 	char go = 'g';
 	if (write(sync[1], &go, 1) != 1) {
@@ -210,7 +207,7 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 	s->cfg = cfg;
 	s->init_status = -1;
 	cbox_sentry_set_hostname(s, cfg->hostname ? cfg->hostname : "cbox",
-				 strlen(cfg->hostname ? cfg->hostname : "cbox"));
+	                         strlen(cfg->hostname ? cfg->hostname : "cbox"));
 	prctl(PR_SET_NAME, "cbox-sentry");
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	s->gofer = cbox_gofer_client_new(cfg->gofer_sock);
@@ -254,6 +251,8 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 	}
 	cbox_tracer_loop(s);
 	int status = s->init_status >= 0 ? exit_status(s->init_status) : 125;
+	if (s->init_fault_sig && WIFSIGNALED(s->init_status) && WTERMSIG(s->init_status) == SIGKILL)
+		status = 128 + s->init_fault_sig;
 	cbox_gofer_client_free(s->gofer);
 	cbox_platform_free(s->platform);
 	return status;

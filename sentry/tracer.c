@@ -22,7 +22,7 @@
 
 /* Set up a new task's shared state from its parent's, as the clone flags say. */
 static void inherit(struct cbox_sentry *s, struct cbox_task *child, struct cbox_task *parent,
-		    uint64_t flags)
+                    uint64_t flags)
 {
 	(void)s;
 	if (flags & CLONE_THREAD) {
@@ -33,11 +33,12 @@ static void inherit(struct cbox_sentry *s, struct cbox_task *child, struct cbox_
 		if (child->tg) {
 			child->tg->refs = 1;
 			child->tg->host_tgid = child->tid;
-			child->tg->exe = parent->tg && parent->tg->exe ? strdup(parent->tg->exe) : NULL;
+			child->tg->exe =
+			    parent->tg && parent->tg->exe ? strdup(parent->tg->exe) : NULL;
 		}
 	}
 	child->files = (flags & CLONE_FILES) ? cbox_fdtable_get(parent->files)
-					     : cbox_fdtable_copy(parent->files);
+	                                     : cbox_fdtable_copy(parent->files);
 	if (flags & CLONE_FS) {
 		child->fs = parent->fs;
 		child->fs->refs++;
@@ -64,9 +65,9 @@ static void on_new_task(struct cbox_sentry *s, struct cbox_task *parent, int eve
 	unsigned long msg = 0;
 	ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg);
 	pid_t ctid = (pid_t)msg;
-	uint64_t flags = event == PTRACE_EVENT_CLONE ? parent->clone_flags
-			 : event == PTRACE_EVENT_VFORK ? (CLONE_VM | CLONE_VFORK)
-						       : 0;
+	uint64_t flags = event == PTRACE_EVENT_CLONE   ? parent->clone_flags
+	                 : event == PTRACE_EVENT_VFORK ? (CLONE_VM | CLONE_VFORK)
+	                                               : 0;
 	parent->clone_flags = 0;
 	struct cbox_task *child = cbox_task_find(s, ctid);
 	if (!child)
@@ -101,6 +102,30 @@ static void on_task_exit(struct cbox_sentry *s, pid_t tid, int status)
 		s->init_status = status;
 	if (t)
 		cbox_task_remove(s, t);
+}
+
+/* Whether sig, stopped on its way to task tid, is a fault the kernel raised (not a kill) that
+ * the task does not catch. */
+static bool fatal_fault(struct cbox_sentry *s, pid_t tid, int sig)
+{
+	(void)s;
+	if (sig != SIGSEGV && sig != SIGBUS && sig != SIGILL && sig != SIGFPE && sig != SIGSYS &&
+	    sig != SIGTRAP)
+		return false;
+	siginfo_t si;
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) < 0 || si.si_code <= 0)
+		return false; /* sent by a process (SI_USER, SI_TKILL...): init ignores it */
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	unsigned long long caught = 0;
+	while (fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "SigCgt: %llx", &caught) == 1)
+			break;
+	fclose(f);
+	return !(caught & (1ULL << (sig - 1)));
 }
 
 static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
@@ -179,6 +204,15 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 		resume(tid, 0);
 		return;
 	}
+	if (t->tg && t->tg->host_tgid == s->init_tid && fatal_fault(s, tid, sig)) {
+		/* The guest's pid 1 faulted with no handler. Linux kills such an init, but keeps it
+		 * unkillable while it is traced, so a re-injected fault would only repeat forever:
+		 * the sentry kills it and reports the fault signal as its death. */
+		s->init_fault_sig = sig;
+		kill(tid, SIGKILL);
+		resume(tid, 0);
+		return;
+	}
 	/* A signal on its way to the guest: deliver it as it is. */
 	resume(tid, sig);
 }
@@ -207,9 +241,9 @@ int cbox_tracer_loop(struct cbox_sentry *s)
 		return -errno;
 	reap(s); /* events that arrived before the signalfd existed */
 	while (s->init_status < 0) {
-		struct pollfd pf[2] = {{.fd = sfd, .events = POLLIN},
-				       {.fd = s->platform->ops->poll_fd(s->platform),
-					.events = POLLIN}};
+		struct pollfd pf[2] = {
+		    {.fd = sfd, .events = POLLIN},
+		    {.fd = s->platform->ops->poll_fd(s->platform), .events = POLLIN}};
 		int n = poll(pf, pf[1].fd >= 0 ? 2 : 1, -1);
 		if (n < 0) {
 			if (errno == EINTR)

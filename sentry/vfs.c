@@ -16,7 +16,7 @@
 #define LRU_MAX 4096
 
 struct cbox_dentry *cbox_dentry_new(struct cbox_mount *mnt, struct cbox_dentry *parent,
-				    const char *name, uint32_t mode)
+                                    const char *name, uint32_t mode)
 {
 	struct cbox_dentry *d = calloc(1, sizeof(*d));
 	if (!d)
@@ -131,7 +131,7 @@ static void cache_add(struct cbox_dentry *dir, struct cbox_dentry *d)
 /* Look one name up in dir (a directory of the guest's tree): mounts first, then the cache, then
  * the file system. Returns a new reference. */
 static int lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
-		  const char *name, struct cbox_dentry **out)
+                  const char *name, struct cbox_dentry **out)
 {
 	struct cbox_dentry *c = cache_find(dir, name);
 	if (c) {
@@ -157,7 +157,7 @@ static int lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 }
 
 static struct cbox_dentry *parent_of(struct cbox_sentry *s, struct cbox_task *t,
-				     struct cbox_dentry *d)
+                                     struct cbox_dentry *d)
 {
 	struct cbox_dentry *root = t && t->fs ? t->fs->root : s->root;
 	/* ".." of the root is the root: the walk never leaves the guest's tree. */
@@ -169,7 +169,7 @@ static struct cbox_dentry *parent_of(struct cbox_sentry *s, struct cbox_task *t,
 }
 
 static int start_of(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const char *path,
-		    struct cbox_dentry **out)
+                    struct cbox_dentry **out)
 {
 	if (path[0] == '/') {
 		*out = cbox_dentry_get(t->fs->root);
@@ -194,7 +194,7 @@ struct walk {
 };
 
 static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path, int flags,
-		     struct cbox_dentry **out, char *last);
+                     struct cbox_dentry **out, char *last);
 
 /* Replace *cur (a symlink) by what it points to, relative to dir. */
 static int follow(struct walk *w, struct cbox_dentry *dir, struct cbox_dentry **cur)
@@ -221,7 +221,7 @@ static int follow(struct walk *w, struct cbox_dentry *dir, struct cbox_dentry **
 }
 
 static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path, int flags,
-		     struct cbox_dentry **out, char *last)
+                     struct cbox_dentry **out, char *last)
 {
 	struct cbox_dentry *cur = cbox_dentry_get(start);
 	const char *p = path;
@@ -293,7 +293,7 @@ static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path
 }
 
 int cbox_vfs_walk(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const char *path,
-		  int flags, struct cbox_dentry **out, char *last)
+                  int flags, struct cbox_dentry **out, char *last)
 {
 	size_t len = strnlen(path, PATH_MAX);
 	if (len >= PATH_MAX)
@@ -311,7 +311,7 @@ int cbox_vfs_walk(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const c
 }
 
 int cbox_vfs_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
-		  struct stat *st)
+                  struct stat *st)
 {
 	if (!d->mnt->ops->stat)
 		return -EIO;

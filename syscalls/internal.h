@@ -71,6 +71,5 @@ int64_t sys_utime(struct cbox_sysctx *c);
 int64_t sys_utimensat(struct cbox_sysctx *c);
 int64_t sys_utimes(struct cbox_sysctx *c);
 
-
 /* stat helpers (sys_stat.c) */
 int64_t cbox_sys_stat_at(struct cbox_sysctx *c, int dirfd, uint64_t path, uint64_t buf, int flags);

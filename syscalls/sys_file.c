@@ -14,8 +14,8 @@
 #include "cbox/log.h"
 #include "internal.h"
 
-#define ARG(i)	 (c->trap->args[i])
-#define IARG(i)	 ((int)c->trap->args[i])
+#define ARG(i)   (c->trap->args[i])
+#define IARG(i)  ((int)c->trap->args[i])
 #define AT_FD(i) ((int)c->trap->args[i])
 
 /* Flags the kernel accepts for open (others are ignored by Linux too, except the creation ones). */
@@ -28,8 +28,8 @@ static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int fla
 	(void)mode;
 	if ((flags & O_TMPFILE) == O_TMPFILE) {
 		struct cbox_dentry *dir;
-		r = cbox_vfs_walk(c->s, c->task, dirfd, path, CBOX_WALK_FOLLOW | CBOX_WALK_DIRECTORY,
-				  &dir, NULL);
+		r = cbox_vfs_walk(c->s, c->task, dirfd, path,
+		                  CBOX_WALK_FOLLOW | CBOX_WALK_DIRECTORY, &dir, NULL);
 		if (r < 0)
 			return r;
 		r = dir->mnt->readonly ? -EROFS : -EOPNOTSUPP;
@@ -93,7 +93,7 @@ int64_t sys_creat(struct cbox_sysctx *c)
 }
 
 static int64_t do_readlink(struct cbox_sysctx *c, int dirfd, uint64_t upath, uint64_t ubuf,
-			   int64_t size)
+                           int64_t size)
 {
 	if (size <= 0)
 		return -EINVAL;
@@ -149,8 +149,8 @@ static int64_t do_access(struct cbox_sysctx *c, int dirfd, uint64_t upath, int m
 	r = cbox_vfs_walk(c->s, c->task, dirfd, path, wf, &d, NULL);
 	if (r < 0)
 		return r;
-	if ((mode & W_OK) && d->mnt->readonly && (S_ISREG(d->mode) || S_ISDIR(d->mode) ||
-						  S_ISLNK(d->mode)))
+	if ((mode & W_OK) && d->mnt->readonly &&
+	    (S_ISREG(d->mode) || S_ISDIR(d->mode) || S_ISLNK(d->mode)))
 		r = -EROFS;
 	else if ((mode & X_OK) && !S_ISDIR(d->mode) && !(d->mode & 0111))
 		r = -EACCES;
@@ -191,8 +191,8 @@ int64_t sys_chdir(struct cbox_sysctx *c)
 	if (r < 0)
 		return r;
 	struct cbox_dentry *d;
-	r = cbox_vfs_walk(c->s, c->task, AT_FDCWD, path, CBOX_WALK_FOLLOW | CBOX_WALK_DIRECTORY,
-			  &d, NULL);
+	r = cbox_vfs_walk(c->s, c->task, AT_FDCWD, path, CBOX_WALK_FOLLOW | CBOX_WALK_DIRECTORY, &d,
+	                  NULL);
 	return r < 0 ? r : set_cwd(c, d);
 }
 

@@ -12,12 +12,12 @@
 
 #include "internal.h"
 
-#define ARG(i)	(c->trap->args[i])
+#define ARG(i)  (c->trap->args[i])
 #define IARG(i) ((int)c->trap->args[i])
 
 enum want {
 	MUST_NOT_EXIST, /* mkdir, mknod, symlink, link target */
-	MUST_EXIST,	/* unlink, rmdir, chmod, ... */
+	MUST_EXIST,     /* unlink, rmdir, chmod, ... */
 };
 
 static int64_t denied(struct cbox_dentry *d)
@@ -27,8 +27,8 @@ static int64_t denied(struct cbox_dentry *d)
 
 /* Resolve path with the semantics of a create (want MUST_NOT_EXIST) or a change of an existing
  * entry, then refuse the change itself. is_dir: for rmdir/unlink's EISDIR/ENOTDIR. */
-static int64_t mutate(struct cbox_sysctx *c, int dirfd, uint64_t upath, enum want want,
-		      int walk, int is_dir)
+static int64_t mutate(struct cbox_sysctx *c, int dirfd, uint64_t upath, enum want want, int walk,
+                      int is_dir)
 {
 	char path[PATH_MAX], last[NAME_MAX + 1];
 	int r = cbox_sys_read_path(c, upath, path);

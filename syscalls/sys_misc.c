@@ -7,7 +7,7 @@
 
 #include "internal.h"
 
-#define ARG(i)	(c->trap->args[i])
+#define ARG(i)  (c->trap->args[i])
 #define IARG(i) ((int)c->trap->args[i])
 
 int64_t sys_uname(struct cbox_sysctx *c)

@@ -10,7 +10,7 @@
 
 #include "internal.h"
 
-#define ARG(i)	(c->trap->args[i])
+#define ARG(i)  (c->trap->args[i])
 #define IARG(i) ((int)c->trap->args[i])
 
 int64_t sys_execve(struct cbox_sysctx *c)
@@ -32,7 +32,7 @@ int64_t sys_clone(struct cbox_sysctx *c)
 {
 	uint64_t flags = ARG(0);
 	const uint64_t ns = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |
-			    CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWCGROUP | 0x80 /* NEWTIME */;
+	                    CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWCGROUP | 0x80 /* NEWTIME */;
 	if (flags & ns)
 		return -EPERM;
 	if (flags & CLONE_UNTRACED)

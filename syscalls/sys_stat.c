@@ -11,14 +11,14 @@
 
 #include "internal.h"
 
-#define ARG(i)	(c->trap->args[i])
+#define ARG(i)  (c->trap->args[i])
 #define IARG(i) ((int)c->trap->args[i])
 
 /* Resolve a path argument (or, with AT_EMPTY_PATH and "", the fd itself) to a dentry. Returns 1
  * when the fd is not a file the sentry serves (the host should answer), 0 with *out set, or
  * -errno. */
 static int resolve(struct cbox_sysctx *c, int dirfd, uint64_t upath, int flags,
-		   struct cbox_dentry **out)
+                   struct cbox_dentry **out)
 {
 	char path[PATH_MAX];
 	int r = cbox_sys_read_path(c, upath, path);
@@ -48,8 +48,7 @@ static int64_t put_stat(struct cbox_sysctx *c, struct cbox_dentry *d, uint64_t u
 	return cbox_sys_write(c, ubuf, &st, sizeof(st));
 }
 
-int64_t cbox_sys_stat_at(struct cbox_sysctx *c, int dirfd, uint64_t upath, uint64_t ubuf,
-			 int flags)
+int64_t cbox_sys_stat_at(struct cbox_sysctx *c, int dirfd, uint64_t upath, uint64_t ubuf, int flags)
 {
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT))
 		return -EINVAL;

@@ -6,14 +6,14 @@
 #include "cbox/syscalls.h"
 #include "internal.h"
 
-#define CBOX_SYS(nr_, name_, kind_, handler_, level_, err_, note_)                                \
+#define CBOX_SYS(nr_, name_, kind_, handler_, level_, err_, note_)                                 \
 	[nr_] = {.nr = nr_,                                                                        \
-		 .name = #name_,                                                                   \
-		 .kind = CBOX_SYS_##kind_,                                                         \
-		 .handler = handler_,                                                              \
-		 .level = CBOX_SYS_##level_,                                                       \
-		 .err = err_,                                                                      \
-		 .note = note_},
+	         .name = #name_,                                                                   \
+	         .kind = CBOX_SYS_##kind_,                                                         \
+	         .handler = handler_,                                                              \
+	         .level = CBOX_SYS_##level_,                                                       \
+	         .err = err_,                                                                      \
+	         .note = note_},
 static const struct cbox_sys_entry table[CBOX_SYS_MAX] = {
 #include "syscalls.def"
 };

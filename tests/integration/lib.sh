@@ -181,37 +181,22 @@ proc_comm() {
 	cat "/proc/$1/comm" 2>/dev/null
 }
 
-# descendants PID: every live descendant of PID, one per line.
+# descendants PID: every live descendant of PID as "PID COMM" lines (one ps call: fast enough
+# to poll).
 descendants() {
-	local p pp
-	declare -A parent=()
-	for p in /proc/[0-9]*; do
-		p=${p#/proc/}
-		pp=$(proc_field "$p" 4) && parent[$p]=$pp
-	done
-	local queue=("$1")
-	while [ ${#queue[@]} -gt 0 ]; do
-		local cur=${queue[0]}
-		queue=("${queue[@]:1}")
-		for p in "${!parent[@]}"; do
-			if [ "${parent[$p]}" = "$cur" ]; then
-				echo "$p"
-				queue+=("$p")
-			fi
-		done
-	done
+	ps -e -o pid=,ppid=,comm= | awk -v root="$1" '
+		{ parent[$1] = $2; comm[$1] = $3 }
+		END {
+			n = 1; q[1] = root
+			for (i = 1; i <= n; i++)
+				for (p in parent)
+					if (parent[p] == q[i]) { q[++n] = p; print p, comm[p] }
+		}'
 }
 
 # find_desc_by_comm PID COMM: the first descendant of PID whose comm is COMM.
 find_desc_by_comm() {
-	local p
-	for p in $(descendants "$1"); do
-		if [ "$(proc_comm "$p")" = "$2" ]; then
-			echo "$p"
-			return 0
-		fi
-	done
-	return 1
+	descendants "$1" | awk -v c="$2" '$2 == c { print $1; found = 1; exit } END { exit !found }'
 }
 
 # proc_id PID: "PID:STARTTIME", which identifies a process across pid reuse.
@@ -242,14 +227,14 @@ start_sleeper() {
 	RUN_PID=$!
 	CBOX_PID=""
 	TREE=""
-	local i p
-	for ((i = 0; i < 100; i++)); do
+	local p deadline=$((SECONDS + 10))
+	while [ "$SECONDS" -lt "$deadline" ]; do
 		CBOX_PID=$(find_desc_by_comm "$RUN_PID" "$CBOX_RUN_COMM") &&
 			find_desc_by_comm "$RUN_PID" busybox >/dev/null && break
 		sleep 0.1
 	done
 	sleep 0.2 # let the sandbox finish starting: every process exists once the guest runs
-	for p in $(descendants "$RUN_PID"); do
+	for p in $(descendants "$RUN_PID" | cut -d' ' -f1); do
 		TREE="$TREE $(proc_id "$p")"
 	done
 }

@@ -5,11 +5,11 @@
  *   seccomp  SECCOMP_RET_USER_NOTIF: answer by value, CONTINUE for checked pass-through, ADDFD to
  *            install fds. execve/execveat return SECCOMP_RET_TRACE instead, because a notification
  *            reply cannot rewrite the call; the sentry rewrites it at that ptrace stop.
- *   ptrace   SECCOMP_RET_TRACE for every trapped call: the sentry answers at the PTRACE_EVENT_SECCOMP
- *            stop by skipping the call (orig_rax = -1) and setting rax, lets it run with PTRACE_CONT,
- *            and installs fds by injecting a recvmsg on a socket reserved in every task.
- * In both, the sentry is the ptracer of every guest task (PTRACE_SEIZE with EXITKILL and
- * auto-attach on fork, vfork and clone), which is how it learns of new tasks, execs and exits.
+ *   ptrace   SECCOMP_RET_TRACE for every trapped call: the sentry answers at the
+ * PTRACE_EVENT_SECCOMP stop by skipping the call (orig_rax = -1) and setting rax, lets it run with
+ * PTRACE_CONT, and installs fds by injecting a recvmsg on a socket reserved in every task. In both,
+ * the sentry is the ptracer of every guest task (PTRACE_SEIZE with EXITKILL and auto-attach on
+ * fork, vfork and clone), which is how it learns of new tasks, execs and exits.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,13 +20,13 @@
 
 /* One trapped guest syscall in flight. */
 struct cbox_trap {
-	pid_t tid;	   /* host tid, in the sentry's pid namespace */
-	int nr;		   /* syscall number */
+	pid_t tid;         /* host tid, in the sentry's pid namespace */
+	int nr;            /* syscall number */
 	uint64_t args[6];  /* register arguments */
-	uint64_t ip;	   /* instruction pointer after the syscall instruction */
+	uint64_t ip;       /* instruction pointer after the syscall instruction */
 	uint64_t notif_id; /* seccomp platform: the notification id; 0 at a ptrace stop */
 	bool ptrace_stop;  /* the task is at a ptrace stop: regs is valid and may be rewritten */
-	bool at_exit;	   /* ptrace: injected calls left the task at a syscall-exit stop */
+	bool at_exit;      /* ptrace: injected calls left the task at a syscall-exit stop */
 	struct user_regs_struct regs;
 };
 
@@ -42,13 +42,13 @@ struct cbox_platform_ops {
 	uint32_t trap_action;
 	/* Whether the guest needs CBOX_PTRACE_INSTALL_FD. */
 	bool needs_install_fd;
-	/* Take the seccomp listener of the first guest task (seccomp platform); the platform owns it.
-	 * -1 on platforms that do not use one. */
+	/* Take the seccomp listener of the first guest task (seccomp platform); the platform owns
+	 * it. -1 on platforms that do not use one. */
 	int (*set_listener)(struct cbox_platform *p, int listener);
 	/* The fd to poll for trapped syscalls, or -1 (traps then arrive as ptrace stops). */
 	int (*poll_fd)(struct cbox_platform *p);
-	/* Receive one trapped syscall from poll_fd. 0 on success, -ENOENT when the task died before it
-	 * could be received (not an error), other -errno on failure. */
+	/* Receive one trapped syscall from poll_fd. 0 on success, -ENOENT when the task died before
+	 * it could be received (not an error), other -errno on failure. */
 	int (*recv)(struct cbox_platform *p, struct cbox_trap *t);
 	/* Answer with a result (>= 0 or -errno); the task resumes. */
 	int (*reply)(struct cbox_platform *p, struct cbox_trap *t, int64_t ret);
@@ -65,7 +65,7 @@ struct cbox_platform_ops {
 
 struct cbox_platform {
 	const struct cbox_platform_ops *ops;
-	int listener;	  /* seccomp platform */
+	int listener;     /* seccomp platform */
 	int install_sock; /* ptrace platform: the sentry's end of the install socketpair */
 };
 
@@ -74,7 +74,7 @@ CBOX_API const struct cbox_platform_ops *cbox_platform_find(const char *name);
 /* Create a platform instance. install_sock: the sentry's end of the install socketpair (ptrace),
  * -1 otherwise; the platform owns it. */
 CBOX_API struct cbox_platform *cbox_platform_new(const struct cbox_platform_ops *ops,
-						 int install_sock);
+                                                 int install_sock);
 CBOX_API void cbox_platform_free(struct cbox_platform *p);
 
 /*
@@ -85,7 +85,7 @@ CBOX_API void cbox_platform_free(struct cbox_platform *p);
  */
 struct sock_filter;
 CBOX_API int cbox_platform_build_filter(const struct cbox_platform_ops *ops, bool strict,
-					struct sock_filter **prog, unsigned short *len);
+                                        struct sock_filter **prog, unsigned short *len);
 
 /*
  * Whether the filter allows nr on the fast path (for a given platform and strictness). The

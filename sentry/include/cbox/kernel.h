@@ -22,27 +22,27 @@ struct cbox_fs_ops {
 	const char *name; /* "gofer", "proc", "dev" */
 	/* Find child name of dir; on success *out is a new reference. -ENOENT when absent. */
 	int (*lookup)(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
-		      const char *name, struct cbox_dentry **out);
+	              const char *name, struct cbox_dentry **out);
 	/* Fill st (Linux struct stat). */
 	int (*stat)(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
-		    struct stat *st);
+	            struct stat *st);
 	/* Open: return a host fd the guest can hold (the sentry keeps no copy). */
 	int (*open)(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags);
 	/* Symlink target into buf (NUL-terminated); returns its length. NULL: -EINVAL. */
 	int (*readlink)(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
-			char *buf, size_t size);
+	                char *buf, size_t size);
 	/* List a directory: call emit for ".", ".." and every entry. NULL: the host lists it (the
 	 * opened host fd is a real directory). */
 	int (*readdir)(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
-		       int (*emit)(void *ctx, const char *name, uint64_t ino, unsigned char type),
-		       void *ctx);
+	               int (*emit)(void *ctx, const char *name, uint64_t ino, unsigned char type),
+	               void *ctx);
 	/* Drop fs-private data of a dentry about to be freed. */
 	void (*release)(struct cbox_sentry *s, struct cbox_dentry *d);
 };
 
 struct cbox_mount {
 	const struct cbox_fs_ops *ops;
-	struct cbox_dentry *root;	/* the mounted tree's root */
+	struct cbox_dentry *root;       /* the mounted tree's root */
 	struct cbox_dentry *mountpoint; /* where it is mounted (NULL for "/") */
 	bool readonly;
 	uint64_t dev; /* st_dev the guest sees for synthetic file systems */
@@ -53,23 +53,23 @@ struct cbox_dentry {
 	struct cbox_dentry *parent; /* NULL at a mount's root */
 	struct cbox_mount *mnt;
 	char *name;
-	uint32_t mode;	     /* S_IFMT bits and permissions, cached at lookup */
-	uint64_t ino;	     /* inode number the guest sees */
-	uint64_t host_dev;   /* gofer: the host file's dev/ino, to recognise its fds */
+	uint32_t mode;     /* S_IFMT bits and permissions, cached at lookup */
+	uint64_t ino;      /* inode number the guest sees */
+	uint64_t host_dev; /* gofer: the host file's dev/ino, to recognise its fds */
 	uint64_t host_ino;
-	uint32_t fid;	     /* gofer fid */
-	uint64_t priv;	     /* synthetic fs: kind and argument (pid, fd...) */
+	uint32_t fid;                  /* gofer fid */
+	uint64_t priv;                 /* synthetic fs: kind and argument (pid, fd...) */
 	struct cbox_mount *covered_by; /* a mount on top of this dentry */
 	struct cbox_dentry *children;  /* cache (gofer only): first child */
 	struct cbox_dentry *sibling;   /* next child of parent */
-	bool cached;		       /* linked into parent's children */
+	bool cached;                   /* linked into parent's children */
 };
 
 CBOX_API struct cbox_dentry *cbox_dentry_get(struct cbox_dentry *d);
 CBOX_API void cbox_dentry_put(struct cbox_sentry *s, struct cbox_dentry *d);
 /* A new dentry (one reference) under parent (referenced), not cached. */
 CBOX_API struct cbox_dentry *cbox_dentry_new(struct cbox_mount *mnt, struct cbox_dentry *parent,
-					     const char *name, uint32_t mode);
+                                             const char *name, uint32_t mode);
 
 /* Walk flags. */
 #define CBOX_WALK_FOLLOW    0x1 /* follow a symlink in the last component */
@@ -88,17 +88,17 @@ CBOX_API struct cbox_dentry *cbox_dentry_new(struct cbox_mount *mnt, struct cbox
  * On success *out is a new reference; with CBOX_WALK_PARENT *out is the parent and last (size
  * NAME_MAX + 1) the final component ("" when the path ends at the start, "." or "..").
  */
-CBOX_API int cbox_vfs_walk(struct cbox_sentry *s, struct cbox_task *t, int dirfd,
-			   const char *path, int flags, struct cbox_dentry **out, char *last);
+CBOX_API int cbox_vfs_walk(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const char *path,
+                           int flags, struct cbox_dentry **out, char *last);
 /* stat of a dentry as the guest sees it. */
 CBOX_API int cbox_vfs_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
-			   struct stat *st);
+                           struct stat *st);
 /* The absolute guest path of d into buf. Returns the length or -ENAMETOOLONG. */
 CBOX_API int cbox_vfs_path(struct cbox_dentry *d, char *buf, size_t size);
 /* Open d for the guest: a host fd (owned by the caller) or -errno. Checks the open flags
  * against the file type (EISDIR, ENOTDIR, ELOOP) and the mount (EROFS). */
 CBOX_API int cbox_vfs_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
-			   int flags);
+                           int flags);
 
 /* getdents64's record. */
 struct cbox_dirent64 {
@@ -124,18 +124,17 @@ CBOX_API struct cbox_fdtable *cbox_fdtable_get(struct cbox_fdtable *t);
 CBOX_API void cbox_fdtable_put(struct cbox_sentry *s, struct cbox_fdtable *t);
 /* Record that fd of the task now refers to d, as host object (dev, ino). Takes a reference to d. */
 CBOX_API int cbox_fd_set(struct cbox_sentry *s, struct cbox_task *t, int fd, struct cbox_dentry *d,
-			 int flags, uint64_t dev, uint64_t ino);
+                         int flags, uint64_t dev, uint64_t ino);
 /* The dentry behind the task's fd, verified against the live fd (pidfd_getfd + fstat), or NULL
  * with *err = -EBADF (not open), or -ENOENT (open, but not a file the sentry served: a pipe, a
  * socket...). *flags gets the open flags recorded. No reference is taken. */
 CBOX_API struct cbox_dentry *cbox_fd_lookup(struct cbox_sentry *s, struct cbox_task *t, int fd,
-					    int *flags, int *err);
+                                            int *flags, int *err);
 /* Forget fd (after a close the sentry saw). */
 CBOX_API void cbox_fd_forget(struct cbox_sentry *s, struct cbox_task *t, int fd);
 /* Call fn for each fd recorded (for /proc/<pid>/fd). */
-CBOX_API void cbox_fd_each(struct cbox_fdtable *tab, void (*fn)(void *ctx, int fd,
-							       struct cbox_dentry *d),
-			   void *ctx);
+CBOX_API void cbox_fd_each(struct cbox_fdtable *tab,
+                           void (*fn)(void *ctx, int fd, struct cbox_dentry *d), void *ctx);
 /* A duplicate (host fd, owned by the caller) of the task's fd, or -errno. */
 CBOX_API int cbox_task_getfd(struct cbox_task *t, int fd);
 
@@ -151,16 +150,16 @@ struct cbox_fs_ctx {
 struct cbox_thread_group {
 	int refs;
 	pid_t host_tgid;
-	pid_t vpid;	 /* pid inside the sandbox */
-	char *exe;	 /* guest path of the executable */
-	char *cmdline;	 /* argv, NUL-separated */
+	pid_t vpid;    /* pid inside the sandbox */
+	char *exe;     /* guest path of the executable */
+	char *cmdline; /* argv, NUL-separated */
 	size_t cmdline_len;
 	char comm[16];
 };
 
 struct cbox_exec_pending {
-	int elf_fd;	/* host fd of the program */
-	int interp_fd;	/* host fd of its interpreter or -1 */
+	int elf_fd;    /* host fd of the program */
+	int interp_fd; /* host fd of its interpreter or -1 */
 	char *execfn;
 };
 
@@ -175,7 +174,7 @@ struct cbox_task {
 	uint64_t clone_flags; /* flags of the clone the task is making, for the child's setup */
 	bool seen_first_stop;
 	bool attached_parent; /* child task: linked to its parent's state */
-	int stop_sig;	      /* a group-stop in progress */
+	int stop_sig;         /* a group-stop in progress */
 	struct cbox_task *next_in_hash;
 };
 
@@ -210,6 +209,6 @@ CBOX_API const char *cbox_sentry_loader_path(struct cbox_sentry *s);
  * of the loader; returns CBOX_SYSRET_DONE or the -errno Linux gives before the point of no
  * return. */
 CBOX_API int64_t cbox_exec(struct cbox_sysctx *c, int dirfd, uint64_t path, uint64_t argv,
-			   uint64_t envp, int flags);
+                           uint64_t envp, int flags);
 /* The loader's request for the program being exec'd (CBOX_LOADER_IOCTL). */
 CBOX_API int64_t cbox_exec_loader_request(struct cbox_sysctx *c);

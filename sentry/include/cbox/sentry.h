@@ -10,9 +10,9 @@
 
 struct cbox_sentry_config {
 	const struct cbox_platform_ops *platform;
-	bool strict; /* no fast path */
-	bool strace; /* log every guest syscall */
-	int gofer_sock;	      /* connected to a running gofer (consumed) */
+	bool strict;          /* no fast path */
+	bool strace;          /* log every guest syscall */
+	int gofer_sock;       /* connected to a running gofer (consumed) */
 	char *const *argv;    /* the guest program and its arguments */
 	char *const *envp;    /* the guest's environment */
 	const char *cwd;      /* the guest's working directory ("/" when NULL) */

@@ -9,9 +9,9 @@
 #include "cbox/compiler.h"
 
 enum cbox_sys_kind {
-	CBOX_SYS_FAST,	 /* host runs it without the sentry (unless strict) */
-	CBOX_SYS_PASS,	 /* the sentry checks it, then the host runs it */
-	CBOX_SYS_EMU,	 /* the sentry answers it */
+	CBOX_SYS_FAST,   /* host runs it without the sentry (unless strict) */
+	CBOX_SYS_PASS,   /* the sentry checks it, then the host runs it */
+	CBOX_SYS_EMU,    /* the sentry answers it */
 	CBOX_SYS_REFUSE, /* answered with an errno */
 };
 

@@ -1,0 +1,50 @@
+# The two commands of the README: `make run` and `make test`. Both install what is missing
+# (as root, with apt-get on Debian 12), configure and build.
+DEB_PACKAGES := cmake make gcc pkgconf libseccomp-dev libunwind-dev libxxhash-dev \
+	libcriterion-dev busybox-static clang libclang-rt-14-dev clang-format
+BUILD := build
+
+.PHONY: all deps build run test bench format-check clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing:$$missing"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+		else \
+			echo "missing Debian packages:$$missing (run as root, or: sudo apt-get install$$missing)"; exit 1; \
+		fi; \
+	fi
+
+build: deps
+	cmake --preset debug >/dev/null
+	cmake --build $(BUILD) -j$$(nproc)
+
+# The main job on the built-in default: the host root, read-only, as the guest's world.
+run: build
+	@echo '$$ cbox-run -- /bin/busybox sh -c "..."   (the host root, read-only, no network)'
+	$(BUILD)/cbox-run -- /bin/busybox sh -c 'echo "inside: pid $$$$, uid $$(id -u), host $$(hostname)"; \
+		echo hi | tr a-z A-Z; ls /proc/self/; \
+		echo x > /etc/cbox-probe || echo "writing the rootfs was refused, as it should be"'
+	@echo '$$ cbox syscalls --host-surface'
+	$(BUILD)/cbox syscalls --host-surface
+
+test: build format-check
+	cd $(BUILD) && ctest -j$$(nproc) --output-on-failure
+
+format-check:
+	@files=$$(git ls-files '*.c' '*.h' | grep -v '^tests/fuzz/corpus/'); \
+	clang-format --dry-run --Werror $$files
+
+bench:
+	cmake --preset release >/dev/null
+	cmake --build build-release -j$$(nproc)
+	bench/run.sh
+
+clean:
+	rm -rf $(BUILD) build-release build-fuzz
