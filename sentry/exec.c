@@ -176,12 +176,12 @@ int64_t cbox_exec_loader_request(struct cbox_sysctx *c)
 	info.interp_fd = -1;
 	snprintf(info.execfn, sizeof(info.execfn), "%s", e->execfn);
 	struct cbox_platform *p = c->s->platform;
-	int fd = p->ops->install_fd(p, c->trap, e->elf_fd, false);
+	int fd = p->ops->install_fd(p, c->trap, e->elf_fd, true);
 	if (fd < 0)
 		return fd;
 	info.elf_fd = fd;
 	if (e->interp_fd >= 0) {
-		fd = p->ops->install_fd(p, c->trap, e->interp_fd, false);
+		fd = p->ops->install_fd(p, c->trap, e->interp_fd, true);
 		if (fd < 0)
 			return fd;
 		info.interp_fd = fd;

@@ -100,6 +100,13 @@ int cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd)
 	 * non-dumpable, and so not traceable by the sentry. Only this task becomes dumpable; the
 	 * sentry stays out of reach of other processes of its uid. */
 	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	/* The sentry blocks SIGCHLD for its signalfd; the guest starts as a fresh process would,
+	 * with no signal blocked and every disposition at its default. */
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	int r = enter_empty_root();
 	if (r < 0)
 		fail(125, "entering the guest's root", -r);

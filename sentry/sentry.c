@@ -178,8 +178,8 @@ static int start_guest(struct cbox_sentry *s, int install_peer)
 	int r = cbox_vfs_walk(s, t, AT_FDCWD, cwd, CBOX_WALK_FOLLOW | CBOX_WALK_DIRECTORY,
 	                      &t->fs->cwd, NULL);
 	if (r < 0) {
-		cbox_warn("working directory %s is not in the guest's tree (%s): starting in /", cwd,
-			  strerror(-r));
+		cbox_warn("working directory %s is not in the guest's tree (%s): starting in /",
+		          cwd, strerror(-r));
 		t->fs->cwd = cbox_dentry_get(s->root);
 	}
 	char go = 'g';

@@ -289,7 +289,7 @@ static void set_comm(void)
 
 void loader_main(uintptr_t *sp)
 {
-	long rc = sys3(__NR_ioctl, CBOX_LOADER_FD, CBOX_LOADER_IOCTL, (long)&info);
+	long rc = sys3(__NR_ioctl, CBOX_LOADER_IOCTL_FD, CBOX_LOADER_IOCTL, (long)&info);
 
 	/* Without the sentry's answer there is no program to run; nothing has been replaced yet
 	 * except the loader image itself, so a plain exit is the clearest outcome. */

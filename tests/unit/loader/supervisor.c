@@ -22,6 +22,9 @@
 #include "cbox/cleanup.h"
 #include "cbox/elf.h"
 #include "cbox/loader_abi.h"
+
+/* Where this test supervisor puts the loader before execveat (any free fd would do). */
+#define SUPERVISOR_LOADER_FD 1023
 #include "supervisor.h"
 
 static char *const test_envp[] = {"PATH=/usr/bin:/bin", "CBOX_LOADER_TEST=1", NULL};
@@ -89,7 +92,7 @@ static int recv_fd(int sock)
 	return fd;
 }
 
-/* Put the loader image at CBOX_LOADER_FD, without O_CLOEXEC as the ABI requires. */
+/* Put the loader image at SUPERVISOR_LOADER_FD, without O_CLOEXEC as the ABI requires. */
 static int place_loader(void)
 {
 	int fd = memfd_create("cbox-loader", MFD_ALLOW_SEALING);
@@ -97,7 +100,7 @@ static int place_loader(void)
 		return -1;
 	if (write(fd, cbox_loader_image, cbox_loader_image_size) != (ssize_t)cbox_loader_image_size)
 		return -1;
-	if (dup2(fd, CBOX_LOADER_FD) < 0)
+	if (dup2(fd, SUPERVISOR_LOADER_FD) < 0)
 		return -1;
 	close(fd);
 	return 0;
@@ -119,7 +122,7 @@ __attribute__((noreturn)) static void child(int sock, int out, char *const argv[
 		}
 		close(listener);
 	}
-	syscall(SYS_execveat, CBOX_LOADER_FD, "", argv, test_envp, AT_EMPTY_PATH);
+	syscall(SYS_execveat, SUPERVISOR_LOADER_FD, "", argv, test_envp, AT_EMPTY_PATH);
 	perror("execveat loader");
 	_exit(126);
 }
@@ -190,7 +193,7 @@ static void handle_notif(int listener, const char *prog, const char *execfn, str
 		return;
 	memset(&resp, 0, sizeof(resp));
 	resp.id = req.id;
-	if (req.data.nr == __NR_ioctl && req.data.args[0] == CBOX_LOADER_FD &&
+	if (req.data.nr == __NR_ioctl && (int)req.data.args[0] == CBOX_LOADER_IOCTL_FD &&
 	    (uint32_t)req.data.args[1] == CBOX_LOADER_IOCTL) {
 		int rc = answer_loader(listener, &req, prog, execfn, res);
 		resp.error = rc < 0 ? rc : 0;

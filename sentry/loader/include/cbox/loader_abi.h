@@ -3,14 +3,15 @@
  * The contract between the sentry and the userland loader (sentry/loader/).
  *
  * The guest's mount namespace is empty, so the host kernel cannot open a guest binary or its
- * interpreter. The sentry turns a guest execve into
- *     execveat(CBOX_LOADER_FD, "", argv, envp, AT_EMPTY_PATH)
- * which makes the kernel exec the loader (cbox_loader_image, held in a memfd) with the guest's
- * own argv and envp. The loader's first syscall is
- *     ioctl(CBOX_LOADER_FD, CBOX_LOADER_IOCTL, &info)
- * which the sentry traps and answers: it installs the program (and its PT_INTERP) read-only in
- * the task, fills *info in guest memory and returns 0. The loader then maps both, fixes up the
- * auxiliary vector in place, closes the two fds, sets the task name (PR_SET_NAME) to the
+ * interpreter. The guest's root directory on the host side holds one file, the loader, and the
+ * sentry turns a guest execve (at its ptrace stop) into
+ *     execve("/cbox-loader", argv, envp)
+ * with the guest's own argv and envp. The loader's first syscall is
+ *     ioctl(CBOX_LOADER_IOCTL_FD, CBOX_LOADER_IOCTL, &info)
+ * which the sentry traps and answers for a task whose exec it prepared: it installs the program
+ * (and its PT_INTERP) read-only in the task, fills *info in guest memory and returns 0. For any
+ * other task the call is an ordinary ioctl on a bad fd (EBADF). The loader then maps both, fixes
+ * up the auxiliary vector in place, closes the two fds, sets the task name (PR_SET_NAME) to the
  * basename of execfn and jumps to the entry point.
  *
  * The loader is linked at CBOX_LOADER_BASE (16 TiB), far from where programs live. The kernel
@@ -22,10 +23,9 @@
 
 #include "cbox/compiler.h"
 
-/* Every guest task holds the loader memfd at this fd. It must not be O_CLOEXEC: the next exec of
- * the guest goes through it again. */
-#define CBOX_LOADER_FD 1023
-/* The request of the loader's ioctl on CBOX_LOADER_FD (not a real ioctl of any host file). */
+/* The fd of the loader's request: none (the request is answered by the sentry, never the host). */
+#define CBOX_LOADER_IOCTL_FD (-1)
+/* The request of the loader's ioctl (not a real ioctl of any host file). */
 #define CBOX_LOADER_IOCTL       0xCB0C0001u
 #define CBOX_LOADER_ABI_VERSION 1
 /* Where the loader's text is linked. */
@@ -42,8 +42,8 @@ struct cbox_loader_info {
 };
 
 /*
- * The loader binary (a static, freestanding x86_64 ELF), to be written into a memfd that every
- * guest task holds at CBOX_LOADER_FD. Read-only, lives as long as the process. Linked from the
+ * The loader binary (a static, freestanding x86_64 ELF), written by the sentry into the guest's
+ * host-side root as /cbox-loader. Read-only, lives as long as the process. Linked from the
  * cbox_loader_blob library.
  */
 CBOX_API extern const unsigned char cbox_loader_image[];
