@@ -122,6 +122,7 @@ static CBOX_NORETURN void child_main(const struct cbox_gofer_config *cfg, int so
 {
 	cbox_log_set_who("gofer");
 	/* Die with the sentry: a gofer outliving its sandbox would keep the rootfs open. */
+	prctl(PR_SET_NAME, "cbox-gofer");
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		cbox_die(1, "gofer: parent gone or PR_SET_PDEATHSIG failed");
 	if (cbox_crash_install() < 0)

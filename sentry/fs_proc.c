@@ -193,7 +193,9 @@ static int gen_status(struct cbox_sentry *s, pid_t host, char *out, size_t size)
 		return -ENOENT;
 	buf[n] = '\0';
 	size_t len = 0;
-	for (char *line = strtok(buf, "\n"); line && len < size; line = strtok(NULL, "\n")) {
+	char *save = NULL;
+	for (char *line = strtok_r(buf, "\n", &save); line && len < size;
+	     line = strtok_r(NULL, "\n", &save)) {
 		char key[32];
 		long v;
 		int w;
@@ -344,7 +346,11 @@ static int p_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 		if (!dir)
 			return r;
 		struct dirent *e;
+		uint64_t seen[16] = {0}; /* fds 0..1023 present, to find the lowest free one */
 		while (r == 0 && (e = readdir(dir))) {
+			int n = atoi(e->d_name);
+			if (e->d_name[0] != '.' && n >= 0 && n < 1024)
+				seen[n / 64] |= 1ULL << (n % 64);
 			if (e->d_name[0] == '.')
 				continue;
 			/* The ptrace platform's install socket is the sentry's, not the guest's. */
@@ -354,6 +360,16 @@ static int p_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 			r = emit(ctx, e->d_name, 1000 + (uint64_t)atoi(e->d_name), DT_LNK);
 		}
 		closedir(dir);
+		/* A task listing its own fds holds this directory open too, at the lowest free
+		 * number (where the sentry is about to install it), as on Linux. */
+		if (r == 0 && t && t->tg && host == t->tg->host_tgid) {
+			for (int n = 0; n < 1024; n++)
+				if (!(seen[n / 64] & (1ULL << (n % 64)))) {
+					snprintf(name, sizeof(name), "%d", n);
+					r = emit(ctx, name, 1000 + (uint64_t)n, DT_LNK);
+					break;
+				}
+		}
 		return r;
 	}
 	default:

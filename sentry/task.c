@@ -111,7 +111,8 @@ pid_t cbox_task_vpid_of(struct cbox_sentry *s, pid_t host_pid)
 	/* "NSpid:	<outer>	<guest>": a task outside the guest namespace has one field. */
 	int fields = 0;
 	long last = 0;
-	for (char *tok = strtok(line, " \t"); tok; tok = strtok(NULL, " \t")) {
+	char *save = NULL;
+	for (char *tok = strtok_r(line, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 		last = strtol(tok, NULL, 10);
 		fields++;
 	}
