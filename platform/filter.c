@@ -21,13 +21,22 @@ enum action {
 	ACT_EXEC,      /* SECCOMP_RET_TRACE: rewritten at a ptrace stop */
 	ACT_FD_GUARD0, /* fast path unless arg0 is the reserved install fd */
 	ACT_FD_GUARD1, /* fast path unless arg1 is the reserved install fd */
+	ACT_CLONE,     /* fast path unless the flags ask for namespaces or CLONE_UNTRACED */
 };
+
+/* clone flags the guest may not use (see sys_clone): namespaces, and CLONE_UNTRACED, which would
+ * hide the child from the sentry. */
+#define CLONE_REFUSED_FLAGS                                                                        \
+	(0x00020000u | 0x00800000u | 0x02000000u | 0x04000000u | 0x08000000u | 0x10000000u |       \
+	 0x20000000u | 0x40000000u | 0x00000080u)
 
 bool cbox_platform_fastpath(const struct cbox_platform_ops *ops, bool strict, int nr)
 {
 	(void)ops;
 	if (strict)
 		return false;
+	if (nr == SYS_fork || nr == SYS_vfork || nr == SYS_clone)
+		return true; /* see action_of: allowed by the filter (clone after a flags check) */
 	const struct cbox_sys_entry *e = cbox_sys_lookup(nr);
 	return e && e->kind == CBOX_SYS_FAST;
 }
@@ -36,6 +45,13 @@ static enum action action_of(const struct cbox_platform_ops *ops, bool strict, i
 {
 	if (nr == SYS_execve || nr == SYS_execveat)
 		return ACT_EXEC;
+	/* Process creation never waits in a seccomp notification: a signal arriving there would
+	 * turn the fork's transparent restart into EINTR. It is checked in the filter (clone's
+	 * flags are a register) or, when it must reach the sentry, at a ptrace stop. */
+	if (nr == SYS_clone)
+		return strict ? ACT_EXEC : ACT_CLONE;
+	if (nr == SYS_fork || nr == SYS_vfork)
+		return strict ? ACT_EXEC : ACT_ALLOW;
 	if (!cbox_platform_fastpath(ops, strict, nr))
 		return ACT_TRAP;
 	/* On the ptrace platform every task holds the install socket at a reserved fd. The guest
@@ -87,6 +103,13 @@ static int emit_leaf(struct prog *p, enum action act)
 		return emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 	case ACT_EXEC:
 		return emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE));
+	case ACT_CLONE:
+		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
+		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+		                                          CLONE_REFUSED_FLAGS, 0, 1));
+		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE));
+		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+		return r ? -ENOMEM : 0;
 	case ACT_FD_GUARD0:
 	case ACT_FD_GUARD1: {
 		int arg = act == ACT_FD_GUARD0 ? 0 : 1;
