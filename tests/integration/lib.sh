@@ -6,6 +6,11 @@
 #   CBOX_ITEST_TMP  scratch dir visible inside the sandbox (default: a dir under HELPERS)
 #   CBOX_CONFIGS    override the configurations, separated by '|' (e.g. "--platform=ptrace")
 #   CBOX_TESTS_MUST_WORK=1  every skip becomes a failure (CI)
+#   CBOX_TIMEOUT    seconds allowed to one cbox-run call (default 60)
+#
+# To check that an expectation is Linux's own, run a script against the kernel with
+# CBOX_RUN=helpers/native-run.sh CBOX_RUN_COMM=unshare (namespaces, no sentry): everything but
+# the sentry-specific checks (teardown, host surface, refused syscalls) must pass there.
 #
 # A test defines functions that call `box ARGS...` (runs ARGS in the sandbox under the current
 # configuration, setting OUT, ERR and STATUS) and then `check`/`check_status`/`check_match`;
