@@ -1,5 +1,13 @@
 /* `cbox syscalls [--host-surface] [--json]`: the syscall table and the host attack surface. */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -113,8 +121,51 @@ static void print_surface(bool json, bool strict)
 		printf("\n}\n");
 }
 
+/*
+ * `cbox syscalls --guest-filter-probe PLATFORM [--strict]`: start a process that installs the
+ * guest filter exactly as the sentry builds it (cbox_platform_build_filter) and waits, and print
+ * its pid. In a sandbox the guest's filter cannot be read back (the sentry is its tracer); this
+ * lets tests compare the compiled filter with the published list. The caller kills the process.
+ */
+static int guest_filter_probe(const char *platform, bool strict)
+{
+	const struct cbox_platform_ops *ops = cbox_platform_find(platform);
+	if (!ops) {
+		fprintf(stderr, "cbox syscalls: unknown platform '%s'\n", platform);
+		return 2;
+	}
+	struct sock_filter *prog;
+	unsigned short len;
+	if (cbox_platform_build_filter(ops, strict, &prog, &len) < 0)
+		return 1;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		/* Let go of the caller's output, or a $(...) around us would wait for the probe. */
+		int null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		struct sock_fprog fp = {.len = len, .filter = prog};
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) < 0)
+			_exit(1);
+		for (;;)
+			syscall(SYS_pause); /* trapped calls fail with ENOSYS here: no sentry */
+	}
+	free(prog);
+	printf("%d\n", pid);
+	return 0;
+}
+
 int cbox_verb_syscalls(int argc, char **argv)
 {
+	if (argc >= 3 && !strcmp(argv[1], "--guest-filter-probe"))
+		return guest_filter_probe(argv[2], argc >= 4 && !strcmp(argv[3], "--strict"));
 	bool json = false, surface = false, strict = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Killing any part of a sandbox from outside takes the whole sandbox down: kill -9 of the sentry
-# leaves no guest or gofer behind, and neither does kill -9 of cbox-run itself.
+# leaves no guest or gofer behind, and neither does kill -9 of cbox-run itself. Stopping and
+# continuing the sentry (SIGSTOP/SIGCONT, as a debugger or a job-control shell does) does not.
 . "$(dirname "$0")/lib.sh"
 need_root
 need_binaries
@@ -51,5 +52,26 @@ t_kill_guest() {
 	check_status "cbox-run exit status after the guest's SIGKILL" 137
 }
 
-for_each_config ${TEARDOWN_TESTS:-t_kill_sentry t_kill_cbox_run t_kill_guest}
+# A stopped sentry's blocking call is restarted on SIGCONT (restart_syscall or the call itself):
+# its seccomp filter must allow that, or the sandbox dies of SIGSYS.
+t_stop_cont_sentry() {
+	start_sleeper
+	local sentry sentry_id
+	sentry=$(find_desc_by_comm "$RUN_PID" cbox-sentry)
+	if [ -z "$sentry" ]; then
+		check "sandbox started (sentry found)" "found" "tree:$(left_over)"
+		stop_run
+		return
+	fi
+	sentry_id=$(proc_id "$sentry")
+	kill -STOP "$sentry"
+	sleep 0.2
+	kill -CONT "$sentry"
+	sleep 0.5
+	check "sentry survives SIGSTOP/SIGCONT" "alive" \
+		"$(proc_id_alive "$sentry_id" && echo alive || echo "dead: $(cat "$SCRATCH/err")")"
+	stop_run
+}
+
+for_each_config ${TEARDOWN_TESTS:-t_kill_sentry t_kill_cbox_run t_kill_guest t_stop_cont_sentry}
 finish
