@@ -21,7 +21,7 @@
 
 struct cbox_gofer_config {
 	const char *rootfs; /* host path of the guest's root */
-	bool readonly;	    /* writes fail with EROFS (the default of issue 2) */
+	bool readonly;      /* writes fail with EROFS (the default of issue 2) */
 };
 
 /*
@@ -34,7 +34,7 @@ struct cbox_gofer_config {
  * fork/socketpair failures.
  */
 CBOX_API int cbox_gofer_spawn(const struct cbox_gofer_config *cfg, int *sock, pid_t *pid,
-			      struct cbox_err **err);
+                              struct cbox_err **err);
 
 /*
  * Serve requests on sock until it is closed or a malformed request arrives (logged, then the
@@ -61,7 +61,7 @@ CBOX_API void cbox_gofer_client_free(struct cbox_gofer_client *c); /* NULL-safe,
 /* Walk one component name (no '/', not "." or "..", 1..255 bytes) from dir fid; on success
  * *newfid is a new fid and *st the stat of the entry (lstat: symlinks are not followed). */
 CBOX_API int cbox_gofer_walk(struct cbox_gofer_client *c, uint32_t dir, const char *name,
-			     uint32_t *newfid, struct cbox_gofer_stat *st);
+                             uint32_t *newfid, struct cbox_gofer_stat *st);
 /* Release a fid (not the root). */
 CBOX_API int cbox_gofer_clunk(struct cbox_gofer_client *c, uint32_t fid);
 /* Stat a fid. */
@@ -74,18 +74,19 @@ CBOX_API int cbox_gofer_open(struct cbox_gofer_client *c, uint32_t fid, int flag
 CBOX_API int cbox_gofer_readlink(struct cbox_gofer_client *c, uint32_t fid, char *buf, size_t size);
 /* statfs of the file system holding fid. */
 CBOX_API int cbox_gofer_statfs(struct cbox_gofer_client *c, uint32_t fid,
-			       struct cbox_gofer_statfs *st);
+                               struct cbox_gofer_statfs *st);
 /* Mutations; all -EROFS on a read-only mount. create returns an opened host fd and sets *newfid
  * and *st. */
 CBOX_API int cbox_gofer_create(struct cbox_gofer_client *c, uint32_t dir, const char *name,
-			       int flags, uint32_t mode, uint32_t *newfid, struct cbox_gofer_stat *st);
+                               int flags, uint32_t mode, uint32_t *newfid,
+                               struct cbox_gofer_stat *st);
 CBOX_API int cbox_gofer_mkdir(struct cbox_gofer_client *c, uint32_t dir, const char *name,
-			      uint32_t mode);
+                              uint32_t mode);
 CBOX_API int cbox_gofer_unlink(struct cbox_gofer_client *c, uint32_t dir, const char *name,
-			       bool is_dir);
+                               bool is_dir);
 CBOX_API int cbox_gofer_symlink(struct cbox_gofer_client *c, uint32_t dir, const char *name,
-				const char *target);
+                                const char *target);
 CBOX_API int cbox_gofer_rename(struct cbox_gofer_client *c, uint32_t olddir, const char *oldname,
-			       uint32_t newdir, const char *newname);
+                               uint32_t newdir, const char *newname);
 CBOX_API int cbox_gofer_link(struct cbox_gofer_client *c, uint32_t target, uint32_t dir,
-			     const char *name);
+                             const char *name);
