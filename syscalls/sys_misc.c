@@ -22,7 +22,7 @@ int64_t sys_uname(struct cbox_sysctx *c)
 	return cbox_sys_write(c, ARG(0), &u, sizeof(u));
 }
 
-static int64_t set_name(struct cbox_sysctx *c, bool host)
+static int64_t set_name(struct cbox_sysctx *c)
 {
 	size_t len = (size_t)ARG(1);
 	if (len > 64)
@@ -32,18 +32,17 @@ static int64_t set_name(struct cbox_sysctx *c, bool host)
 	if (r < 0)
 		return r;
 	/* Linux needs CAP_SYS_ADMIN in the uts namespace's owner; the guest has no capabilities. */
-	(void)host;
 	return -EPERM;
 }
 
 int64_t sys_sethostname(struct cbox_sysctx *c)
 {
-	return set_name(c, true);
+	return set_name(c);
 }
 
 int64_t sys_setdomainname(struct cbox_sysctx *c)
 {
-	return set_name(c, false);
+	return set_name(c);
 }
 
 /*
