@@ -1,7 +1,7 @@
 # The two commands of the README: `make run` and `make test`. Both install what is missing
 # (as root, with apt-get on Debian 12), configure and build.
 DEB_PACKAGES := cmake make gcc pkgconf libseccomp-dev libunwind-dev libxxhash-dev \
-	libcriterion-dev busybox-static clang libclang-rt-14-dev clang-format
+	libcriterion-dev busybox-static clang libclang-rt-14-dev clang-format python3 procps
 BUILD := build
 
 .PHONY: all deps build run test bench format-check clean
