@@ -1,0 +1,704 @@
+/*
+ * AF_UNIX sockets: stream/dgram/seqpacket, pathname and abstract addresses, ancillary data
+ * (SCM_RIGHTS, SCM_CREDENTIALS), SO_PEERCRED, and the generic socket errors.
+ */
+#include "compat_test.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static socklen_t path_addr(struct sockaddr_un *a, const char *path)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	strcpy(a->sun_path, path);
+	return offsetof(struct sockaddr_un, sun_path) + strlen(path) + 1;
+}
+
+/* An abstract name unique to this process: "\0cbox-ct-<tag>-<pid>". */
+static socklen_t abstract_addr(struct sockaddr_un *a, const char *tag)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	int n =
+	    snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "cbox-ct-%s-%d", tag, (int)getpid());
+	return offsetof(struct sockaddr_un, sun_path) + 1 + n;
+}
+
+static int listener(int type, const char *path)
+{
+	struct sockaddr_un a;
+	socklen_t len = path_addr(&a, path);
+	int s = CT_OK(socket(AF_UNIX, type, 0));
+	CT_OK(bind(s, (struct sockaddr *)&a, len));
+	if (type != SOCK_DGRAM)
+		CT_OK(listen(s, 4));
+	return s;
+}
+
+static int connector(int type, const char *path)
+{
+	struct sockaddr_un a;
+	socklen_t len = path_addr(&a, path);
+	int s = CT_OK(socket(AF_UNIX, type, 0));
+	CT_OK(connect(s, (struct sockaddr *)&a, len));
+	return s;
+}
+
+/* ---- socket / socketpair ---- */
+
+CT_TEST(socket, unix_types_and_flags)
+{
+	CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	CT_OK(socket(AF_UNIX, SOCK_DGRAM, 0));
+	int s = CT_OK(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+	CT_EQ(fcntl(s, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	CT_EQ(fcntl(s, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
+}
+
+CT_TEST(socket, bogus_family_eafnosupport)
+{
+	CT_ERR(socket(4242, SOCK_STREAM, 0), EAFNOSUPPORT);
+}
+
+CT_TEST(socket, bad_type_einval)
+{
+	CT_ERR(socket(AF_UNIX, 77, 0), EINVAL);
+}
+
+CT_TEST(socket, unix_bad_protocol)
+{
+	CT_ERR(socket(AF_UNIX, SOCK_STREAM, 5), EPROTONOSUPPORT);
+}
+
+CT_TEST(socketpair, stream_bidirectional)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	CT_EQ(write(sv[0], "ping", 4), 4);
+	char buf[8];
+	CT_EQ(read(sv[1], buf, sizeof(buf)), 4);
+	CT_EQ(write(sv[1], "pong", 4), 4);
+	CT_EQ(read(sv[0], buf, sizeof(buf)), 4);
+	CT_TRUE(memcmp(buf, "pong", 4) == 0);
+}
+
+CT_TEST(socketpair, dgram_keeps_boundaries)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
+	CT_EQ(send(sv[0], "ab", 2, 0), 2);
+	CT_EQ(send(sv[0], "cde", 3, 0), 3);
+	char buf[8];
+	CT_EQ(recv(sv[1], buf, sizeof(buf), 0), 2);
+	CT_EQ(recv(sv[1], buf, sizeof(buf), 0), 3);
+}
+
+CT_TEST(socketpair, seqpacket_truncates)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv));
+	CT_EQ(send(sv[0], "abcdef", 6, 0), 6);
+	char buf[3];
+	struct iovec iov = {buf, sizeof(buf)};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	CT_EQ(recvmsg(sv[1], &m, 0), 3);
+	CT_TRUE(m.msg_flags & MSG_TRUNC);
+}
+
+CT_TEST(socketpair, inet_eopnotsupp)
+{
+	int sv[2];
+	CT_ERR(socketpair(AF_INET, SOCK_STREAM, 0, sv), EOPNOTSUPP);
+}
+
+CT_TEST(socketpair, efault)
+{
+	CT_ERR(syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, (int *)8), EFAULT);
+}
+
+CT_TEST(socketpair, eof_and_epipe)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	close(sv[1]);
+	char c;
+	CT_EQ(read(sv[0], &c, 1), 0);
+	CT_ERR(send(sv[0], "x", 1, MSG_NOSIGNAL), EPIPE);
+}
+
+/* ---- bind / listen / accept / connect ---- */
+
+CT_TEST(bind, path_creates_socket_file)
+{
+	int s = listener(SOCK_STREAM, "sock");
+	(void)s;
+	CT_OK(access("sock", F_OK));
+	CT_ERR(connect(socket(AF_UNIX, SOCK_STREAM, 0),
+	               (struct sockaddr *)&(struct sockaddr_un){.sun_family = AF_UNIX,
+	                                                        .sun_path = "nosuch"},
+	               sizeof(struct sockaddr_un)),
+	       ENOENT);
+}
+
+CT_TEST(bind, path_exists_eaddrinuse)
+{
+	close(CT_OK(open("taken", O_CREAT | O_WRONLY, 0600)));
+	struct sockaddr_un a;
+	socklen_t len = path_addr(&a, "taken");
+	int s = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	CT_ERR(bind(s, (struct sockaddr *)&a, len), EADDRINUSE);
+}
+
+CT_TEST(bind, twice_einval)
+{
+	int s = listener(SOCK_STREAM, "a");
+	struct sockaddr_un a;
+	socklen_t len = path_addr(&a, "b");
+	CT_ERR(bind(s, (struct sockaddr *)&a, len), EINVAL);
+}
+
+CT_TEST(bind, bad_len_einval)
+{
+	struct sockaddr_un a;
+	path_addr(&a, "x");
+	int s = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	CT_ERR(bind(s, (struct sockaddr *)&a, 1), EINVAL);
+}
+
+CT_TEST(bind, missing_dir_enoent)
+{
+	struct sockaddr_un a;
+	socklen_t len = path_addr(&a, "nodir/s");
+	int s = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	CT_ERR(bind(s, (struct sockaddr *)&a, len), ENOENT);
+}
+
+CT_TEST(bind, not_a_socket_enotsock)
+{
+	int fd = CT_OK(open("f", O_CREAT | O_RDWR, 0600));
+	struct sockaddr_un a;
+	socklen_t len = path_addr(&a, "s");
+	CT_ERR(bind(fd, (struct sockaddr *)&a, len), ENOTSOCK);
+}
+
+CT_TEST(bind, abstract_unique_then_eaddrinuse)
+{
+	struct sockaddr_un a;
+	socklen_t len = abstract_addr(&a, "abs");
+	int s = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	CT_OK(bind(s, (struct sockaddr *)&a, len));
+	int s2 = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	CT_ERR(bind(s2, (struct sockaddr *)&a, len), EADDRINUSE);
+}
+
+CT_TEST(listen, dgram_eopnotsupp)
+{
+	int s = CT_OK(socket(AF_UNIX, SOCK_DGRAM, 0));
+	CT_ERR(listen(s, 1), EOPNOTSUPP);
+}
+
+CT_TEST(listen, unbound_stream_einval)
+{
+	int s = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	CT_ERR(listen(s, 1), EINVAL);
+}
+
+CT_TEST(listen, file_enotsock)
+{
+	int fd = CT_OK(open("f", O_CREAT | O_RDWR, 0600));
+	CT_ERR(listen(fd, 1), ENOTSOCK);
+}
+
+CT_TEST(accept, stream_roundtrip)
+{
+	int l = listener(SOCK_STREAM, "srv");
+	int c = connector(SOCK_STREAM, "srv");
+	int a = CT_OK(syscall(SYS_accept, l, NULL, NULL));
+	CT_EQ(write(c, "hi", 2), 2);
+	char buf[4];
+	CT_EQ(read(a, buf, sizeof(buf)), 2);
+}
+
+CT_TEST(accept, nonblock_eagain)
+{
+	int l = listener(SOCK_STREAM, "srv");
+	CT_OK(fcntl(l, F_SETFL, O_NONBLOCK));
+	CT_ERR(syscall(SYS_accept, l, NULL, NULL), EAGAIN);
+}
+
+CT_TEST(accept, not_listening_einval)
+{
+	int s = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	CT_ERR(syscall(SYS_accept, s, NULL, NULL), EINVAL);
+}
+
+CT_TEST(accept, dgram_eopnotsupp)
+{
+	int s = CT_OK(socket(AF_UNIX, SOCK_DGRAM, 0));
+	CT_ERR(syscall(SYS_accept, s, NULL, NULL), EOPNOTSUPP);
+}
+
+CT_TEST(accept4, flags)
+{
+	int l = listener(SOCK_SEQPACKET, "srv");
+	connector(SOCK_SEQPACKET, "srv");
+	int a = CT_OK(accept4(l, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK));
+	CT_EQ(fcntl(a, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	CT_EQ(fcntl(a, F_GETFL) & O_NONBLOCK, O_NONBLOCK);
+}
+
+CT_TEST(accept4, bad_flags_einval)
+{
+	int l = listener(SOCK_STREAM, "srv");
+	CT_ERR(accept4(l, NULL, NULL, 0x1), EINVAL);
+}
+
+CT_TEST(connect, no_listener_econnrefused)
+{
+	int l = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	struct sockaddr_un a;
+	socklen_t len = path_addr(&a, "bound");
+	CT_OK(bind(l, (struct sockaddr *)&a, len));
+	int c = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	CT_ERR(connect(c, (struct sockaddr *)&a, len), ECONNREFUSED);
+}
+
+CT_TEST(connect, abstract)
+{
+	struct sockaddr_un a;
+	socklen_t len = abstract_addr(&a, "conn");
+	int l = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	CT_OK(bind(l, (struct sockaddr *)&a, len));
+	CT_OK(listen(l, 1));
+	int c = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	CT_OK(connect(c, (struct sockaddr *)&a, len));
+	CT_OK(accept(l, NULL, NULL));
+}
+
+CT_TEST(connect, efault)
+{
+	int c = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	CT_ERR(connect(c, (struct sockaddr *)8, sizeof(struct sockaddr_un)), EFAULT);
+}
+
+CT_TEST(connect, type_mismatch_eprototype)
+{
+	listener(SOCK_DGRAM, "d");
+	struct sockaddr_un a;
+	socklen_t len = path_addr(&a, "d");
+	int c = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	CT_ERR(connect(c, (struct sockaddr *)&a, len), EPROTOTYPE);
+}
+
+CT_TEST(connect, from_forked_child)
+{
+	int l = listener(SOCK_STREAM, "srv");
+	pid_t pid = CT_OK(fork());
+	if (pid == 0) {
+		struct sockaddr_un a;
+		socklen_t len = path_addr(&a, "srv");
+		int c = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (connect(c, (struct sockaddr *)&a, len) < 0)
+			_exit(1);
+		_exit(write(c, "kid", 3) == 3 ? 0 : 1);
+	}
+	int a = CT_OK(accept(l, NULL, NULL));
+	char buf[4] = {0};
+	CT_EQ(read(a, buf, 3), 3);
+	CT_STREQ(buf, "kid");
+	int st = ct_wait(pid);
+	CT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* ---- names ---- */
+
+CT_TEST(getsockname, pathname)
+{
+	int s = listener(SOCK_STREAM, "named");
+	struct sockaddr_un a;
+	socklen_t len = sizeof(a);
+	CT_OK(getsockname(s, (struct sockaddr *)&a, &len));
+	CT_EQ(a.sun_family, AF_UNIX);
+	CT_STREQ(a.sun_path, "named");
+}
+
+CT_TEST(getsockname, unbound_family_only)
+{
+	int s = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	struct sockaddr_un a;
+	socklen_t len = sizeof(a);
+	CT_OK(getsockname(s, (struct sockaddr *)&a, &len));
+	CT_EQ(len, sizeof(sa_family_t));
+}
+
+CT_TEST(getsockname, file_enotsock)
+{
+	int fd = CT_OK(open("f", O_CREAT | O_RDWR, 0600));
+	struct sockaddr_un a;
+	socklen_t len = sizeof(a);
+	CT_ERR(getsockname(fd, (struct sockaddr *)&a, &len), ENOTSOCK);
+}
+
+CT_TEST(getpeername, connected_and_not)
+{
+	int l = listener(SOCK_STREAM, "peer");
+	int c = connector(SOCK_STREAM, "peer");
+	struct sockaddr_un a;
+	socklen_t len = sizeof(a);
+	CT_OK(getpeername(c, (struct sockaddr *)&a, &len));
+	CT_STREQ(a.sun_path, "peer");
+	len = sizeof(a);
+	CT_ERR(getpeername(l, (struct sockaddr *)&a, &len), ENOTCONN);
+}
+
+CT_TEST(getpeername, abstract)
+{
+	struct sockaddr_un a, p;
+	socklen_t len = abstract_addr(&a, "gp");
+	int l = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	CT_OK(bind(l, (struct sockaddr *)&a, len));
+	CT_OK(listen(l, 1));
+	int c = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	CT_OK(connect(c, (struct sockaddr *)&a, len));
+	socklen_t plen = sizeof(p);
+	CT_OK(getpeername(c, (struct sockaddr *)&p, &plen));
+	CT_EQ(plen, len);
+	CT_EQ(p.sun_path[0], 0);
+	CT_TRUE(memcmp(p.sun_path, a.sun_path, len - offsetof(struct sockaddr_un, sun_path)) == 0);
+}
+
+/* ---- data transfer ---- */
+
+CT_TEST(sendto, dgram_to_path)
+{
+	int r = listener(SOCK_DGRAM, "rx");
+	struct sockaddr_un a;
+	socklen_t len = path_addr(&a, "rx");
+	int s = CT_OK(socket(AF_UNIX, SOCK_DGRAM, 0));
+	CT_EQ(sendto(s, "dg", 2, 0, (struct sockaddr *)&a, len), 2);
+	char buf[4];
+	CT_EQ(recvfrom(r, buf, sizeof(buf), 0, NULL, NULL), 2);
+}
+
+CT_TEST(sendto, dgram_no_receiver_econnrefused)
+{
+	int r = listener(SOCK_DGRAM, "rx");
+	close(r);
+	struct sockaddr_un a;
+	socklen_t len = path_addr(&a, "rx");
+	int s = CT_OK(socket(AF_UNIX, SOCK_DGRAM, 0));
+	CT_ERR(sendto(s, "dg", 2, 0, (struct sockaddr *)&a, len), ECONNREFUSED);
+}
+
+CT_TEST(sendto, unconnected_stream_enotconn)
+{
+	int s = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	CT_ERR(sendto(s, "x", 1, 0, NULL, 0), ENOTCONN);
+}
+
+CT_TEST(recvfrom, sender_address)
+{
+	int r = listener(SOCK_DGRAM, "rx");
+	int s = listener(SOCK_DGRAM, "tx");
+	struct sockaddr_un a;
+	socklen_t len = path_addr(&a, "rx");
+	CT_EQ(sendto(s, "q", 1, 0, (struct sockaddr *)&a, len), 1);
+	struct sockaddr_un from;
+	socklen_t flen = sizeof(from);
+	char c;
+	CT_EQ(recvfrom(r, &c, 1, 0, (struct sockaddr *)&from, &flen), 1);
+	CT_STREQ(from.sun_path, "tx");
+}
+
+CT_TEST(recvfrom, dontwait_eagain_and_peek)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
+	char buf[4];
+	CT_ERR(recvfrom(sv[1], buf, sizeof(buf), MSG_DONTWAIT, NULL, NULL), EAGAIN);
+	CT_EQ(send(sv[0], "pk", 2, 0), 2);
+	CT_EQ(recvfrom(sv[1], buf, sizeof(buf), MSG_PEEK, NULL, NULL), 2);
+	CT_EQ(recvfrom(sv[1], buf, sizeof(buf), 0, NULL, NULL), 2);
+}
+
+static int send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec iov = {"F", 1};
+	struct msghdr m = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return (int)sendmsg(sock, &m, 0);
+}
+
+CT_TEST(sendmsg, scm_rights)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	int fd = CT_OK(open("f", O_CREAT | O_RDWR, 0600));
+	CT_EQ(write(fd, "content", 7), 7);
+	CT_EQ(send_fd(sv[0], fd), 1);
+	char cbuf[CMSG_SPACE(sizeof(int))], c;
+	struct iovec iov = {&c, 1};
+	struct msghdr m = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	CT_EQ(recvmsg(sv[1], &m, MSG_CMSG_CLOEXEC), 1);
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+	CT_TRUE(cm && cm->cmsg_type == SCM_RIGHTS);
+	int got;
+	memcpy(&got, CMSG_DATA(cm), sizeof(int));
+	CT_TRUE(got != fd);
+	CT_EQ(fcntl(got, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	char buf[8] = {0};
+	CT_EQ(pread(got, buf, 7, 0), 7);
+	CT_STREQ(buf, "content");
+}
+
+CT_TEST(sendmsg, scm_rights_bad_fd_ebadf)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	CT_ERR(send_fd(sv[0], 999), EBADF);
+}
+
+CT_TEST(sendmsg, scm_credentials_own)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
+	int on = 1;
+	CT_OK(setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)));
+	struct ucred cr = {getpid(), geteuid(), getegid()};
+	char cbuf[CMSG_SPACE(sizeof(cr))] = {0};
+	struct iovec iov = {"C", 1};
+	struct msghdr m = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_CREDENTIALS;
+	c->cmsg_len = CMSG_LEN(sizeof(cr));
+	memcpy(CMSG_DATA(c), &cr, sizeof(cr));
+	CT_EQ(sendmsg(sv[0], &m, 0), 1);
+	char rbuf[CMSG_SPACE(sizeof(cr))], ch;
+	struct iovec riov = {&ch, 1};
+	struct msghdr r = {
+	    .msg_iov = &riov, .msg_iovlen = 1, .msg_control = rbuf, .msg_controllen = sizeof(rbuf)};
+	CT_EQ(recvmsg(sv[1], &r, 0), 1);
+	struct cmsghdr *rc = CMSG_FIRSTHDR(&r);
+	CT_TRUE(rc && rc->cmsg_type == SCM_CREDENTIALS);
+	struct ucred got;
+	memcpy(&got, CMSG_DATA(rc), sizeof(got));
+	CT_EQ(got.pid, getpid());
+	CT_EQ(got.uid, geteuid());
+	CT_EQ(got.gid, getegid());
+}
+
+CT_TEST(sendmsg, gather_iov)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	struct iovec iov[2] = {{"ab", 2}, {"cd", 2}};
+	struct msghdr m = {.msg_iov = iov, .msg_iovlen = 2};
+	CT_EQ(sendmsg(sv[0], &m, 0), 4);
+	char buf[4];
+	CT_EQ(read(sv[1], buf, 4), 4);
+	CT_TRUE(memcmp(buf, "abcd", 4) == 0);
+}
+
+CT_TEST(sendmsg, efault)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	CT_ERR(sendmsg(sv[0], (struct msghdr *)8, 0), EFAULT);
+}
+
+CT_TEST(recvmsg, passcred_implicit)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv));
+	int on = 1;
+	CT_OK(setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)));
+	CT_EQ(send(sv[0], "x", 1, 0), 1);
+	char rbuf[CMSG_SPACE(sizeof(struct ucred))], ch;
+	struct iovec riov = {&ch, 1};
+	struct msghdr r = {
+	    .msg_iov = &riov, .msg_iovlen = 1, .msg_control = rbuf, .msg_controllen = sizeof(rbuf)};
+	CT_EQ(recvmsg(sv[1], &r, 0), 1);
+	struct cmsghdr *rc = CMSG_FIRSTHDR(&r);
+	CT_TRUE(rc && rc->cmsg_type == SCM_CREDENTIALS);
+	struct ucred got;
+	memcpy(&got, CMSG_DATA(rc), sizeof(got));
+	CT_EQ(got.pid, getpid());
+}
+
+CT_TEST(recvmsg, ctrunc)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	CT_EQ(send_fd(sv[0], 0), 1);
+	char c;
+	struct iovec iov = {&c, 1};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	CT_EQ(recvmsg(sv[1], &m, 0), 1);
+	CT_TRUE(m.msg_flags & MSG_CTRUNC);
+}
+
+CT_TEST(sendmmsg, two_datagrams)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
+	struct iovec a = {"one", 3}, b = {"three", 5};
+	struct mmsghdr msgs[2] = {{.msg_hdr = {.msg_iov = &a, .msg_iovlen = 1}},
+	                          {.msg_hdr = {.msg_iov = &b, .msg_iovlen = 1}}};
+	CT_EQ(sendmmsg(sv[0], msgs, 2, 0), 2);
+	CT_EQ(msgs[1].msg_len, 5);
+	char buf[8];
+	CT_EQ(recv(sv[1], buf, sizeof(buf), 0), 3);
+	CT_EQ(recv(sv[1], buf, sizeof(buf), 0), 5);
+}
+
+CT_TEST(sendmmsg, file_enotsock)
+{
+	int fd = CT_OK(open("f", O_CREAT | O_RDWR, 0600));
+	struct iovec a = {"x", 1};
+	struct mmsghdr m = {.msg_hdr = {.msg_iov = &a, .msg_iovlen = 1}};
+	CT_ERR(sendmmsg(fd, &m, 1, 0), ENOTSOCK);
+}
+
+CT_TEST(recvmmsg, batch)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
+	CT_EQ(send(sv[0], "a", 1, 0), 1);
+	CT_EQ(send(sv[0], "bb", 2, 0), 2);
+	char b1[4], b2[4], b3[4];
+	struct iovec i1 = {b1, 4}, i2 = {b2, 4}, i3 = {b3, 4};
+	struct mmsghdr m[3] = {{.msg_hdr = {.msg_iov = &i1, .msg_iovlen = 1}},
+	                       {.msg_hdr = {.msg_iov = &i2, .msg_iovlen = 1}},
+	                       {.msg_hdr = {.msg_iov = &i3, .msg_iovlen = 1}}};
+	CT_EQ(recvmmsg(sv[1], m, 3, MSG_DONTWAIT, NULL), 2);
+	CT_EQ(m[0].msg_len, 1);
+	CT_EQ(m[1].msg_len, 2);
+}
+
+CT_TEST(recvmmsg, empty_dontwait_eagain)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
+	char b[4];
+	struct iovec i = {b, 4};
+	struct mmsghdr m = {.msg_hdr = {.msg_iov = &i, .msg_iovlen = 1}};
+	CT_ERR(recvmmsg(sv[1], &m, 1, MSG_DONTWAIT, NULL), EAGAIN);
+}
+
+/* ---- shutdown / options ---- */
+
+CT_TEST(shutdown, wr_gives_peer_eof)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	CT_OK(shutdown(sv[0], SHUT_WR));
+	char c;
+	CT_EQ(read(sv[1], &c, 1), 0);
+	CT_ERR(send(sv[0], "x", 1, MSG_NOSIGNAL), EPIPE);
+	/* The other direction still works. */
+	CT_EQ(write(sv[1], "y", 1), 1);
+	CT_EQ(read(sv[0], &c, 1), 1);
+}
+
+CT_TEST(shutdown, bad_how_einval)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	CT_ERR(shutdown(sv[0], 7), EINVAL);
+}
+
+CT_TEST(shutdown, file_enotsock_bad_fd_ebadf)
+{
+	int fd = CT_OK(open("f", O_CREAT | O_RDWR, 0600));
+	CT_ERR(shutdown(fd, SHUT_RDWR), ENOTSOCK);
+	CT_ERR(shutdown(999, SHUT_RDWR), EBADF);
+}
+
+CT_TEST(getsockopt, so_peercred)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	CT_OK(getsockopt(sv[0], SOL_SOCKET, SO_PEERCRED, &cr, &len));
+	CT_EQ(len, sizeof(cr));
+	CT_EQ(cr.pid, getpid());
+	CT_EQ(cr.uid, geteuid());
+	CT_EQ(cr.gid, getegid());
+}
+
+CT_TEST(getsockopt, so_type_domain_acceptconn)
+{
+	int l = listener(SOCK_SEQPACKET, "l");
+	int v;
+	socklen_t len = sizeof(v);
+	CT_OK(getsockopt(l, SOL_SOCKET, SO_TYPE, &v, &len));
+	CT_EQ(v, SOCK_SEQPACKET);
+	CT_OK(getsockopt(l, SOL_SOCKET, SO_DOMAIN, &v, &len));
+	CT_EQ(v, AF_UNIX);
+	CT_OK(getsockopt(l, SOL_SOCKET, SO_ACCEPTCONN, &v, &len));
+	CT_EQ(v, 1);
+}
+
+CT_TEST(getsockopt, so_error_and_bad_level)
+{
+	int s = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	int v = -1;
+	socklen_t len = sizeof(v);
+	CT_OK(getsockopt(s, SOL_SOCKET, SO_ERROR, &v, &len));
+	CT_EQ(v, 0);
+	CT_ERR(getsockopt(s, SOL_SOCKET, 9999, &v, &len), ENOPROTOOPT);
+}
+
+CT_TEST(setsockopt, sndbuf_roundtrip)
+{
+	int s = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	int v = 16384;
+	CT_OK(setsockopt(s, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)));
+	int got = 0;
+	socklen_t len = sizeof(got);
+	CT_OK(getsockopt(s, SOL_SOCKET, SO_SNDBUF, &got, &len));
+	CT_EQ(got, 2 * v); /* Linux doubles the value for bookkeeping */
+}
+
+CT_TEST(setsockopt, short_optlen_einval)
+{
+	int s = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	char v = 1;
+	CT_ERR(setsockopt(s, SOL_SOCKET, SO_PASSCRED, &v, 1), EINVAL);
+}
+
+CT_TEST(setsockopt, file_enotsock)
+{
+	int fd = CT_OK(open("f", O_CREAT | O_RDWR, 0600));
+	int v = 1;
+	CT_ERR(setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &v, sizeof(v)), ENOTSOCK);
+}
+
+CT_TEST(setsockopt, rcvtimeo)
+{
+	int sv[2];
+	CT_OK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	struct timeval tv = {0, 10000};
+	CT_OK(setsockopt(sv[1], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	char c;
+	CT_ERR(recv(sv[1], &c, 1, 0), EAGAIN);
+}
