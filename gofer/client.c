@@ -295,3 +295,31 @@ int cbox_gofer_link(struct cbox_gofer_client *c, uint32_t target, uint32_t dir, 
 	struct cbox_gofer_reply r;
 	return rpc(c, &q, &r, NULL);
 }
+
+int cbox_gofer_setattr(struct cbox_gofer_client *c, uint32_t fid,
+                       const struct cbox_gofer_setattr *a)
+{
+	if (a == NULL)
+		return -EINVAL;
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_SETATTR, .fid = fid, .attr = *a};
+	struct cbox_gofer_reply r;
+	return rpc(c, &q, &r, NULL);
+}
+
+int cbox_gofer_mknod(struct cbox_gofer_client *c, uint32_t dir, const char *name, uint32_t mode,
+                     uint32_t *newfid, struct cbox_gofer_stat *st)
+{
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_MKNOD,
+	                           .fid = dir,
+	                           .mode = mode,
+	                           .name = name,
+	                           .name_len = slen(name)};
+	struct cbox_gofer_reply r;
+	int rc = rpc(c, &q, &r, NULL);
+	if (rc < 0)
+		return rc;
+	*newfid = r.fid;
+	if (st)
+		*st = r.stat;
+	return 0;
+}

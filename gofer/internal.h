@@ -3,6 +3,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cbox/compiler.h"
+#include "cbox/gofer.h"
+
 struct cbox_gofer_server;
 
 /*
@@ -36,6 +39,36 @@ int cbox_gofer_seccomp_install(int sock, int log_fd);
  * In the gofer child, before the pivot: detach every host pseudo-filesystem mounted at or under
  * prefix (proc, sysfs, devtmpfs, devpts, cgroup*, debugfs, ..., and tmpfs at /run, /run/..., /dev,
  * /dev/shm relative to prefix), then remount every mount left under prefix nodev,nosuid (and
- * read-only when readonly). Reads /proc/self/mountinfo. Dies (cbox_die) on any failure.
+ * read-only when readonly). Reads /proc/self/mountinfo. Dies (cbox_gofer_setup_fail) on any
+ * failure.
  */
 void cbox_gofer_mounts_restrict(const char *prefix, bool readonly);
+
+/* Where the guest's tree is assembled before the pivot: a private tmpfs on STAGE_DIR holding the
+ * rootfs at STAGE_ROOT, each bind at STAGE_DIR/m<index> and the empty file hidden files get. */
+#define CBOX_GOFER_STAGE_DIR  "/tmp"
+#define CBOX_GOFER_STAGE_ROOT "/tmp/root"
+
+/*
+ * In the gofer child, in its own private mount namespace: build the guest's whole tree at
+ * CBOX_GOFER_STAGE_ROOT as cbox_gofer_spawn documents (clone the bind sources and the rootfs,
+ * restrict them, hide, mount, mkdirs, read-only pass). cfg was checked by
+ * cbox_gofer_config_check. Dies (cbox_gofer_setup_fail, naming the path) on any failure.
+ */
+void cbox_gofer_tree_build(const struct cbox_gofer_config *cfg);
+
+/*
+ * Check cfg's paths and kinds without touching the file system beyond stat of the rootfs and
+ * bind sources. Returns 0 or a cbox_err naming the bad entry (EINVAL, ENOENT, ENOTDIR).
+ */
+int cbox_gofer_config_check(const struct cbox_gofer_config *cfg, struct cbox_err **err);
+
+/*
+ * The gofer child's fatal setup error: "gofer: <fmt>" (plus strerror(errnum) when errnum > 0)
+ * is sent to the parent as the start-up packet (see cbox_gofer_setup_report_to), logged when it
+ * cannot be sent, and the child _exits with status 1. Only in the child.
+ */
+CBOX_NORETURN void cbox_gofer_setup_fail(int errnum, const char *fmt, ...) CBOX_PRINTF(2, 3);
+
+/* Tell cbox_gofer_setup_fail which socket carries the start-up packet (-1: none). */
+void cbox_gofer_setup_report_to(int sock);

@@ -107,12 +107,12 @@ static bool is_pseudo(const struct mnt *m, const char *rel)
 	return false;
 }
 
-/* Read and parse mountinfo (free with free_mounts). Returns the count; dies on failure. */
+/* Read and parse mountinfo (free with free_mounts). Returns the count; fails the setup on error. */
 static size_t read_mounts(struct mnt **out)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	if (f == NULL)
-		cbox_die(1, "gofer: open /proc/self/mountinfo: %s", strerror(errno));
+		cbox_gofer_setup_fail(errno, "gofer: open /proc/self/mountinfo");
 	size_t cap = 0, n = 0;
 	struct mnt *v = NULL;
 	char *line = NULL;
@@ -123,14 +123,14 @@ static size_t read_mounts(struct mnt **out)
 			cap = cap ? cap * 2 : 64;
 			v = realloc(v, cap * sizeof(*v));
 			if (v == NULL)
-				cbox_die(1, "gofer: out of memory reading mountinfo");
+				cbox_gofer_setup_fail(ENOMEM, "gofer: read mountinfo");
 		}
 		char *copy = strdup(line);
 		if (copy == NULL)
-			cbox_die(1, "gofer: out of memory reading mountinfo");
+			cbox_gofer_setup_fail(ENOMEM, "gofer: read mountinfo");
 		v[n].line = copy;
 		if (parse_line(copy, &v[n]) < 0)
-			cbox_die(1, "gofer: cannot parse a mountinfo line: %s", line);
+			cbox_gofer_setup_fail(0, "gofer: cannot parse a mountinfo line: %s", line);
 		n++;
 	}
 	free(line);
@@ -156,8 +156,8 @@ void cbox_gofer_mounts_restrict(const char *prefix, bool readonly)
 		const char *rel = under(v[i].point, prefix);
 		if (rel && *rel && is_pseudo(&v[i], rel) && umount2(v[i].point, MNT_DETACH) < 0 &&
 		    errno != EINVAL)
-			cbox_die(1, "gofer: detach %s (%s): %s", v[i].point, v[i].fstype,
-			         strerror(errno));
+			cbox_gofer_setup_fail(errno, "gofer: detach %s (%s)", v[i].point,
+			                      v[i].fstype);
 	}
 	free_mounts(v, n);
 	n = read_mounts(&v);
@@ -169,8 +169,8 @@ void cbox_gofer_mounts_restrict(const char *prefix, bool readonly)
 		 * flags are kept, since a user namespace may not clear locked ones. */
 		unsigned long fl = v[i].flags | MS_NODEV | MS_NOSUID | (readonly ? MS_RDONLY : 0);
 		if (mount(NULL, v[i].point, NULL, MS_REMOUNT | MS_BIND | fl, NULL) < 0)
-			cbox_die(1, "gofer: remount %s %s: %s", v[i].point,
-			         readonly ? "read-only" : "nodev,nosuid", strerror(errno));
+			cbox_gofer_setup_fail(errno, "gofer: remount %s %s", v[i].point,
+			                      readonly ? "read-only" : "nodev,nosuid");
 	}
 	free_mounts(v, n);
 }

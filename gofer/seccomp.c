@@ -11,6 +11,13 @@
 #include "cbox/gofer.h"
 #include "internal.h"
 
+/* fchmodat2 (Linux 6.6) has no __NR_ macro in glibc 2.36's headers. */
+#ifdef __NR_fchmodat2
+#define CBOX_NR_FCHMODAT2 __NR_fchmodat2
+#else
+#define CBOX_NR_FCHMODAT2 452
+#endif
+
 /* Sorted by number (x86_64); a unit test checks the order. */
 static const int allowed[] = {
     __NR_write,          /* 1: the logger (only on the log fd, see below) */
@@ -26,6 +33,7 @@ static const int allowed[] = {
     __NR_sendmsg,        /* 46: replies (only on the socket) */
     __NR_recvmsg,        /* 47: requests (only on the socket) */
     __NR_fcntl,          /* 72: clear O_NONBLOCK after an open */
+    __NR_ftruncate,      /* 77: SETATTR size (on a freshly reopened, checked fd) */
     __NR_fstatfs,        /* 138: STATFS (glibc's fstatfs) */
     __NR_gettid,         /* 186: the crash handler's re-raise */
     __NR_clock_gettime,  /* 228: the logger's time stamp when the vDSO is unavailable */
@@ -33,12 +41,16 @@ static const int allowed[] = {
     __NR_tgkill,         /* 234: the crash handler's re-raise; abort() */
     __NR_openat,         /* 257: WALK, OPEN, CREATE */
     __NR_mkdirat,        /* 258: MKDIR */
+    __NR_mknodat,        /* 259: MKNOD (FIFO, socket node, regular file; never a device) */
+    __NR_fchownat,       /* 260: SETATTR uid/gid (AT_EMPTY_PATH on the fid's own fd) */
     __NR_newfstatat,     /* 262: WALK, STAT, identity checks (glibc's fstat) */
     __NR_unlinkat,       /* 263: UNLINK, undoing a failed CREATE or LINK */
     __NR_renameat,       /* 264: RENAME */
     __NR_linkat,         /* 265: LINK */
     __NR_symlinkat,      /* 266: SYMLINK */
     __NR_readlinkat,     /* 267: READLINK */
+    __NR_utimensat,      /* 280: SETATTR times (AT_EMPTY_PATH, never following a symlink) */
+    CBOX_NR_FCHMODAT2,   /* 452: SETATTR mode (AT_EMPTY_PATH on the fid's own fd) */
 };
 
 const int *cbox_gofer_allowed_syscalls(size_t *n)

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cbox/cleanup.h"
@@ -421,9 +422,125 @@ static int do_dir_op(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 	return rc < 0 ? -errno : 0;
 }
 
+/* fchmodat2 (Linux 6.6) is the only chmod that takes AT_EMPTY_PATH, i.e. works on the O_PATH fd
+ * itself instead of re-resolving a name; glibc 2.36's headers do not number it yet. */
+#ifndef __NR_fchmodat2
+#define __NR_fchmodat2 452
+#endif
+
+static int set_mode(const struct node *n, uint32_t mode)
+{
+	/* Linux does not change a symlink's mode (EOPNOTSUPP); answer that before asking the host.
+	 */
+	if (S_ISLNK(n->mode))
+		return -EOPNOTSUPP;
+	if (syscall(__NR_fchmodat2, n->fd, "", safe_mode(mode & 07777), AT_EMPTY_PATH) < 0)
+		return -errno;
+	return 0;
+}
+
+static int set_size(const struct node *n, int64_t size)
+{
+	if (S_ISDIR(n->mode))
+		return -EISDIR;
+	if (!S_ISREG(n->mode))
+		return -EINVAL;
+	/* ftruncate needs a writable fd; reopen checks the name still holds the fid's inode. */
+	CBOX_AUTOCLOSE int fd = reopen(n, O_WRONLY);
+	if (fd < 0)
+		return fd;
+	return ftruncate(fd, (off_t)size) < 0 ? -errno : 0;
+}
+
+static int do_setattr(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
+{
+	const struct cbox_gofer_setattr *a = &q->attr;
+	const struct node *n = lookup(s, q->fid);
+	if (n == NULL)
+		return -EBADF;
+	int rc = 0;
+	if (a->valid & CBOX_GOFER_SET_MODE)
+		rc = set_mode(n, a->mode);
+	/* Every call below names the fid's own inode (AT_EMPTY_PATH) and never follows a symlink:
+	 * a name swapped in by someone else cannot redirect it. */
+	if (rc == 0 && (a->valid & (CBOX_GOFER_SET_UID | CBOX_GOFER_SET_GID))) {
+		uid_t uid = (a->valid & CBOX_GOFER_SET_UID) ? (uid_t)a->uid : (uid_t)-1;
+		gid_t gid = (a->valid & CBOX_GOFER_SET_GID) ? (gid_t)a->gid : (gid_t)-1;
+		if (fchownat(n->fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+			rc = -errno;
+	}
+	if (rc == 0 && (a->valid & CBOX_GOFER_SET_SIZE))
+		rc = set_size(n, a->size);
+	if (rc == 0 && (a->valid & CBOX_GOFER_SET_TIMES)) {
+		struct timespec ts[2] = {{.tv_sec = a->atime_sec, .tv_nsec = a->atime_nsec},
+		                         {.tv_sec = a->mtime_sec, .tv_nsec = a->mtime_nsec}};
+		if (utimensat(n->fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+			rc = -errno;
+	}
+	return rc;
+}
+
+/* The node types MKNOD may make: a FIFO, a socket node (what bind(2) of an AF_UNIX path leaves)
+ * or an empty regular file. Returns the full mode to create or -errno. */
+static int mknod_mode(uint32_t mode, mode_t *out)
+{
+	if (mode & ~(uint32_t)(S_IFMT | 07777))
+		return -EINVAL;
+	mode_t type = (mode_t)(mode & S_IFMT);
+	switch (type) {
+	case 0: /* mknod(2): no type means a regular file */
+		type = S_IFREG;
+		break;
+	case S_IFREG:
+	case S_IFIFO:
+	case S_IFSOCK:
+		break;
+	case S_IFCHR:
+	case S_IFBLK:
+		/* The tree is served without devices: a device node made here would give the
+		 * guest (or a later host user of a writable bind) a host device. */
+		return -EPERM;
+	default:
+		return -EINVAL;
+	}
+	*out = type | safe_mode(mode);
+	return 0;
+}
+
+static int do_mknod(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                    struct cbox_gofer_reply *r)
+{
+	struct node *dir;
+	char name[CBOX_GOFER_NAME_MAX + 1];
+	struct stat st;
+	mode_t mode = 0;
+	int rc = lookup_dir(s, q->fid, &dir);
+	if (rc == 0)
+		rc = mknod_mode(q->mode, &mode);
+	if (rc < 0)
+		return rc;
+	cstr(name, q->name, q->name_len);
+	if (mknodat(dir->fd, name, mode, 0) < 0)
+		return -errno;
+	CBOX_AUTOCLOSE int pfd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0 || fstat(pfd, &st) < 0)
+		rc = -errno;
+	else if ((st.st_mode & S_IFMT) != (mode & S_IFMT))
+		rc = -ESTALE; /* replaced under us: not ours to remove */
+	else
+		rc = add_fid(s, dir, name, &pfd, &st, &r->fid);
+	if (rc < 0) {
+		if (rc != -ESTALE)
+			unlinkat(dir->fd, name, 0);
+		return rc;
+	}
+	fill_stat(&r->stat, &st);
+	return 0;
+}
+
 static bool is_mutation(uint32_t type)
 {
-	return type >= CBOX_GOFER_CREATE && type <= CBOX_GOFER_LINK;
+	return type >= CBOX_GOFER_CREATE && type <= CBOX_GOFER_TYPE_MAX;
 }
 
 /* Run q. Returns 0 with r filled (and *fd_out set for OPEN/CREATE) or -errno for the peer.
@@ -454,6 +571,10 @@ static int handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 		return do_rename(s, q);
 	case CBOX_GOFER_LINK:
 		return do_link(s, q);
+	case CBOX_GOFER_SETATTR:
+		return do_setattr(s, q);
+	case CBOX_GOFER_MKNOD:
+		return do_mknod(s, q, r);
 	default:
 		return do_dir_op(s, q);
 	}

@@ -1,13 +1,16 @@
 /*
- * Starting the gofer: a child in its own mount namespace that sees only the rootfs (host
- * pseudo-filesystems detached, read-only when asked), pivoted into it, with every other fd
- * closed, no_new_privs and its own seccomp filter; then it serves until the socket closes.
- * Every step in the child that fails ends it with cbox_die: a half-confined gofer must not serve.
+ * Starting the gofer: a child in its own mount namespace that sees only the guest's tree (built
+ * by tree.c), pivoted into it, with every other fd closed, no_new_privs and its own seccomp
+ * filter; then it serves until the socket closes. Every step in the child that fails ends it
+ * (cbox_gofer_setup_fail): a half-confined gofer must not serve. The child's first packet on the
+ * socket says whether it got that far, so the parent can report a setup error itself.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cbox/cleanup.h"
@@ -24,16 +28,57 @@
 #include "cbox/log.h"
 #include "internal.h"
 
-/* Where the rootfs is attached before the pivot, inside a private tmpfs. */
-#define STAGE_DIR  "/tmp"
-#define STAGE_ROOT "/tmp/root"
+#define STAGE_ROOT CBOX_GOFER_STAGE_ROOT
+
+/* The start-up packet: magic, then 0 (ready) or the errno of the failure, then the message. */
+#define HELLO_MAGIC 0x47584243u /* "CBXG" */
+#define HELLO_MAX   4096u
+/* How long the parent waits for it: setup is a few hundred mount calls at most. */
+#define HELLO_TIMEOUT_MS 30000
+
+struct hello {
+	uint32_t magic;
+	int32_t errnum;
+};
+
+static int report_sock = -1;
+
+void cbox_gofer_setup_report_to(int sock)
+{
+	report_sock = sock;
+}
+
+/* sendmsg, not send: the seccomp filter allows only sendmsg on the socket. */
+static int send_hello(int sock, int errnum, const char *msg)
+{
+	struct hello h = {.magic = HELLO_MAGIC, .errnum = errnum};
+	size_t len = msg ? strnlen(msg, HELLO_MAX - sizeof(h) - 1) : 0;
+	struct iovec iov[2] = {{.iov_base = &h, .iov_len = sizeof(h)},
+	                       {.iov_base = (void *)msg, .iov_len = len}};
+	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = len ? 2 : 1};
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 ? -errno : 0;
+}
+
+void cbox_gofer_setup_fail(int errnum, const char *fmt, ...)
+{
+	char msg[HELLO_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* The parent prints it (with strerror); log it here only when it cannot be told. */
+	if (report_sock < 0 || send_hello(report_sock, errnum > 0 ? errnum : 0, msg) < 0)
+		cbox_error("%s%s%s", msg, errnum > 0 ? ": " : "",
+		           errnum > 0 ? strerror(errnum) : "");
+	_exit(1);
+}
 
 static void write_file(const char *path, const char *data)
 {
 	CBOX_AUTOCLOSE int fd = open(path, O_WRONLY | O_CLOEXEC);
 	size_t len = strlen(data);
 	if (fd < 0 || write(fd, data, len) != (ssize_t)len)
-		cbox_die(1, "gofer: write %s: %s", path, strerror(errno));
+		cbox_gofer_setup_fail(errno, "gofer: write %s", path);
 }
 
 /* A new mount namespace; when not root, a user namespace first that maps only the caller's own
@@ -44,14 +89,12 @@ static void enter_namespaces(void)
 	gid_t gid = getegid();
 	if (uid == 0) {
 		if (unshare(CLONE_NEWNS) < 0)
-			cbox_die(1, "gofer: unshare(CLONE_NEWNS): %s", strerror(errno));
+			cbox_gofer_setup_fail(errno, "gofer: unshare(CLONE_NEWNS)");
 		return;
 	}
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0)
-		cbox_die(1,
-		         "gofer: unshare(CLONE_NEWUSER|CLONE_NEWNS): %s (are unprivileged user "
-		         "namespaces enabled?)",
-		         strerror(errno));
+		cbox_gofer_setup_fail(errno, "gofer: unshare(CLONE_NEWUSER|CLONE_NEWNS) (are "
+		                             "unprivileged user namespaces enabled?)");
 	char map[64];
 	/* setgroups must be denied before an unprivileged gid_map write is accepted. */
 	write_file("/proc/self/setgroups", "deny");
@@ -61,39 +104,26 @@ static void enter_namespaces(void)
 	write_file("/proc/self/gid_map", map);
 }
 
-/* Attach a recursive copy of the rootfs at STAGE_ROOT. */
-static void stage_rootfs(const char *rootfs)
+/* Private first: nothing done while building the tree may propagate back to the host. */
+static void make_private(void)
 {
-	/* Private first: nothing done below may propagate back to the host's mounts. */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		cbox_die(1, "gofer: make / private: %s", strerror(errno));
-	/* Cloned before the tmpfs hides STAGE_DIR, in case the rootfs lives under it. */
-	CBOX_AUTOCLOSE int tree =
-	    open_tree(AT_FDCWD, rootfs, OPEN_TREE_CLONE | AT_RECURSIVE | OPEN_TREE_CLOEXEC);
-	if (tree < 0)
-		cbox_die(1, "gofer: clone the mount tree of %s: %s", rootfs, strerror(errno));
-	if (mount("cbox-gofer", STAGE_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-	          "mode=0700,size=16k") < 0)
-		cbox_die(1, "gofer: mount a tmpfs on %s: %s", STAGE_DIR, strerror(errno));
-	if (mkdir(STAGE_ROOT, 0700) < 0)
-		cbox_die(1, "gofer: mkdir %s: %s", STAGE_ROOT, strerror(errno));
-	if (move_mount(tree, "", AT_FDCWD, STAGE_ROOT, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-		cbox_die(1, "gofer: attach %s at %s: %s", rootfs, STAGE_ROOT, strerror(errno));
+		cbox_gofer_setup_fail(errno, "gofer: make / private");
 }
 
 /* Enter the staged root and drop the old one entirely. */
 static void pivot(void)
 {
 	if (chdir(STAGE_ROOT) < 0)
-		cbox_die(1, "gofer: chdir %s: %s", STAGE_ROOT, strerror(errno));
+		cbox_gofer_setup_fail(errno, "gofer: chdir %s", STAGE_ROOT);
 	/* pivot_root(".", "."): the old root ends up stacked on the new one and is then detached,
 	 * so no path from the gofer leads back to the host's tree. */
 	if (syscall(SYS_pivot_root, ".", ".") < 0)
-		cbox_die(1, "gofer: pivot_root: %s", strerror(errno));
+		cbox_gofer_setup_fail(errno, "gofer: pivot_root");
 	if (umount2(".", MNT_DETACH) < 0)
-		cbox_die(1, "gofer: detach the old root: %s", strerror(errno));
+		cbox_gofer_setup_fail(errno, "gofer: detach the old root");
 	if (chdir("/") < 0)
-		cbox_die(1, "gofer: chdir /: %s", strerror(errno));
+		cbox_gofer_setup_fail(errno, "gofer: chdir /");
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -111,54 +141,109 @@ static void close_all_except(int *keep, size_t n)
 		if (keep[i] < 0)
 			continue;
 		if ((unsigned)keep[i] > lo && close_range(lo, (unsigned)keep[i] - 1, 0) < 0)
-			cbox_die(1, "gofer: close_range: %s", strerror(errno));
+			cbox_gofer_setup_fail(errno, "gofer: close_range");
 		lo = (unsigned)keep[i] + 1;
 	}
 	if (close_range(lo, ~0u, 0) < 0)
-		cbox_die(1, "gofer: close_range: %s", strerror(errno));
+		cbox_gofer_setup_fail(errno, "gofer: close_range");
+}
+
+/* The server refuses mutations itself only when no part of the tree is writable. */
+static bool tree_readonly(const struct cbox_gofer_config *cfg)
+{
+	if (!cfg->readonly)
+		return false;
+	for (size_t i = 0; i < cfg->n_mounts; i++)
+		if (!cfg->mounts[i].readonly)
+			return false;
+	return true;
 }
 
 static CBOX_NORETURN void child_main(const struct cbox_gofer_config *cfg, int sock, pid_t parent)
 {
 	cbox_log_set_who("gofer");
+	cbox_gofer_setup_report_to(sock);
 	/* Die with the sentry: a gofer outliving its sandbox would keep the rootfs open. */
 	prctl(PR_SET_NAME, "cbox-gofer");
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		cbox_die(1, "gofer: parent gone or PR_SET_PDEATHSIG failed");
+		cbox_gofer_setup_fail(0, "gofer: parent gone or PR_SET_PDEATHSIG failed");
 	if (cbox_crash_install() < 0)
 		cbox_warn("gofer: crash handler not installed");
+	/* The modes the tree is built with are exact, and the sentry applies the guest's umask:
+	 * the gofer must not apply a second one. */
+	umask(0);
 	enter_namespaces();
-	stage_rootfs(cfg->rootfs);
-	cbox_gofer_mounts_restrict(STAGE_ROOT, cfg->readonly);
+	make_private();
+	cbox_gofer_tree_build(cfg);
 	pivot();
 	int root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root_fd < 0)
-		cbox_die(1, "gofer: open the new root: %s", strerror(errno));
+		cbox_gofer_setup_fail(errno, "gofer: open the new root");
 	int log_fd = cbox_log_get_fd();
 	int keep[] = {sock, root_fd, log_fd};
 	close_all_except(keep, CBOX_ARRAY_SIZE(keep));
-	/* The sentry applies the guest's umask; the gofer must not apply a second one. */
-	umask(0);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		cbox_die(1, "gofer: PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+		cbox_gofer_setup_fail(errno, "gofer: PR_SET_NO_NEW_PRIVS");
 	int rc = cbox_gofer_seccomp_install(sock, log_fd);
 	if (rc < 0)
-		cbox_die(1, "gofer: install the seccomp filter: %s", strerror(-rc));
-	rc = cbox_gofer_serve(sock, root_fd, cfg->readonly);
+		cbox_gofer_setup_fail(-rc, "gofer: install the seccomp filter");
+	cbox_gofer_setup_report_to(-1);
+	if (send_hello(sock, 0, NULL) < 0)
+		_exit(0); /* the parent is gone: nobody to serve */
+	rc = cbox_gofer_serve(sock, root_fd, tree_readonly(cfg));
 	/* _exit: no atexit handlers, which could make calls the filter does not allow. */
 	_exit(rc < 0 ? 1 : 0);
+}
+
+/* Reap a child that failed its setup (or is being given up on). */
+static void reap(pid_t child, bool kill_it)
+{
+	if (kill_it)
+		kill(child, SIGKILL);
+	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Wait for the child's start-up packet. Returns 0 when it is ready, else a cbox_err with the
+ * child's own errno and message (the child is reaped). */
+static int wait_hello(int sock, pid_t child, struct cbox_err **err)
+{
+	struct pollfd p = {.fd = sock, .events = POLLIN};
+	int n;
+	do
+		n = poll(&p, 1, HELLO_TIMEOUT_MS);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) {
+		reap(child, true);
+		return cbox_err_set(err, n == 0 ? ETIMEDOUT : errno,
+		                    "gofer: no answer from the gofer process during its setup");
+	}
+	char buf[HELLO_MAX + 1];
+	ssize_t len;
+	do
+		len = recv(sock, buf, HELLO_MAX, 0);
+	while (len < 0 && errno == EINTR);
+	struct hello h = {0};
+	if (len >= (ssize_t)sizeof(h))
+		memcpy(&h, buf, sizeof(h));
+	if (len < (ssize_t)sizeof(h) || h.magic != HELLO_MAGIC || h.errnum < 0 || h.errnum > 4095) {
+		reap(child, true);
+		return cbox_err_set(err, ECHILD,
+		                    "gofer: the gofer process ended during its setup "
+		                    "(see its log above)");
+	}
+	if (h.errnum == 0 && len == (ssize_t)sizeof(h))
+		return 0;
+	buf[len] = '\0';
+	reap(child, false);
+	return cbox_err_set(err, h.errnum, "%s", buf + sizeof(h));
 }
 
 int cbox_gofer_spawn(const struct cbox_gofer_config *cfg, int *sock, pid_t *pid,
                      struct cbox_err **err)
 {
-	struct stat st;
-	if (cfg == NULL || cfg->rootfs == NULL)
-		return cbox_err_set(err, EINVAL, "gofer: no rootfs given");
-	if (stat(cfg->rootfs, &st) < 0)
-		return cbox_err_set(err, errno, "gofer: rootfs %s", cfg->rootfs);
-	if (!S_ISDIR(st.st_mode))
-		return cbox_err_set(err, ENOTDIR, "gofer: rootfs %s", cfg->rootfs);
+	if (cbox_gofer_config_check(cfg, err) < 0)
+		return cbox_err_code(*err);
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return cbox_err_set(err, errno, "gofer: socketpair");
@@ -172,6 +257,9 @@ int cbox_gofer_spawn(const struct cbox_gofer_config *cfg, int *sock, pid_t *pid,
 		close(cbox_steal_fd(&mine));
 		child_main(cfg, cbox_steal_fd(&theirs), parent);
 	}
+	close(cbox_steal_fd(&theirs));
+	if (wait_hello(mine, child, err) < 0)
+		return cbox_err_code(*err);
 	*sock = cbox_steal_fd(&mine);
 	*pid = child;
 	return 0;

@@ -1,14 +1,14 @@
 #pragma once
 /*
  * The gofer: the only process of a sandbox that touches the guest's files. It runs in a mount
- * namespace that holds only the rootfs (read-only) and, later, the bind mounts; it serves them
- * to the sentry over a SOCK_SEQPACKET socketpair with the protocol of lib/include/cbox/gofer_wire.h
- * and passes opened files with SCM_RIGHTS. This header has both ends: spawning the server and
- * the sentry's client calls.
+ * namespace that holds only the guest's tree (rootfs, hidden paths, tmpfs and bind mounts); it
+ * serves it to the sentry over a SOCK_SEQPACKET socketpair with the protocol of
+ * lib/include/cbox/gofer_wire.h and passes opened files with SCM_RIGHTS. This header has both ends:
+ * spawning the server and the sentry's client calls.
  *
  * Files are named by fids (like 9P): 32-bit handles the gofer maps to O_PATH fds. Fid 0 is the
- * root of the rootfs and always exists. A walk goes one component at a time and never follows a
- * symlink: the sentry resolves symlinks, "." and ".." itself.
+ * root of the guest's tree and always exists. A walk goes one component at a time and never follows
+ * a symlink: the sentry resolves symlinks, "." and ".." itself.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,19 +19,64 @@
 
 #define CBOX_GOFER_ROOT_FID 0u
 
+enum cbox_gofer_mount_kind {
+	CBOX_GOFER_MOUNT_BIND,  /* source: a host path (dir or file), bound at target */
+	CBOX_GOFER_MOUNT_TMPFS, /* a fresh tmpfs at target (source unused); size bytes, 0 = 50% RAM
+	                           as tmpfs's default */
+};
+
+/* One mount of the guest's tree, on top of the rootfs. */
+struct cbox_gofer_mount {
+	enum cbox_gofer_mount_kind kind;
+	const char
+	    *source; /* BIND: absolute host path (symlinks in it are followed, on the host) */
+	const char *target; /* absolute path in the guest's tree, not "/" and without ".." */
+	bool readonly;
+	uint64_t size; /* TMPFS only */
+};
+
 struct cbox_gofer_config {
 	const char *rootfs; /* host path of the guest's root */
-	bool readonly;      /* writes fail with EROFS (the default of issue 2) */
+	bool readonly;      /* the rootfs (not the mounts) is read-only: writes fail with EROFS */
+	const char *const *hide; /* absolute guest paths shown empty */
+	size_t n_hide;
+	const struct cbox_gofer_mount *mounts; /* applied in order, after hide */
+	size_t n_mounts;
+	const char *const *mkdirs; /* dirs (mode 0755, parents too) created after the mounts; each
+	                              must lie in a writable mount */
+	size_t n_mkdirs;
 };
 
 /*
  * Start a gofer process for cfg. On success *sock is the sentry's end of the socketpair
  * (SOCK_SEQPACKET, close-on-exec) and *pid the gofer's pid; the gofer exits when the socket is
  * closed or its parent dies. The child: new mount (and, when not root, user) namespace holding
- * only the rootfs, host pseudo-filesystems (/proc, /sys, /dev, cgroups, ...) detached, its own
- * seccomp allowlist (cbox_gofer_allowed_syscalls), no_new_privs.
- * Errors: the rootfs does not exist or is not a directory (ENOENT/ENOTDIR, message names it),
- * fork/socketpair failures.
+ * only the guest's tree, host pseudo-filesystems (/proc, /sys, /dev, cgroups, ...) detached, its
+ * own seccomp allowlist (cbox_gofer_allowed_syscalls), no_new_privs. The tree it serves from fid 0
+ * is built before the pivot, each piece a real mount with its own flags:
+ *  1. every BIND source is cloned (recursively) first, then the rootfs; the rootfs's mounts and
+ *     each bind's are made nodev,nosuid (read-only per cfg->readonly / mount->readonly), with
+ *     host pseudo-filesystems detached from both;
+ *  2. hide: each path that exists in the rootfs (resolved inside it, never through a symlink; a
+ *     symlink or a missing path is skipped) is covered: a directory by an empty tmpfs (read-only,
+ *     nodev, nosuid, noexec at the end), anything else (files, sockets, fifos) by an empty
+ *     read-only file;
+ *  3. mounts, in order: the target must exist (symlinks are followed inside the tree), or its
+ *     missing part must lie in a tmpfs the gofer made (a hide or TMPFS mount), where the
+ *     directories (and, for a file bind, the file) are created. Nothing is ever created in the
+ *     rootfs or in a bind (both are host file systems). TMPFS: nodev,nosuid, mode 1777;
+ *  4. mkdirs (like mkdir -p, 0755, never through a symlink);
+ *  5. hide tmpfs mounts and read-only TMPFS mounts become read-only.
+ * The server refuses every mutation itself (EROFS) only when cfg->readonly and no mount is
+ * writable; otherwise the read-only parts answer EROFS from the kernel.
+ * Start-up handshake: the child sends one packet before serving, the ready packet or the error
+ * that ended it; cbox_gofer_spawn waits for it (up to 30 s), so a setup failure is returned here
+ * (the child is then reaped) and the socket only ever carries the protocol afterwards.
+ * Errors (the message names the path): the rootfs or a BIND source does not exist or has the
+ * wrong type (ENOENT/ENOTDIR), a path is not absolute, is "/" or has a ".." (EINVAL), a mount
+ * target is missing outside a gofer tmpfs (ENOENT), a target's type does not fit its source
+ * (ENOTDIR/EISDIR), a mkdirs path cannot be made (EROFS, ELOOP, ...), a mount failed (its errno),
+ * fork/socketpair failures, the child died during setup (ECHILD).
  */
 CBOX_API int cbox_gofer_spawn(const struct cbox_gofer_config *cfg, int *sock, pid_t *pid,
                               struct cbox_err **err);
@@ -90,3 +135,25 @@ CBOX_API int cbox_gofer_rename(struct cbox_gofer_client *c, uint32_t olddir, con
                                uint32_t newdir, const char *newname);
 CBOX_API int cbox_gofer_link(struct cbox_gofer_client *c, uint32_t target, uint32_t dir,
                              const char *name);
+
+/*
+ * Change the attributes of fid (SETATTR): a->valid says which, applied in the order mode
+ * (a->mode & 07777, setuid/setgid always dropped), owner (a->uid/a->gid, (uint32_t)-1 =
+ * unchanged), size (regular files only), times (nsec may be UTIME_NOW/UTIME_OMIT); the first
+ * error is returned and the later fields are not applied. Never follows a symlink: a mode change
+ * on one is -EOPNOTSUPP, as on Linux. Errors: -EINVAL for unknown valid bits, a negative size or
+ * an out-of-range nsec (refused before sending); -EISDIR (size of a directory), -EINVAL (size of
+ * anything else but a regular file), -EROFS, -EPERM, -EBADF (unknown fid), -EIO.
+ */
+CBOX_API int cbox_gofer_setattr(struct cbox_gofer_client *c, uint32_t fid,
+                                const struct cbox_gofer_setattr *a);
+
+/*
+ * Make a node name in dir (MKNOD) with mode = type | permissions: S_IFIFO, S_IFSOCK (what bind(2)
+ * of an AF_UNIX path makes) or S_IFREG (type 0 means S_IFREG, as in mknod(2)); setuid/setgid
+ * are dropped. On success *newfid is a fid of the new node and *st its stat (like WALK).
+ * Errors: -EPERM for S_IFCHR/S_IFBLK (the tree is served without devices), -EINVAL for any other
+ * type or bits beyond type and 07777, -EEXIST, -EROFS, -ENOTDIR, -EBADF, -EIO.
+ */
+CBOX_API int cbox_gofer_mknod(struct cbox_gofer_client *c, uint32_t dir, const char *name,
+                              uint32_t mode, uint32_t *newfid, struct cbox_gofer_stat *st);

@@ -49,11 +49,15 @@ struct cbox_gofer_statfs {
  *   OPEN     u32 fid, u32 flags                CREATE   u32 dirfid, u32 flags, u32 mode, name
  *   MKDIR    u32 dirfid, u32 mode, name        UNLINK   u32 dirfid, u32 isdir (0|1), name
  *   SYMLINK  u32 dirfid, name, target          RENAME   u32 olddir, name, u32 newdir, name
- *   LINK     u32 fid, u32 dirfid, name
+ *   LINK     u32 fid, u32 dirfid, name         MKNOD    u32 dirfid, u32 mode, name
+ *   SETATTR  u32 fid, u32 valid, u32 mode, u32 uid, u32 gid, u32 pad (0), i64 size,
+ *            i64 atime_sec, i64 atime_nsec, i64 mtime_sec, i64 mtime_nsec
+ *            (valid: CBOX_GOFER_SET_* bits, no others; with SET_SIZE size >= 0; with SET_TIMES
+ *            each nsec is 0..999999999, UTIME_NOW or UTIME_OMIT)
  * Reply type: CBOX_GOFER_REPLY_OK | request type, or CBOX_GOFER_REPLY_ERROR {i32 errno (1..4095)}.
- * OK bodies: WALK u32 newfid + stat; STAT stat; STATFS statfs; READLINK target; CREATE u32 newfid
- * + stat (and an fd); OPEN empty (and an fd); the others empty. stat and statfs travel as the raw
- * structs above (fixed layout, no padding).
+ * OK bodies: WALK and MKNOD u32 newfid + stat; STAT stat; STATFS statfs; READLINK target; CREATE
+ * u32 newfid + stat (and an fd); OPEN empty (and an fd); the others (SETATTR too) empty. stat and
+ * statfs travel as the raw structs above (fixed layout, no padding).
  */
 struct cbox_gofer_hdr {
 	uint32_t type;
@@ -75,7 +79,29 @@ enum cbox_gofer_type {
 	CBOX_GOFER_SYMLINK = 10,
 	CBOX_GOFER_RENAME = 11,
 	CBOX_GOFER_LINK = 12,
-	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_LINK,
+	CBOX_GOFER_SETATTR = 13,
+	CBOX_GOFER_MKNOD = 14,
+	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_MKNOD,
+};
+
+/* SETATTR's valid bits: which fields of struct cbox_gofer_setattr to apply. The gofer applies
+ * them in this order (mode, owner, size, times) and stops at the first error. */
+#define CBOX_GOFER_SET_MODE  1u  /* chmod: mode & 07777, setuid/setgid dropped by the gofer */
+#define CBOX_GOFER_SET_UID   2u  /* chown: uid ((uint32_t)-1 = unchanged) */
+#define CBOX_GOFER_SET_GID   4u  /* chown: gid ((uint32_t)-1 = unchanged) */
+#define CBOX_GOFER_SET_SIZE  8u  /* truncate (regular files only) */
+#define CBOX_GOFER_SET_TIMES 16u /* utimensat: nsec may be UTIME_NOW or UTIME_OMIT */
+#define CBOX_GOFER_SET_ALL   31u
+
+/* The arguments of SETATTR; fields whose bit is not in valid are sent but not used. */
+struct cbox_gofer_setattr {
+	uint32_t valid;
+	uint32_t mode;
+	uint32_t uid;
+	uint32_t gid;
+	int64_t size;
+	int64_t atime_sec, atime_nsec;
+	int64_t mtime_sec, mtime_nsec;
 };
 
 #define CBOX_GOFER_REPLY_OK    0x80u /* OR-ed with the request type */
@@ -94,14 +120,15 @@ enum cbox_gofer_type {
 struct cbox_gofer_req {
 	uint32_t type; /* enum cbox_gofer_type */
 	uint32_t tag;
-	uint32_t fid;     /* WALK/CREATE/MKDIR/UNLINK/SYMLINK dirfid; RENAME olddir; others fid */
+	uint32_t fid; /* WALK/CREATE/MKDIR/UNLINK/SYMLINK/MKNOD dirfid; RENAME olddir; others fid */
 	uint32_t fid2;    /* RENAME newdir; LINK dirfid */
 	uint32_t flags;   /* OPEN, CREATE: open(2) flags; UNLINK: isdir */
-	uint32_t mode;    /* CREATE, MKDIR */
-	const char *name; /* WALK..LINK entry name; RENAME oldname */
+	uint32_t mode;    /* CREATE, MKDIR, MKNOD (type and permission bits) */
+	const char *name; /* WALK, CREATE..LINK, MKNOD entry name; RENAME oldname */
 	size_t name_len;
 	const char *name2; /* RENAME newname; SYMLINK target */
 	size_t name2_len;
+	struct cbox_gofer_setattr attr; /* SETATTR */
 };
 
 /* A decoded reply. stat/statfs are copies; target points into the decoded buffer. */
@@ -109,8 +136,8 @@ struct cbox_gofer_reply {
 	uint32_t type; /* CBOX_GOFER_REPLY_OK | request type, or CBOX_GOFER_REPLY_ERROR */
 	uint32_t tag;
 	int32_t error;                   /* REPLY_ERROR: the positive errno */
-	uint32_t fid;                    /* WALK, CREATE: the new fid */
-	struct cbox_gofer_stat stat;     /* WALK, CREATE, STAT */
+	uint32_t fid;                    /* WALK, CREATE, MKNOD: the new fid */
+	struct cbox_gofer_stat stat;     /* WALK, CREATE, MKNOD, STAT */
 	struct cbox_gofer_statfs statfs; /* STATFS */
 	const char *target;              /* READLINK, not NUL-terminated */
 	size_t target_len;
@@ -129,14 +156,16 @@ CBOX_API int cbox_gofer_check_target(const char *target, size_t len);
  * Decode one request packet of len bytes. On success fills *out (pointing into buf) and
  * returns 0. Errors: -EPROTO when the packet is shorter than the header, the header's len is not
  * the packet length or the type is unknown; -EINVAL when the body has the wrong length for its
- * type or a name/target/field is invalid (see cbox_gofer_check_name). Never reads outside
+ * type or a name/target/field is invalid (see cbox_gofer_check_name and the SETATTR rules in the
+ * table above). Never reads outside
  * buf[0, len). Pure; buf may be any bytes.
  */
 CBOX_API int cbox_gofer_decode_request(const void *buf, size_t len, struct cbox_gofer_req *out);
 
 /*
  * Encode req into buf (size bytes). Fields not used by req->type are ignored. Returns the packet
- * length, -EINVAL for an unknown type or invalid name/target/isdir, -ENAMETOOLONG for a name or
+ * length, -EINVAL for an unknown type or invalid name/target/isdir/SETATTR field (the decoder's
+ * rules), -ENAMETOOLONG for a name or
  * target too long, -ENOBUFS when size is too small. A packet it produces always decodes back.
  */
 CBOX_API int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *buf, size_t size);

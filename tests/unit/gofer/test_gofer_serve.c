@@ -475,3 +475,177 @@ Test(gofer_malformed, client_rejects_bad_replies)
 	cr_expect_eq(cbox_gofer_stat(c, 0, &(struct cbox_gofer_stat){0}), -EIO);
 	cbox_gofer_client_free(c);
 }
+
+static int setattr(uint32_t fid, struct cbox_gofer_setattr a)
+{
+	return cbox_gofer_setattr(S.c, fid, &a);
+}
+
+static struct stat host_lstat(const char *rel)
+{
+	char p[256];
+	struct stat st;
+	at(p, rel);
+	cr_assert_eq(lstat(p, &st), 0, "lstat %s", p);
+	return st;
+}
+
+Test(gofer_rw, setattr_each_field)
+{
+	uint32_t f = walk("file.txt", NULL), d = walk("dir", NULL);
+	/* mode: setuid/setgid dropped, sticky kept, type bits ignored */
+	cr_expect_eq(
+	    setattr(f, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_MODE, .mode = 0106751}),
+	    0);
+	cr_expect_eq(host_lstat("file.txt").st_mode, S_IFREG | 0751);
+	cr_expect_eq(
+	    setattr(d, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_MODE, .mode = 03700}),
+	    0);
+	cr_expect_eq(host_lstat("dir").st_mode, S_IFDIR | 01700);
+	/* owner: -1 keeps a field, and only the fields asked for change */
+	cr_expect_eq(
+	    setattr(f, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_UID | CBOX_GOFER_SET_GID,
+	                                           .uid = 1234,
+	                                           .gid = 5678}),
+	    0);
+	cr_expect_eq(host_lstat("file.txt").st_uid, 1234);
+	cr_expect_eq(host_lstat("file.txt").st_gid, 5678);
+	cr_expect_eq(setattr(f, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_GID,
+	                                                    .uid = 1,
+	                                                    .gid = (uint32_t)-1}),
+	             0);
+	cr_expect_eq(host_lstat("file.txt").st_uid, 1234);
+	cr_expect_eq(host_lstat("file.txt").st_gid, 5678);
+	cr_expect_eq(setattr(f, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_UID, .uid = 0}),
+	             0);
+	cr_expect_eq(host_lstat("file.txt").st_uid, 0);
+	/* size: grow and shrink a file; a directory and a FIFO refuse */
+	cr_expect_eq(
+	    setattr(f, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_SIZE, .size = 3}), 0);
+	cr_expect_eq(host_lstat("file.txt").st_size, 3);
+	cr_expect_eq(
+	    setattr(f, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_SIZE, .size = 100000}),
+	    0);
+	cr_expect_eq(host_lstat("file.txt").st_size, 100000);
+	cr_expect_eq(setattr(d, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_SIZE}),
+	             -EISDIR);
+	cr_expect_eq(
+	    setattr(walk("fifo", NULL), (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_SIZE}),
+	    -EINVAL);
+	/* times: exact values, UTIME_OMIT keeps one */
+	cr_expect_eq(setattr(f, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_TIMES,
+	                                                    .atime_sec = 1000000000,
+	                                                    .atime_nsec = 5,
+	                                                    .mtime_sec = 1200000000,
+	                                                    .mtime_nsec = 999999999}),
+	             0);
+	struct stat st = host_lstat("file.txt");
+	cr_expect_eq(st.st_atim.tv_sec, 1000000000);
+	cr_expect_eq(st.st_atim.tv_nsec, 5);
+	cr_expect_eq(st.st_mtim.tv_sec, 1200000000);
+	cr_expect_eq(st.st_mtim.tv_nsec, 999999999);
+	cr_expect_eq(setattr(f, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_TIMES,
+	                                                    .atime_sec = 7,
+	                                                    .atime_nsec = UTIME_OMIT,
+	                                                    .mtime_sec = 1300000000}),
+	             0);
+	st = host_lstat("file.txt");
+	cr_expect_eq(st.st_atim.tv_sec, 1000000000);
+	cr_expect_eq(st.st_mtim.tv_sec, 1300000000);
+	/* unknown fid */
+	cr_expect_eq(setattr(4242, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_MODE}),
+	             -EBADF);
+}
+
+Test(gofer_rw, setattr_order_and_first_error)
+{
+	uint32_t d = walk("dir", NULL);
+	/* mode applies, then size fails on a directory, and the times are not applied */
+	struct stat before = host_lstat("dir");
+	cr_expect_eq(setattr(d, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_MODE |
+	                                                             CBOX_GOFER_SET_SIZE |
+	                                                             CBOX_GOFER_SET_TIMES,
+	                                                    .mode = 0711,
+	                                                    .mtime_sec = 42}),
+	             -EISDIR);
+	struct stat st = host_lstat("dir");
+	cr_expect_eq(st.st_mode & 07777, 0711);
+	cr_expect_eq(st.st_mtim.tv_sec, before.st_mtim.tv_sec);
+}
+
+Test(gofer_rw, setattr_symlink)
+{
+	uint32_t l = walk("link", NULL);
+	struct stat target_before = host_lstat("file.txt");
+	cr_expect_eq(
+	    setattr(l, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_MODE, .mode = 0600}),
+	    -EOPNOTSUPP);
+	cr_expect_eq(setattr(l, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_SIZE}),
+	             -EINVAL);
+	/* Owner and times apply to the link itself, never to what it points at. */
+	cr_expect_eq(setattr(l, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_UID |
+	                                                             CBOX_GOFER_SET_TIMES,
+	                                                    .uid = 4321,
+	                                                    .mtime_sec = 1234567}),
+	             0);
+	cr_expect_eq(host_lstat("link").st_uid, 4321);
+	cr_expect_eq(host_lstat("link").st_mtim.tv_sec, 1234567);
+	struct stat t = host_lstat("file.txt");
+	cr_expect_eq(t.st_uid, target_before.st_uid);
+	cr_expect_eq(t.st_mode, target_before.st_mode);
+	cr_expect_eq(t.st_mtim.tv_sec, target_before.st_mtim.tv_sec);
+}
+
+Test(gofer_rw, mknod_types)
+{
+	struct cbox_gofer_stat st;
+	uint32_t nf = 0;
+	cr_assert_eq(cbox_gofer_mknod(S.c, 0, "p", S_IFIFO | 06640, &nf, &st), 0);
+	cr_expect(S_ISFIFO(st.mode));
+	cr_expect_eq(st.mode & 07777, 0640, "setuid/setgid dropped");
+	cr_expect_eq(host_lstat("p").st_ino, st.ino);
+	/* The new fid is usable at once: a FIFO opens without blocking the gofer. */
+	int fd = cbox_gofer_open(S.c, nf, O_RDONLY | O_NONBLOCK);
+	cr_assert_geq(fd, 0, "open: %s", strerror(-fd));
+	close(fd);
+	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "p", S_IFIFO | 0600, &nf, &st), -EEXIST);
+	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "s", S_IFSOCK | 0755, &nf, &st), 0);
+	cr_expect(S_ISSOCK(host_lstat("s").st_mode));
+	cr_expect_eq(cbox_gofer_open(S.c, nf, O_RDONLY), -ENXIO);
+	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "r", 0600, &nf, &st), 0, "type 0 is a file");
+	cr_expect(S_ISREG(st.mode));
+	cr_expect_eq(cbox_gofer_mknod(S.c, walk("dir", NULL), "r2", S_IFREG | 0644, &nf, &st), 0);
+	cr_expect(S_ISREG(host_lstat("dir/r2").st_mode));
+	/* No devices, ever; no other types through MKNOD. */
+	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "c", S_IFCHR | 0666, &nf, &st), -EPERM);
+	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "b", S_IFBLK | 0666, &nf, &st), -EPERM);
+	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "d", S_IFDIR | 0755, &nf, &st), -EINVAL);
+	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "l", S_IFLNK | 0777, &nf, &st), -EINVAL);
+	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "x", 0x100000 | S_IFIFO, &nf, &st), -EINVAL);
+	char p[256];
+	at(p, "c");
+	cr_expect_neq(access(p, F_OK), 0);
+	cr_expect_eq(cbox_gofer_mknod(S.c, walk("file.txt", NULL), "x", S_IFIFO, &nf, &st),
+	             -ENOTDIR);
+}
+
+Test(gofer_ro, setattr_mknod_refused)
+{
+	uint32_t f = walk("file.txt", NULL), nf;
+	struct stat before = host_lstat("file.txt");
+	cr_expect_eq(
+	    setattr(f, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_MODE, .mode = 0600}),
+	    -EROFS);
+	cr_expect_eq(setattr(f, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_SIZE}), -EROFS);
+	cr_expect_eq(setattr(f, (struct cbox_gofer_setattr){.valid = 0}), -EROFS);
+	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "p", S_IFIFO | 0600, &nf, NULL), -EROFS);
+	struct stat st = host_lstat("file.txt");
+	cr_expect_eq(st.st_mode, before.st_mode);
+	cr_expect_eq(st.st_size, 5);
+	char p[256];
+	at(p, "p");
+	cr_expect_neq(access(p, F_OK), 0);
+	/* Refused locally by the client: the session goes on. */
+	cr_expect_eq(setattr(f, (struct cbox_gofer_setattr){.valid = 1u << 7}), -EINVAL);
+	walk("dir", NULL);
+}

@@ -2,6 +2,7 @@
  * writes, hides host pseudo-filesystems and exits when the socket closes. Needs root (or
  * unprivileged user namespaces); skips otherwise unless CBOX_TESTS_MUST_WORK=1. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -166,4 +168,423 @@ Test(gofer_spawn, malformed_request_logged_and_exits)
 	close(sock);
 	snprintf(p, sizeof(p), "rm -rf '%s'", root);
 	cr_expect_eq(system(p), 0);
+}
+
+/* A temp tree for the tests below; paths are "<dir>/<rel>". */
+static void tmp_dir(char *out)
+{
+	strcpy(out, "/tmp/cbox-gofer-tree-XXXXXX");
+	cr_assert_not_null(mkdtemp(out));
+}
+
+static void mk(const char *base, const char *rel, const char *content)
+{
+	char p[256];
+	snprintf(p, sizeof(p), "%s/%s", base, rel);
+	if (content == NULL) {
+		cr_assert_eq(mkdir(p, 0755), 0, "mkdir %s", p);
+		return;
+	}
+	FILE *f = fopen(p, "w");
+	cr_assert_not_null(f, "create %s", p);
+	fputs(content, f);
+	fclose(f);
+}
+
+static bool host_exists(const char *base, const char *rel)
+{
+	char p[256];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/%s", base, rel);
+	return lstat(p, &st) == 0;
+}
+
+static void rm_rf(const char *dir)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+/* Everything under dir, one path per line, sorted: what the spawn must not change. */
+static char *listing(const char *dir)
+{
+	char cmd[160];
+	static char out[4096];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find . | sort", dir);
+	FILE *p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	size_t n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	pclose(p);
+	return strdup(out);
+}
+
+/* Walk a guest path from the root, one component at a time. */
+static int walk_path(struct cbox_gofer_client *c, const char *path, uint32_t *fid,
+                     struct cbox_gofer_stat *st)
+{
+	char copy[256], *save = NULL;
+	snprintf(copy, sizeof(copy), "%s", path);
+	uint32_t cur = CBOX_GOFER_ROOT_FID;
+	for (char *t = strtok_r(copy, "/", &save); t; t = strtok_r(NULL, "/", &save)) {
+		int rc = cbox_gofer_walk(c, cur, t, &cur, st);
+		if (rc < 0)
+			return rc;
+	}
+	*fid = cur;
+	return 0;
+}
+
+static uint32_t must_walk(struct cbox_gofer_client *c, const char *path, struct cbox_gofer_stat *st)
+{
+	uint32_t fid = 0;
+	int rc = walk_path(c, path, &fid, st);
+	cr_assert_eq(rc, 0, "walk %s: %s", path, strerror(-rc));
+	return fid;
+}
+
+/* The names in a directory of the guest's tree, read through an fd the gofer opened. */
+static int count_entries(struct cbox_gofer_client *c, uint32_t dir, char *names, size_t size)
+{
+	int fd = cbox_gofer_open(c, dir, O_RDONLY | O_DIRECTORY);
+	cr_assert_geq(fd, 0, "open dir: %s", strerror(-fd));
+	DIR *d = fdopendir(fd);
+	int n = 0;
+	names[0] = '\0';
+	for (struct dirent *e; (e = readdir(d));) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		n++;
+		strncat(names, e->d_name, size - strlen(names) - 2);
+		strcat(names, " ");
+	}
+	closedir(d);
+	return n;
+}
+
+struct tree {
+	char root[64], rw[64], ro[64], proj[64], cfgfile[96];
+};
+
+static void make_tree(struct tree *t)
+{
+	tmp_dir(t->root);
+	tmp_dir(t->rw);
+	tmp_dir(t->ro);
+	tmp_dir(t->proj);
+	mk(t->root, "etc", NULL);
+	mk(t->root, "etc/shadow", "SECRET-SHADOW");
+	mk(t->root, "etc/passwd", "root:x:0:0");
+	mk(t->root, "home", NULL);
+	mk(t->root, "home/user", NULL);
+	mk(t->root, "home/user/.ssh", NULL);
+	mk(t->root, "home/user/.ssh/id", "SECRET-KEY");
+	mk(t->root, "data", NULL);
+	mk(t->root, "rodata", NULL);
+	mk(t->root, "tmp", NULL);
+	cr_assert_eq(symlink("etc/passwd", strcat(strcpy(t->cfgfile, t->root), "/lnk")), 0);
+	/* A host socket in the rootfs, like /var/run/docker.sock. */
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/sock", t->root);
+	cr_assert_eq(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	close(s);
+	mk(t->ro, "ro.txt", "read-only");
+	mk(t->proj, "main.c", "int main;");
+	snprintf(t->cfgfile, sizeof(t->cfgfile), "%s/cfg.txt", t->ro);
+}
+
+static void free_tree(struct tree *t)
+{
+	rm_rf(t->root);
+	rm_rf(t->rw);
+	rm_rf(t->ro);
+	rm_rf(t->proj);
+}
+
+Test(gofer_spawn, builds_the_guest_tree)
+{
+	need_root();
+	struct tree t;
+	make_tree(&t);
+	mk(t.ro, "cfg.txt", "config");
+	char *before = listing(t.root);
+	const char *hide[] = {"/home", "/etc/shadow", "/sock", "/missing/x", "/lnk"};
+	const struct cbox_gofer_mount mounts[] = {
+	    {.kind = CBOX_GOFER_MOUNT_BIND, .source = t.rw, .target = "/data"},
+	    {.kind = CBOX_GOFER_MOUNT_BIND, .source = t.ro, .target = "/rodata", .readonly = true},
+	    {.kind = CBOX_GOFER_MOUNT_TMPFS, .target = "/tmp", .size = 1 << 20},
+	    /* Inside a hidden dir: the mount points are made in its tmpfs. */
+	    {.kind = CBOX_GOFER_MOUNT_BIND, .source = t.proj, .target = "/home/user/proj"},
+	    {.kind = CBOX_GOFER_MOUNT_BIND,
+	     .source = t.cfgfile,
+	     .target = "/home/cfg.txt",
+	     .readonly = true},
+	};
+	const char *mkdirs[] = {"/tmp/a/b", "/data/made/deep"};
+	struct cbox_gofer_config cfg = {.rootfs = t.root,
+	                                .readonly = true,
+	                                .hide = hide,
+	                                .n_hide = CBOX_ARRAY_SIZE(hide),
+	                                .mounts = mounts,
+	                                .n_mounts = CBOX_ARRAY_SIZE(mounts),
+	                                .mkdirs = mkdirs,
+	                                .n_mkdirs = CBOX_ARRAY_SIZE(mkdirs)};
+	struct cbox_err *err = NULL;
+	int sock = -1;
+	pid_t pid;
+	cr_assert_eq(cbox_gofer_spawn(&cfg, &sock, &pid, &err), 0, "spawn: %s",
+	             err ? err->msg : "?");
+	struct cbox_gofer_client *c = cbox_gofer_client_new(sock);
+	struct cbox_gofer_stat st;
+	uint32_t nf = 0;
+	char names[512], b[64] = {0};
+
+	/* hide: a dir shows only the mount points made in it, then refuses writes */
+	uint32_t home = must_walk(c, "/home", &st);
+	cr_expect_eq(count_entries(c, home, names, sizeof(names)), 2, "home has: %s", names);
+	uint32_t user = must_walk(c, "/home/user", NULL);
+	cr_expect_eq(cbox_gofer_walk(c, user, ".ssh", &nf, NULL), -ENOENT);
+	cr_expect_eq(cbox_gofer_mkdir(c, home, "x", 0755), -EROFS);
+	/* hide: a file is empty and read-only; a socket is an empty file too */
+	uint32_t shadow = must_walk(c, "/etc/shadow", &st);
+	cr_expect(S_ISREG(st.mode));
+	cr_expect_eq(st.size, 0);
+	int fd = cbox_gofer_open(c, shadow, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(read(fd, b, sizeof(b)), 0, "the shadow content must never be readable");
+	close(fd);
+	cr_expect_eq(cbox_gofer_open(c, shadow, O_WRONLY), -EROFS);
+	must_walk(c, "/sock", &st);
+	cr_expect(S_ISREG(st.mode) && st.size == 0, "socket hidden by an empty file");
+	/* a symlink in hide is skipped: it stays a symlink (to what is not hidden) */
+	must_walk(c, "/lnk", &st);
+	cr_expect(S_ISLNK(st.mode));
+	/* the ro rootfs refuses writes; the kernel says so, not the server */
+	cr_expect_eq(cbox_gofer_create(c, 0, "new", O_WRONLY, 0644, &nf, NULL), -EROFS);
+
+	/* a writable bind: what is made here lands on the host */
+	uint32_t data = must_walk(c, "/data", NULL);
+	fd = cbox_gofer_create(c, data, "out.txt", O_WRONLY, 0644, &nf, NULL);
+	cr_assert_geq(fd, 0, "create in /data: %s", strerror(-fd));
+	cr_expect_eq(write(fd, "hello", 5), 5);
+	close(fd);
+	/* SETATTR and MKNOD under the real seccomp filter */
+	struct cbox_gofer_setattr a = {.valid = CBOX_GOFER_SET_ALL,
+	                               .mode = 0600,
+	                               .uid = 1000,
+	                               .gid = 1000,
+	                               .size = 2,
+	                               .atime_nsec = UTIME_NOW,
+	                               .mtime_sec = 1500000000};
+	cr_expect_eq(cbox_gofer_setattr(c, nf, &a), 0);
+	uint32_t fifo;
+	cr_expect_eq(cbox_gofer_mknod(c, data, "fifo", S_IFIFO | 0644, &fifo, &st), 0);
+	cr_expect_eq(cbox_gofer_mknod(c, data, "dev", S_IFCHR | 0644, &fifo, &st), -EPERM);
+	/* a read-only bind */
+	uint32_t rof = must_walk(c, "/rodata/ro.txt", NULL);
+	cr_expect_eq(cbox_gofer_open(c, rof, O_WRONLY), -EROFS);
+	cr_expect_eq(
+	    cbox_gofer_create(c, must_walk(c, "/rodata", NULL), "n", O_WRONLY, 0644, &nf, NULL),
+	    -EROFS);
+	cr_expect_eq(
+	    cbox_gofer_setattr(
+	        c, rof, &(struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_MODE, .mode = 0777}),
+	    -EROFS);
+	/* a tmpfs: writable, mkdirs made in it */
+	uint32_t tmp = must_walk(c, "/tmp", &st);
+	cr_expect_eq(st.mode & 07777, 01777);
+	fd = cbox_gofer_create(c, tmp, "t", O_WRONLY, 0600, &nf, NULL);
+	cr_expect_geq(fd, 0);
+	close(fd);
+	must_walk(c, "/tmp/a/b", &st);
+	cr_expect(S_ISDIR(st.mode));
+	cr_expect_eq(st.mode & 07777, 0755);
+	/* the bind inside the hidden dir, and the file bind */
+	uint32_t proj = must_walk(c, "/home/user/proj", NULL);
+	must_walk(c, "/home/user/proj/main.c", NULL);
+	fd = cbox_gofer_create(c, proj, "built", O_WRONLY, 0644, &nf, NULL);
+	cr_expect_geq(fd, 0, "the workdir bind stays writable under the read-only mask");
+	close(fd);
+	uint32_t cf = must_walk(c, "/home/cfg.txt", NULL);
+	fd = cbox_gofer_open(c, cf, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(read(fd, b, sizeof(b)), 6);
+	close(fd);
+	cr_expect_eq(cbox_gofer_open(c, cf, O_WRONLY), -EROFS);
+
+	cbox_gofer_client_free(c);
+	int status = wait_exit(pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+	/* the host sees the writes to the writable binds, and nothing else changed */
+	char p[160];
+	struct stat hs;
+	snprintf(p, sizeof(p), "%s/out.txt", t.rw);
+	cr_assert_eq(stat(p, &hs), 0);
+	cr_expect_eq(hs.st_size, 2);
+	cr_expect_eq(hs.st_mode & 07777, 0600);
+	cr_expect_eq(hs.st_uid, 1000);
+	cr_expect_eq(hs.st_mtim.tv_sec, 1500000000);
+	cr_expect(host_exists(t.rw, "fifo"));
+	cr_expect(host_exists(t.rw, "made/deep"));
+	cr_expect(host_exists(t.proj, "built"));
+	cr_expect(!host_exists(t.rw, "dev"));
+	char *after = listing(t.root);
+	cr_expect_str_eq(after, before, "the rootfs was changed by the spawn");
+	cr_expect(!host_exists(t.root, "tmp/t"));
+	free(before);
+	free(after);
+	free_tree(&t);
+}
+
+/* Spawn cfg and expect a failure with code and a message naming what. */
+static void expect_spawn_error(const struct cbox_gofer_config *cfg, int code, const char *what)
+{
+	struct cbox_err *err = NULL;
+	int sock = -1;
+	pid_t pid = 0;
+	cr_expect_eq(cbox_gofer_spawn(cfg, &sock, &pid, &err), -code, "expected %s",
+	             strerror(code));
+	cr_assert_not_null(err);
+	cr_expect_not_null(strstr(err->msg, what), "message: %s", err->msg);
+	cr_expect_eq(err->errno_, code);
+	cbox_err_free(&err);
+}
+
+Test(gofer_spawn, setup_errors_are_reported)
+{
+	need_root();
+	struct tree t;
+	make_tree(&t);
+	char *before = listing(t.root);
+	struct cbox_gofer_mount m[2] = {
+	    {.kind = CBOX_GOFER_MOUNT_BIND, .source = t.rw, .target = "/nope/deeper"}};
+	struct cbox_gofer_config cfg = {
+	    .rootfs = t.root, .readonly = true, .mounts = m, .n_mounts = 1};
+	/* a missing target in the rootfs: never created there */
+	expect_spawn_error(&cfg, ENOENT, "/nope/deeper");
+	/* a missing target in a bind (a host directory): never created there either */
+	m[1] = (struct cbox_gofer_mount){.kind = CBOX_GOFER_MOUNT_TMPFS, .target = "/data/sub/dir"};
+	m[0].target = "/data";
+	cfg.n_mounts = 2;
+	expect_spawn_error(&cfg, ENOENT, "/data/sub/dir");
+	cr_expect(!host_exists(t.rw, "sub"));
+	/* a file bound on a directory */
+	m[0] = (struct cbox_gofer_mount){
+	    .kind = CBOX_GOFER_MOUNT_BIND, .source = "/etc/hostname", .target = "/data"};
+	cfg.n_mounts = 1;
+	expect_spawn_error(&cfg, EISDIR, "/data");
+	/* mkdirs in the read-only rootfs */
+	const char *mkdirs[] = {"/newdir/x"};
+	cfg = (struct cbox_gofer_config){
+	    .rootfs = t.root, .readonly = true, .mkdirs = mkdirs, .n_mkdirs = 1};
+	expect_spawn_error(&cfg, EROFS, "/newdir/x");
+	/* checked before any process starts */
+	m[0] = (struct cbox_gofer_mount){
+	    .kind = CBOX_GOFER_MOUNT_BIND, .source = "/nonexistent/src", .target = "/data"};
+	cfg = (struct cbox_gofer_config){.rootfs = t.root, .mounts = m, .n_mounts = 1};
+	expect_spawn_error(&cfg, ENOENT, "/nonexistent/src");
+	m[0] = (struct cbox_gofer_mount){.kind = CBOX_GOFER_MOUNT_TMPFS, .target = "rel/path"};
+	expect_spawn_error(&cfg, EINVAL, "rel/path");
+	m[0].target = "/data/../etc";
+	expect_spawn_error(&cfg, EINVAL, "/data/../etc");
+	m[0].target = "/";
+	expect_spawn_error(&cfg, EINVAL, "root");
+	const char *hide[] = {"/ok", "etc"};
+	cfg = (struct cbox_gofer_config){.rootfs = t.root, .hide = hide, .n_hide = 2};
+	expect_spawn_error(&cfg, EINVAL, "etc");
+	char *after = listing(t.root);
+	cr_expect_str_eq(after, before, "the rootfs was changed by a failed spawn");
+	free(before);
+	free(after);
+	free_tree(&t);
+}
+
+Test(gofer_spawn, writable_rootfs_with_mounts)
+{
+	need_root();
+	struct tree t;
+	make_tree(&t);
+	const struct cbox_gofer_mount m[] = {
+	    {.kind = CBOX_GOFER_MOUNT_BIND, .source = t.ro, .target = "/rodata", .readonly = true},
+	};
+	const char *mkdirs[] = {"/made"};
+	struct cbox_gofer_config cfg = {
+	    .rootfs = t.root, .mounts = m, .n_mounts = 1, .mkdirs = mkdirs, .n_mkdirs = 1};
+	pid_t pid;
+	int sock = -1;
+	struct cbox_err *err = NULL;
+	cr_assert_eq(cbox_gofer_spawn(&cfg, &sock, &pid, &err), 0, "spawn: %s",
+	             err ? err->msg : "?");
+	struct cbox_gofer_client *c = cbox_gofer_client_new(sock);
+	uint32_t nf;
+	/* Every mount read-only but the rootfs writable: the server does not refuse writes. */
+	int fd = cbox_gofer_create(c, 0, "x", O_WRONLY, 0644, &nf, NULL);
+	cr_expect_geq(fd, 0);
+	close(fd);
+	cr_expect_eq(cbox_gofer_open(c, must_walk(c, "/rodata/ro.txt", NULL), O_RDWR), -EROFS);
+	cbox_gofer_client_free(c);
+	int status = wait_exit(pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+	cr_expect(host_exists(t.root, "x"));
+	cr_expect(host_exists(t.root, "made"));
+	free_tree(&t);
+}
+
+/* What cbox-run asks for: the host root read-only with secrets hidden, a tmpfs /tmp and the
+ * working folder (here under the host's /tmp, which the guest's tmpfs /tmp covers) bound
+ * writable at its own path. */
+Test(gofer_spawn, host_root_like_cbox_run)
+{
+	need_root();
+	char work[64], target[80];
+	tmp_dir(work);
+	mk(work, "src.c", "x");
+	snprintf(target, sizeof(target), "%s", work);
+	const char *hide[] = {"/root",    "/etc/shadow", "/etc/gshadow",
+	                      "/etc/ssh", "/run",        "/var/lib"};
+	const struct cbox_gofer_mount m[] = {
+	    {.kind = CBOX_GOFER_MOUNT_TMPFS, .target = "/tmp"},
+	    {.kind = CBOX_GOFER_MOUNT_BIND, .source = work, .target = target},
+	};
+	struct cbox_gofer_config cfg = {.rootfs = "/",
+	                                .readonly = true,
+	                                .hide = hide,
+	                                .n_hide = CBOX_ARRAY_SIZE(hide),
+	                                .mounts = m,
+	                                .n_mounts = CBOX_ARRAY_SIZE(m)};
+	struct cbox_err *err = NULL;
+	int sock = -1;
+	pid_t pid;
+	cr_assert_eq(cbox_gofer_spawn(&cfg, &sock, &pid, &err), 0, "spawn: %s",
+	             err ? err->msg : "?");
+	struct cbox_gofer_client *c = cbox_gofer_client_new(sock);
+	struct cbox_gofer_stat st;
+	char names[512];
+	uint32_t nf;
+	cr_expect_eq(count_entries(c, must_walk(c, "/root", NULL), names, sizeof(names)), 0,
+	             "/root has: %s", names);
+	cr_expect_eq(count_entries(c, must_walk(c, "/var/lib", NULL), names, sizeof(names)), 0);
+	cr_expect_eq(count_entries(c, must_walk(c, "/run", NULL), names, sizeof(names)), 0);
+	must_walk(c, "/etc/shadow", &st);
+	cr_expect_eq(st.size, 0);
+	cr_expect_eq(walk_path(c, "/proc/self", &nf, NULL), -ENOENT);
+	/* /tmp is the guest's own: only the mount point of the working folder is in it */
+	cr_expect_eq(count_entries(c, must_walk(c, "/tmp", NULL), names, sizeof(names)), 1,
+	             "/tmp has: %s", names);
+	char p[128];
+	snprintf(p, sizeof(p), "%s/src.c", target);
+	must_walk(c, p, NULL);
+	int fd = cbox_gofer_create(c, must_walk(c, target, NULL), "out", O_WRONLY, 0644, &nf, NULL);
+	cr_expect_geq(fd, 0, "create in the working folder: %s", strerror(-fd));
+	close(fd);
+	cr_expect_eq(
+	    cbox_gofer_create(c, must_walk(c, "/etc", NULL), "x", O_WRONLY, 0644, &nf, NULL),
+	    -EROFS);
+	cbox_gofer_client_free(c);
+	int status = wait_exit(pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+	cr_expect(host_exists(work, "out"));
+	rm_rf(work);
 }

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cbox/gofer.h"
 #include "cbox/gofer_wire.h"
@@ -175,4 +176,100 @@ Test(gofer_wire, allowed_syscalls_sorted_unique)
 	cr_assert_gt(n, 10);
 	for (size_t i = 1; i < n; i++)
 		cr_expect_lt(v[i - 1], v[i], "entry %zu", i);
+}
+
+static int enc_setattr(const struct cbox_gofer_setattr *a)
+{
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_SETATTR, .tag = 3, .fid = 9, .attr = *a};
+	return cbox_gofer_encode_request(&q, buf, sizeof(buf));
+}
+
+Test(gofer_wire, setattr_round_trips)
+{
+	struct cbox_gofer_setattr a = {.valid = CBOX_GOFER_SET_ALL,
+	                               .mode = 0640,
+	                               .uid = 1000,
+	                               .gid = (uint32_t)-1,
+	                               .size = 1 << 20,
+	                               .atime_sec = -5,
+	                               .atime_nsec = 999999999,
+	                               .mtime_sec = 1700000000,
+	                               .mtime_nsec = UTIME_OMIT};
+	int len = enc_setattr(&a);
+	cr_assert_eq(len, 16 + 6 * 4 + 5 * 8);
+	struct cbox_gofer_req q;
+	cr_assert_eq(cbox_gofer_decode_request(buf, (size_t)len, &q), 0);
+	cr_expect_eq(q.type, CBOX_GOFER_SETATTR);
+	cr_expect_eq(q.fid, 9);
+	cr_expect_eq(memcmp(&q.attr, &a, sizeof(a)), 0);
+	cr_expect_null(q.name);
+	/* The pad word must be 0. */
+	buf[16 + 20] = 1;
+	cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len, &q), -EINVAL);
+	/* An OK reply to SETATTR is empty. */
+	struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_SETATTR, .tag = 3};
+	len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_eq(len, 16);
+	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &r), 0);
+}
+
+/* Encode a valid SETATTR, patch one field's bytes and decode it. */
+static int patched_setattr(size_t off, const void *val, size_t n)
+{
+	struct cbox_gofer_setattr a = {.valid = CBOX_GOFER_SET_SIZE | CBOX_GOFER_SET_TIMES};
+	int len = enc_setattr(&a);
+	cr_assert_gt(len, 0);
+	memcpy(buf + 16 + off, val, n);
+	struct cbox_gofer_req q;
+	return cbox_gofer_decode_request(buf, (size_t)len, &q);
+}
+
+Test(gofer_wire, setattr_fields_checked)
+{
+	uint32_t v = 32;
+	cr_expect_eq(patched_setattr(4, &v, 4), -EINVAL, "unknown valid bit");
+	int64_t neg = -1, big = 1000000000, now = UTIME_NOW, omit = UTIME_OMIT, ok = 999999999;
+	cr_expect_eq(patched_setattr(24, &neg, 8), -EINVAL, "negative size");
+	cr_expect_eq(patched_setattr(40, &big, 8), -EINVAL, "atime nsec too big");
+	cr_expect_eq(patched_setattr(56, &neg, 8), -EINVAL, "negative mtime nsec");
+	cr_expect_eq(patched_setattr(40, &now, 8), 0, "UTIME_NOW");
+	cr_expect_eq(patched_setattr(56, &omit, 8), 0, "UTIME_OMIT");
+	cr_expect_eq(patched_setattr(56, &ok, 8), 0);
+	cr_expect_eq(patched_setattr(32, &neg, 8), 0, "a negative second is a valid time");
+	/* Without their bits, size and nsec are not checked (not used). */
+	struct cbox_gofer_setattr a = {.valid = CBOX_GOFER_SET_MODE, .size = -1, .atime_nsec = -1};
+	cr_expect_gt(enc_setattr(&a), 0);
+	/* The encoder refuses what the decoder would. */
+	a = (struct cbox_gofer_setattr){.valid = 64};
+	cr_expect_eq(enc_setattr(&a), -EINVAL);
+	a = (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_SIZE, .size = -2};
+	cr_expect_eq(enc_setattr(&a), -EINVAL);
+	a = (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_TIMES, .mtime_nsec = 1000000000};
+	cr_expect_eq(enc_setattr(&a), -EINVAL);
+}
+
+Test(gofer_wire, mknod_round_trips)
+{
+	int len = enc(CBOX_GOFER_MKNOD, "fifo", NULL);
+	cr_assert_eq(len, 16 + 4 + 4 + 2 + 4);
+	struct cbox_gofer_req q;
+	cr_assert_eq(cbox_gofer_decode_request(buf, (size_t)len, &q), 0);
+	cr_expect_eq(q.fid, 3);
+	cr_expect_eq(q.mode, 0644);
+	cr_expect_eq(q.name_len, 4);
+	cr_expect_eq(enc(CBOX_GOFER_MKNOD, "..", NULL), -EINVAL);
+	cr_expect_eq(enc(CBOX_GOFER_MKNOD, "a/b", NULL), -EINVAL);
+	struct cbox_gofer_reply r = {
+	    .type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_MKNOD, .tag = 2, .fid = 77};
+	r.stat.mode = 010644;
+	len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_eq(len, 16 + 4 + 112);
+	struct cbox_gofer_reply d;
+	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), 0);
+	cr_expect_eq(d.fid, 77);
+	cr_expect_eq(d.stat.mode, 010644);
+	/* A MKNOD reply without its stat is malformed. */
+	uint32_t l = 20;
+	memcpy(buf + 4, &l, 4);
+	cr_expect_eq(cbox_gofer_decode_reply(buf, 20, &d), -EINVAL);
 }

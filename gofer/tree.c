@@ -1,0 +1,425 @@
+/*
+ * The guest's file tree, assembled in the gofer child before the pivot: the rootfs, hidden paths
+ * covered by empty mounts, tmpfs and bind mounts. Each piece is a real mount with its own flags,
+ * so that the kernel itself answers EROFS on the read-only parts and the server serves one tree
+ * from fid 0. Every path is resolved inside the staged root with openat2 (never escaping it) and
+ * every mount is attached to the fd it resolved to, so no path is looked up twice.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cbox/cleanup.h"
+#include "cbox/log.h"
+#include "internal.h"
+
+#define EMPTY_FILE CBOX_GOFER_STAGE_DIR "/empty"
+
+struct build {
+	const struct cbox_gofer_config *cfg;
+	int root;    /* O_PATH fd of the staged root */
+	dev_t *ours; /* tmpfs file systems the gofer made: the only places it creates in */
+	size_t n_ours;
+	int *ro_later; /* mounts made read-only at the end, after the paths created in them */
+	size_t n_ro_later;
+};
+
+static int openat2_fd(int dirfd, const char *path, int flags, uint64_t resolve)
+{
+	struct open_how how = {.flags = (uint64_t)flags | O_CLOEXEC, .resolve = resolve};
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+/* A guest path relative to the root ("." for the root itself). */
+static const char *relpath(const char *abs)
+{
+	while (*abs == '/')
+		abs++;
+	return *abs ? abs : ".";
+}
+
+/* "bind SRC at DST" or "tmpfs at DST", for messages. */
+static const char *mount_what(const struct cbox_gofer_mount *m, char *buf, size_t size)
+{
+	if (m->kind == CBOX_GOFER_MOUNT_BIND)
+		snprintf(buf, size, "bind %s at %s", m->source, m->target);
+	else
+		snprintf(buf, size, "tmpfs at %s", m->target);
+	return buf;
+}
+
+/* Clone every bind source, then the rootfs, while the host's /tmp is still visible (a source
+ * may live under it, like the rootfs). src[i] is -1 for a TMPFS mount. */
+static int clone_sources(const struct cbox_gofer_config *cfg, int *src)
+{
+	for (size_t i = 0; i < cfg->n_mounts; i++) {
+		const struct cbox_gofer_mount *m = &cfg->mounts[i];
+		src[i] = -1;
+		if (m->kind != CBOX_GOFER_MOUNT_BIND)
+			continue;
+		/* Recursive, like docker -v: the source's own submounts come along (and are
+		 * restricted below like the rootfs's). */
+		src[i] = open_tree(AT_FDCWD, m->source,
+		                   OPEN_TREE_CLONE | AT_RECURSIVE | OPEN_TREE_CLOEXEC);
+		if (src[i] < 0)
+			cbox_gofer_setup_fail(errno, "gofer: bind %s at %s: clone the source",
+			                      m->source, m->target);
+	}
+	int tree =
+	    open_tree(AT_FDCWD, cfg->rootfs, OPEN_TREE_CLONE | AT_RECURSIVE | OPEN_TREE_CLOEXEC);
+	if (tree < 0)
+		cbox_gofer_setup_fail(errno, "gofer: clone the mount tree of %s", cfg->rootfs);
+	return tree;
+}
+
+/* Attach the detached tree fd at path (a new dir or file in the staging tmpfs). */
+static void stage_at(int *tree, const char *path, const char *what)
+{
+	struct stat st;
+	CBOX_AUTOCLOSE int fd = cbox_steal_fd(tree);
+	if (fstat(fd, &st) < 0)
+		cbox_gofer_setup_fail(errno, "gofer: stat %s", what);
+	int rc = S_ISDIR(st.st_mode) ? mkdir(path, 0700) : mknod(path, S_IFREG | 0600, 0);
+	if (rc < 0)
+		cbox_gofer_setup_fail(errno, "gofer: make the staging point %s", path);
+	if (move_mount(fd, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		cbox_gofer_setup_fail(errno, "gofer: attach %s at %s", what, path);
+}
+
+static void stage_path(char *out, size_t size, size_t i)
+{
+	snprintf(out, size, "%s/m%zu", CBOX_GOFER_STAGE_DIR, i);
+}
+
+/* Step 1: a private tmpfs on the staging dir holding the rootfs and every bind, each restricted
+ * (pseudo-filesystems detached, nodev, nosuid, read-only when asked) before anything is mounted
+ * on top, so that the restrict pass never touches the masks and the other mounts. */
+static void stage_all(struct build *b)
+{
+	const struct cbox_gofer_config *cfg = b->cfg;
+	char path[64];
+	CBOX_AUTOFREE int *src = calloc(cfg->n_mounts + 1, sizeof(*src));
+	if (src == NULL)
+		cbox_gofer_setup_fail(ENOMEM, "gofer: stage the mounts");
+	int tree = clone_sources(cfg, src);
+	if (mount("cbox-gofer", CBOX_GOFER_STAGE_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	          "mode=0700,size=64k") < 0)
+		cbox_gofer_setup_fail(errno, "gofer: mount a tmpfs on %s", CBOX_GOFER_STAGE_DIR);
+	stage_at(&tree, CBOX_GOFER_STAGE_ROOT, cfg->rootfs);
+	cbox_gofer_mounts_restrict(CBOX_GOFER_STAGE_ROOT, cfg->readonly);
+	for (size_t i = 0; i < cfg->n_mounts; i++) {
+		if (src[i] < 0)
+			continue;
+		stage_path(path, sizeof(path), i);
+		stage_at(&src[i], path, cfg->mounts[i].source);
+		cbox_gofer_mounts_restrict(path, cfg->mounts[i].readonly);
+	}
+	/* Hidden files of any type are covered by binds of this one empty, read-only file. */
+	CBOX_AUTOCLOSE int e = open(EMPTY_FILE, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444);
+	if (e < 0)
+		cbox_gofer_setup_fail(errno, "gofer: create %s", EMPTY_FILE);
+	b->root = open(CBOX_GOFER_STAGE_ROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (b->root < 0)
+		cbox_gofer_setup_fail(errno, "gofer: open %s", CBOX_GOFER_STAGE_ROOT);
+}
+
+/* A new detached tmpfs mount; its file system is recorded as one the gofer may create in. */
+static int new_tmpfs(struct build *b, const char *mode, uint64_t size, unsigned attrs,
+                     const char *target)
+{
+	char sz[32];
+	CBOX_AUTOCLOSE int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+	int rc = fs < 0 ? -1 : fsconfig(fs, FSCONFIG_SET_STRING, "source", "cbox", 0);
+	if (rc == 0)
+		rc = fsconfig(fs, FSCONFIG_SET_STRING, "mode", mode, 0);
+	if (rc == 0 && size > 0) {
+		snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
+		rc = fsconfig(fs, FSCONFIG_SET_STRING, "size", sz, 0);
+	}
+	if (rc == 0)
+		rc = fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0);
+	int mnt = rc < 0 ? -1 : fsmount(fs, FSMOUNT_CLOEXEC, attrs);
+	struct stat st;
+	if (mnt < 0 || fstat(mnt, &st) < 0)
+		cbox_gofer_setup_fail(errno, "gofer: make a tmpfs for %s", target);
+	b->ours[b->n_ours++] = st.st_dev;
+	return mnt;
+}
+
+static void attach_at(int mnt, int target, const char *what, const char *path)
+{
+	if (move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		cbox_gofer_setup_fail(errno, "gofer: mount %s at %s", what, path);
+}
+
+/* Cover one hidden path: an empty tmpfs on a directory, the empty read-only file on anything
+ * else, so that neither the content nor a host socket (docker.sock) is reachable. */
+static void hide_one(struct build *b, const char *path)
+{
+	/* Inside the root, through no symlink: a symlink could point the mask at another path
+	 * while leaving the one asked for visible; what it points to is hidden (or not) on its
+	 * own. A final symlink comes back as itself (O_PATH|O_NOFOLLOW) and is skipped. */
+	CBOX_AUTOCLOSE int fd = openat2_fd(b->root, relpath(path), O_PATH | O_NOFOLLOW,
+	                                   RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS);
+	struct stat st;
+	if (fd < 0 && (errno == ENOENT || errno == ELOOP || errno == ENOTDIR))
+		return;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		cbox_gofer_setup_fail(errno, "gofer: hide %s", path);
+	if (S_ISLNK(st.st_mode))
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		/* Writable until the end (mount points of later mounts may be made in it), then
+		 * read-only; noexec as nothing in it is ever meant to run. */
+		int mnt = new_tmpfs(b, "0755", 0,
+		                    MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, path);
+		b->ro_later[b->n_ro_later++] = mnt;
+		attach_at(mnt, fd, "an empty tmpfs", path);
+		return;
+	}
+	CBOX_AUTOCLOSE int e = open_tree(AT_FDCWD, EMPTY_FILE, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV |
+	                                    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC};
+	if (e < 0 || mount_setattr(e, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
+		cbox_gofer_setup_fail(errno, "gofer: make an empty file to hide %s", path);
+	attach_at(e, fd, "an empty file", path);
+}
+
+static bool is_ours(const struct build *b, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return false;
+	for (size_t i = 0; i < b->n_ours; i++)
+		if (b->ours[i] == st.st_dev)
+			return true;
+	return false;
+}
+
+/* Create component name (the last one of the target when last) in dir, which is in a gofer
+ * tmpfs. Returns an O_PATH fd of it. */
+static int create_in(int dir, const char *name, bool last, bool want_dir, const char *target)
+{
+	int rc;
+	if (!last || want_dir) {
+		rc = mkdirat(dir, name, 0755);
+	} else {
+		rc = openat(dir, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
+		if (rc >= 0)
+			close(rc);
+	}
+	if (rc < 0)
+		cbox_gofer_setup_fail(errno, "gofer: create the mount point %s (at %s)", target,
+		                      name);
+	int fd = openat(dir, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		cbox_gofer_setup_fail(errno, "gofer: open the new mount point %s", target);
+	return fd;
+}
+
+/*
+ * An O_PATH fd of a mount target. An existing one is resolved inside the root (its symlinks
+ * followed there, like mount(8) would: /lib -> usr/lib stays in the guest's tree). A missing
+ * one is created only where its deepest existing directory lies in a tmpfs the gofer made: the
+ * rootfs and binds are host file systems, and a mkdir there would change the host.
+ */
+static int open_target(const struct build *b, const struct cbox_gofer_mount *m, bool want_dir)
+{
+	const uint64_t in_root = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+	char what[2 * 4096 + 16];
+	int fd = openat2_fd(b->root, relpath(m->target), O_PATH, in_root);
+	if (fd >= 0 || errno != ENOENT) {
+		if (fd < 0)
+			cbox_gofer_setup_fail(errno, "gofer: %s: resolve the target",
+			                      mount_what(m, what, sizeof(what)));
+		return fd;
+	}
+	CBOX_AUTOFREE char *copy = strdup(relpath(m->target));
+	if (copy == NULL)
+		cbox_gofer_setup_fail(ENOMEM, "gofer: %s", mount_what(m, what, sizeof(what)));
+	CBOX_AUTOCLOSE int cur = openat(b->root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	bool creating = false;
+	for (char *c = copy; *c;) {
+		char *end = c + strcspn(c, "/");
+		char sep = *end;
+		bool last = end[strspn(end, "/")] == '\0';
+		*end = '\0';
+		int next = -1;
+		if (!creating) {
+			/* copy is now the prefix ending in c, resolved from the root like the whole
+			 * path above (never relative to cur: an absolute symlink would then be
+			 * resolved against the host's root). */
+			next = openat2_fd(b->root, copy, O_PATH, in_root);
+			if (next < 0 && errno != ENOENT)
+				cbox_gofer_setup_fail(errno, "gofer: %s: resolve /%s",
+				                      mount_what(m, what, sizeof(what)), copy);
+			if (next < 0 && !is_ours(b, cur))
+				cbox_gofer_setup_fail(ENOENT,
+				                      "gofer: %s: the target does not exist in the "
+				                      "guest's tree (mount "
+				                      "points are made only in hidden dirs and "
+				                      "tmpfs mounts, never in the "
+				                      "rootfs or a bind: create /%s first)",
+				                      mount_what(m, what, sizeof(what)), copy);
+			creating = next < 0;
+		}
+		if (creating)
+			next = create_in(cur, c, last, want_dir, m->target);
+		close(cbox_steal_fd(&cur));
+		cur = next;
+		*end = sep;
+		c = end + strspn(end, "/");
+	}
+	return cbox_steal_fd(&cur);
+}
+
+/* Step 3: one TMPFS or BIND mount at its target. */
+static void mount_one(struct build *b, size_t i)
+{
+	const struct cbox_gofer_mount *m = &b->cfg->mounts[i];
+	char stage[64], what[2 * 4096 + 16];
+	struct stat st, tst;
+	bool is_dir = true;
+	stage_path(stage, sizeof(stage), i);
+	if (m->kind == CBOX_GOFER_MOUNT_BIND) {
+		if (stat(stage, &st) < 0)
+			cbox_gofer_setup_fail(errno, "gofer: stat the staged %s", m->source);
+		is_dir = S_ISDIR(st.st_mode);
+	}
+	CBOX_AUTOCLOSE int target = open_target(b, m, is_dir);
+	if (fstat(target, &tst) < 0)
+		cbox_gofer_setup_fail(errno, "gofer: stat %s", m->target);
+	if (is_dir != S_ISDIR(tst.st_mode))
+		cbox_gofer_setup_fail(is_dir ? ENOTDIR : EISDIR,
+		                      "gofer: %s: a %s can only be mounted on a %s",
+		                      mount_what(m, what, sizeof(what)),
+		                      is_dir ? "directory" : "file", is_dir ? "directory" : "file");
+	if (m->kind == CBOX_GOFER_MOUNT_BIND) {
+		/* Moved (with its submounts) from the staging point, already restricted. */
+		if (move_mount(AT_FDCWD, stage, target, "", MOVE_MOUNT_T_EMPTY_PATH) < 0)
+			cbox_gofer_setup_fail(errno, "gofer: bind %s at %s", m->source, m->target);
+		return;
+	}
+	/* nodev, nosuid: a guest-made device node or setuid file must never work anywhere. */
+	int mnt = new_tmpfs(b, "1777", m->size, MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID, m->target);
+	attach_at(mnt, target, "a tmpfs", m->target);
+	if (m->readonly)
+		b->ro_later[b->n_ro_later++] = mnt;
+	else
+		close(mnt);
+}
+
+/* Step 4: mkdir -p, one component at a time, never through a symlink. */
+static void mkdir_p(const struct build *b, const char *path)
+{
+	CBOX_AUTOFREE char *copy = strdup(relpath(path));
+	if (copy == NULL)
+		cbox_gofer_setup_fail(ENOMEM, "gofer: mkdir %s", path);
+	CBOX_AUTOCLOSE int cur = openat(b->root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char *save = NULL;
+	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		const uint64_t res = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS;
+		int next = openat2_fd(cur, c, O_PATH | O_NOFOLLOW | O_DIRECTORY, res);
+		if (next < 0 && errno == ENOENT) {
+			if (mkdirat(cur, c, 0755) < 0 && errno != EEXIST)
+				cbox_gofer_setup_fail(errno, "gofer: mkdir %s (at %s)", path, c);
+			next = openat2_fd(cur, c, O_PATH | O_NOFOLLOW | O_DIRECTORY, res);
+		}
+		if (next < 0)
+			cbox_gofer_setup_fail(errno, "gofer: mkdir %s (at %s)", path, c);
+		close(cbox_steal_fd(&cur));
+		cur = next;
+	}
+}
+
+void cbox_gofer_tree_build(const struct cbox_gofer_config *cfg)
+{
+	size_t n = cfg->n_hide + cfg->n_mounts + 1;
+	struct build b = {.cfg = cfg, .root = -1};
+	b.ours = calloc(n, sizeof(*b.ours));
+	b.ro_later = calloc(n, sizeof(*b.ro_later));
+	if (b.ours == NULL || b.ro_later == NULL)
+		cbox_gofer_setup_fail(ENOMEM, "gofer: build the tree");
+	stage_all(&b);
+	for (size_t i = 0; i < cfg->n_hide; i++)
+		hide_one(&b, cfg->hide[i]);
+	for (size_t i = 0; i < cfg->n_mounts; i++)
+		mount_one(&b, i);
+	for (size_t i = 0; i < cfg->n_mkdirs; i++)
+		mkdir_p(&b, cfg->mkdirs[i]);
+	/* Step 5: the masks (and read-only tmpfs mounts) are read-only from here on. */
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY};
+	for (size_t i = 0; i < b.n_ro_later; i++) {
+		if (mount_setattr(b.ro_later[i], "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
+			cbox_gofer_setup_fail(errno, "gofer: make a hide or tmpfs mount read-only");
+		close(b.ro_later[i]);
+	}
+	close(b.root);
+	free(b.ours);
+	free(b.ro_later);
+}
+
+/* An absolute path without "." or ".." components: resolution inside the root would contain a
+ * "..", but the path would then not name what the user meant, and a path that is created
+ * component by component must not have them. */
+static int check_path(const char *p, bool root_ok, const char *what, struct cbox_err **err)
+{
+	if (p == NULL || p[0] != '/')
+		return cbox_err_set(err, EINVAL, "gofer: %s %s: not an absolute path", what,
+		                    p ? p : "(none)");
+	for (const char *c = p; (c = strchr(c, '.')) != NULL; c++) {
+		size_t n = c[1] == '.' ? 2 : 1;
+		if (c[-1] == '/' && (c[n] == '/' || c[n] == '\0'))
+			return cbox_err_set(err, EINVAL,
+			                    "gofer: %s %s: has a '.' or '..' component", what, p);
+	}
+	if (!root_ok && p[strspn(p, "/")] == '\0')
+		return cbox_err_set(err, EINVAL, "gofer: %s %s: cannot be the root", what, p);
+	return 0;
+}
+
+int cbox_gofer_config_check(const struct cbox_gofer_config *cfg, struct cbox_err **err)
+{
+	struct stat st;
+	if (cfg == NULL || cfg->rootfs == NULL)
+		return cbox_err_set(err, EINVAL, "gofer: no rootfs given");
+	if (stat(cfg->rootfs, &st) < 0)
+		return cbox_err_set(err, errno, "gofer: rootfs %s", cfg->rootfs);
+	if (!S_ISDIR(st.st_mode))
+		return cbox_err_set(err, ENOTDIR, "gofer: rootfs %s", cfg->rootfs);
+	if ((cfg->n_hide && !cfg->hide) || (cfg->n_mounts && !cfg->mounts) ||
+	    (cfg->n_mkdirs && !cfg->mkdirs))
+		return cbox_err_set(err, EINVAL, "gofer: a list with a count but no entries");
+	for (size_t i = 0; i < cfg->n_hide; i++)
+		if (check_path(cfg->hide[i], false, "hide", err) < 0)
+			return cbox_err_code(*err);
+	for (size_t i = 0; i < cfg->n_mkdirs; i++)
+		if (check_path(cfg->mkdirs[i], true, "mkdir", err) < 0)
+			return cbox_err_code(*err);
+	for (size_t i = 0; i < cfg->n_mounts; i++) {
+		const struct cbox_gofer_mount *m = &cfg->mounts[i];
+		if (m->kind != CBOX_GOFER_MOUNT_BIND && m->kind != CBOX_GOFER_MOUNT_TMPFS)
+			return cbox_err_set(err, EINVAL, "gofer: mount %zu: unknown kind %d", i,
+			                    (int)m->kind);
+		if (check_path(m->target, false, "mount target", err) < 0)
+			return cbox_err_code(*err);
+		if (m->kind == CBOX_GOFER_MOUNT_TMPFS)
+			continue;
+		if (m->source == NULL || m->source[0] != '/')
+			return cbox_err_set(err, EINVAL,
+			                    "gofer: bind at %s: source %s is not an "
+			                    "absolute path",
+			                    m->target, m->source ? m->source : "(none)");
+		if (stat(m->source, &st) < 0)
+			return cbox_err_set(err, errno, "gofer: bind %s at %s: source", m->source,
+			                    m->target);
+	}
+	return 0;
+}
