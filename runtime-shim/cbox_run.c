@@ -1,7 +1,6 @@
 /* cbox-run: run one program in a new sentry sandbox. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,6 +8,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,93 +16,7 @@
 #include "cbox/gofer.h"
 #include "cbox/log.h"
 #include "cbox/sentry.h"
-
-extern char **environ;
-
-static void usage(FILE *f)
-{
-	fprintf(
-	    f,
-	    "Usage: cbox-run [OPTIONS] -- PROGRAM [ARGS...]\n"
-	    "Run PROGRAM in a new cbox sandbox: a user-space kernel (the sentry) answers its\n"
-	    "system calls; it sees the root file system read-only and no network.\n\n"
-	    "  --platform=seccomp|ptrace  how guest syscalls are trapped (default: seccomp)\n"
-	    "                             e.g. cbox-run --platform=ptrace -- /bin/busybox true\n"
-	    "  --strict                   no fast path: the sentry sees every syscall\n"
-	    "                             e.g. cbox-run --strict -- /bin/busybox ls /\n"
-	    "  --strace                   print each guest syscall and what the sentry did\n"
-	    "                             e.g. cbox-run --strace -- /bin/busybox true\n"
-	    "  --rootfs DIR               the guest's root file system, read-only (default: /)\n"
-	    "                             e.g. cbox-run --rootfs /srv/rootfs -- /bin/sh\n"
-	    "  --log-level=LEVEL          error, warning (default), info or debug\n"
-	    "  --log-format=FORMAT        text (default) or json\n"
-	    "  -h, --help                 this help\n\n"
-	    "Exit status: the program's; 128+N when it was killed by signal N; 127 when it does\n"
-	    "not exist; 126 when it cannot be executed; 125 when the sandbox could not be set "
-	    "up.\n");
-}
-
-struct opts {
-	const char *platform;
-	const char *rootfs;
-	bool strict, strace;
-	int level, format;
-};
-
-static int parse(int argc, char **argv, struct opts *o)
-{
-	static const struct option longopts[] = {{"platform", required_argument, NULL, 'p'},
-	                                         {"strict", no_argument, NULL, 's'},
-	                                         {"strace", no_argument, NULL, 't'},
-	                                         {"rootfs", required_argument, NULL, 'r'},
-	                                         {"log-level", required_argument, NULL, 'l'},
-	                                         {"log-format", required_argument, NULL, 'f'},
-	                                         {"help", no_argument, NULL, 'h'},
-	                                         {NULL, 0, NULL, 0}};
-	int c;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			o->platform = optarg;
-			break;
-		case 's':
-			o->strict = true;
-			break;
-		case 't':
-			o->strace = true;
-			break;
-		case 'r':
-			o->rootfs = optarg;
-			break;
-		case 'l':
-			o->level = cbox_log_level_parse(optarg);
-			if (o->level < 0) {
-				fprintf(stderr, "cbox-run: unknown log level '%s'\n", optarg);
-				return -1;
-			}
-			break;
-		case 'f':
-			o->format = cbox_log_format_parse(optarg);
-			if (o->format < 0) {
-				fprintf(stderr, "cbox-run: unknown log format '%s'\n", optarg);
-				return -1;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			usage(stderr);
-			return -1;
-		}
-	}
-	if (optind >= argc) {
-		fprintf(stderr, "cbox-run: no program given\n");
-		usage(stderr);
-		return -1;
-	}
-	return optind;
-}
+#include "cbox_run.h"
 
 static int write_str(const char *path, const char *s)
 {
@@ -139,15 +53,27 @@ static int map_ids(pid_t pid)
 }
 
 static pid_t sentry_pid;
+static volatile sig_atomic_t timed_out;
 
 static void on_signal(int sig)
 {
-	(void)sig;
+	if (sig == SIGALRM)
+		timed_out = 1;
 	if (sentry_pid > 0)
 		kill(sentry_pid, SIGKILL);
 }
 
-static int run(struct opts *o, char **argv)
+/* Arm --timeout: the whole sandbox (the sentry, and with it every guest task) is killed. */
+static void arm_timeout(unsigned ms)
+{
+	if (ms == 0)
+		return;
+	struct itimerval it = {.it_value = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000}};
+	signal(SIGALRM, on_signal);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static int run(struct cbox_run_opts *o, char **argv)
 {
 	const struct cbox_platform_ops *platform = cbox_platform_find(o->platform);
 	if (!platform) {
@@ -155,7 +81,15 @@ static int run(struct opts *o, char **argv)
 		        o->platform);
 		return 125;
 	}
-	struct cbox_gofer_config gc = {.rootfs = o->rootfs, .readonly = true};
+	struct cbox_gofer_config gc;
+	const char *cwd;
+	if (cbox_run_tree(o, &gc, &cwd) < 0)
+		return 125;
+	char **envp = cbox_run_env(o);
+	if (!envp) {
+		cbox_error("out of memory");
+		return 125;
+	}
 	struct cbox_err *err = NULL;
 	int gsock;
 	pid_t gpid;
@@ -166,19 +100,17 @@ static int run(struct opts *o, char **argv)
 	int sync[2];
 	if (pipe2(sync, O_CLOEXEC) < 0)
 		return 125;
-	/* With the host root as the guest's root, the guest starts where the caller stands (as
-	 * with bwrap --ro-bind / /); with another rootfs, at its root. */
-	char cwd[4096] = "/";
-	if (strcmp(o->rootfs, "/") == 0 && !getcwd(cwd, sizeof(cwd)))
-		strcpy(cwd, "/");
 	struct cbox_sentry_config cfg = {.platform = platform,
 	                                 .strict = o->strict,
 	                                 .strace = o->strace,
 	                                 .gofer_sock = gsock,
 	                                 .argv = argv,
-	                                 .envp = environ,
+	                                 .envp = envp,
 	                                 .cwd = cwd,
-	                                 .hostname = "cbox"};
+	                                 .hostname = "cbox",
+	                                 .owner_uid = geteuid(),
+	                                 .owner_gid = getegid(),
+	                                 .tree_writable = true};
 	pid_t pid = (pid_t)syscall(SYS_clone,
 	                           CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
 	                               CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD,
@@ -214,12 +146,17 @@ static int run(struct opts *o, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
+	arm_timeout(o->timeout_ms);
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return 125;
 	kill(gpid, SIGKILL);
 	waitpid(gpid, NULL, 0);
+	if (timed_out) {
+		fprintf(stderr, "cbox-run: killed after the --timeout of %u ms\n", o->timeout_ms);
+		return 137;
+	}
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	cbox_error("the sentry died of signal %d", WTERMSIG(status));
@@ -228,12 +165,16 @@ static int run(struct opts *o, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.platform = "seccomp", .rootfs = "/", .level = CBOX_LOG_WARNING};
-	int first = parse(argc, argv, &o);
-	if (first < 0)
+	struct cbox_run_opts o;
+	int first = cbox_run_parse(argc, argv, &o);
+	if (first < 0) {
+		cbox_run_opts_free(&o);
 		return 125;
+	}
 	cbox_log_init(2, (enum cbox_log_format)o.format, (enum cbox_log_level)o.level, "cbox-run");
 	cbox_crash_install();
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	return run(&o, argv + first);
+	int status = run(&o, argv + first);
+	cbox_run_opts_free(&o);
+	return status;
 }

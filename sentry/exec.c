@@ -27,10 +27,12 @@ static int open_checked(struct cbox_sentry *s, struct cbox_task *t, int dirfd, c
 	int r = cbox_vfs_walk(s, t, dirfd, path, walk_flags, &d, NULL);
 	if (r < 0)
 		return r;
-	/* Linux: only regular files with an execute bit run (root too needs one x bit). */
-	if (!S_ISREG(d->mode) || !(d->mode & 0111)) {
+	/* Linux: only regular files with an execute bit for the caller run; a symlink that was
+	 * not to be followed (execveat AT_SYMLINK_NOFOLLOW) is ELOOP. */
+	int r2 = S_ISLNK(d->mode) ? -ELOOP : !S_ISREG(d->mode) ? -EACCES : cbox_vfs_may(d, X_OK);
+	if (r2 < 0) {
 		cbox_dentry_put(s, d);
-		return -EACCES;
+		return r2;
 	}
 	int fd = cbox_vfs_open(s, t, d, O_RDONLY);
 	if (fd < 0) {

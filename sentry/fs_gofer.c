@@ -7,15 +7,27 @@
 #include "cbox/log.h"
 #include "internal.h"
 
-static void fill_stat(const struct cbox_gofer_stat *g, struct stat *st)
+/*
+ * The guest is uid 0 and gid 0 of a user namespace that maps only one host id (the one cbox-run
+ * runs as, which owns what the gofer creates). As Linux shows files of a user namespace, the
+ * host owner that is mapped appears as 0, every other one as the overflow id 65534 (nobody):
+ * the guest learns nothing of the host's users, and tools that check ownership (git's
+ * safe.directory) see their working folder as their own.
+ */
+static uint32_t map_id(uint32_t host, uint32_t mine)
+{
+	return host == mine ? 0 : 65534;
+}
+
+static void fill_stat(const struct cbox_sentry *s, const struct cbox_gofer_stat *g, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->st_dev = g->dev;
 	st->st_ino = g->ino;
 	st->st_mode = g->mode;
 	st->st_nlink = g->nlink;
-	st->st_uid = g->uid;
-	st->st_gid = g->gid;
+	st->st_uid = map_id(g->uid, s->cfg->owner_uid);
+	st->st_gid = map_id(g->gid, s->cfg->owner_gid);
 	st->st_rdev = g->rdev;
 	st->st_size = g->size;
 	st->st_blksize = g->blksize;
@@ -28,6 +40,24 @@ static void fill_stat(const struct cbox_gofer_stat *g, struct stat *st)
 	st->st_ctim.tv_nsec = g->ctime_nsec;
 }
 
+struct cbox_dentry *cbox_fs_gofer_dentry(struct cbox_sentry *s, struct cbox_dentry *dir,
+                                         const char *name, uint32_t fid,
+                                         const struct cbox_gofer_stat *st)
+{
+	struct cbox_dentry *d = cbox_dentry_new(dir->mnt, dir, name, st->mode);
+	if (!d) {
+		cbox_gofer_clunk(s->gofer, fid);
+		return NULL;
+	}
+	d->fid = fid;
+	d->ino = st->ino;
+	d->uid = map_id(st->uid, s->cfg->owner_uid);
+	d->gid = map_id(st->gid, s->cfg->owner_gid);
+	d->host_dev = st->dev;
+	d->host_ino = st->ino;
+	return d;
+}
+
 static int g_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
                     const char *name, struct cbox_dentry **out)
 {
@@ -37,17 +67,8 @@ static int g_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 	int r = cbox_gofer_walk(s->gofer, dir->fid, name, &fid, &st);
 	if (r < 0)
 		return r;
-	struct cbox_dentry *d = cbox_dentry_new(dir->mnt, dir, name, st.mode);
-	if (!d) {
-		cbox_gofer_clunk(s->gofer, fid);
-		return -ENOMEM;
-	}
-	d->fid = fid;
-	d->ino = st.ino;
-	d->host_dev = st.dev;
-	d->host_ino = st.ino;
-	*out = d;
-	return 0;
+	*out = cbox_fs_gofer_dentry(s, dir, name, fid, &st);
+	return *out ? 0 : -ENOMEM;
 }
 
 static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
@@ -58,7 +79,11 @@ static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	int r = cbox_gofer_stat(s->gofer, d->fid, &g);
 	if (r < 0)
 		return r;
-	fill_stat(&g, st);
+	fill_stat(s, &g, st);
+	/* Refresh what the permission checks rely on. */
+	d->mode = st->st_mode;
+	d->uid = st->st_uid;
+	d->gid = st->st_gid;
 	return 0;
 }
 

@@ -47,6 +47,14 @@ extern const struct cbox_fs_ops cbox_fs_gofer;
 extern const struct cbox_fs_ops cbox_fs_proc;
 extern const struct cbox_fs_ops cbox_fs_dev;
 int cbox_vfs_init(struct cbox_sentry *s);
+/* A new (uncached) gofer dentry for fid under dir; on failure the fid is clunked and NULL. */
+struct cbox_dentry *cbox_fs_gofer_dentry(struct cbox_sentry *s, struct cbox_dentry *dir,
+                                         const char *name, uint32_t fid,
+                                         const struct cbox_gofer_stat *st);
+/* Take d out of its parent's cache (it lives on while referenced). */
+void cbox_vfs_uncache(struct cbox_dentry *d);
+/* Put d (a gofer dentry) in dir's cache, replacing a stale entry of the same name. */
+void cbox_vfs_cache(struct cbox_sentry *s, struct cbox_dentry *dir, struct cbox_dentry *d);
 int cbox_sentry_seccomp_install(void);
 int cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd);
 int cbox_vfs_open_synthetic_dir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d);

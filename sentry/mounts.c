@@ -94,6 +94,8 @@ static int attach(struct cbox_sentry *s, struct cbox_mount *m, const char *name)
 			mp->ino = st.ino;
 			mp->host_dev = st.dev;
 			mp->host_ino = st.ino;
+			mp->uid = st.uid == s->cfg->owner_uid ? 0 : 65534;
+			mp->gid = st.gid == s->cfg->owner_gid ? 0 : 65534;
 		}
 	} else {
 		mp = cbox_dentry_new(&s->root_mnt, s->root, name, S_IFDIR | 0555);
@@ -122,7 +124,10 @@ int cbox_vfs_init(struct cbox_sentry *s)
 	int r = cbox_gofer_stat(s->gofer, CBOX_GOFER_ROOT_FID, &st);
 	if (r < 0)
 		return r;
-	s->root_mnt = (struct cbox_mount){.ops = &cbox_fs_gofer, .readonly = true};
+	/* With writable mounts in the gofer's tree, the host kernel tells which parts are
+	 * read-only (EROFS); without, the sentry refuses writes before asking. */
+	s->root_mnt =
+	    (struct cbox_mount){.ops = &cbox_fs_gofer, .readonly = !s->cfg->tree_writable};
 	s->root = cbox_dentry_new(&s->root_mnt, NULL, "", st.mode);
 	if (!s->root)
 		return -ENOMEM;
@@ -130,6 +135,9 @@ int cbox_vfs_init(struct cbox_sentry *s)
 	s->root->ino = st.ino;
 	s->root->host_dev = st.dev;
 	s->root->host_ino = st.ino;
+	/* As fs_gofer.c maps owners: the one host id the sandbox maps is the guest's 0. */
+	s->root->uid = st.uid == s->cfg->owner_uid ? 0 : 65534;
+	s->root->gid = st.gid == s->cfg->owner_gid ? 0 : 65534;
 	s->root_mnt.root = s->root;
 	s->proc_mnt = (struct cbox_mount){.ops = &cbox_fs_proc, .readonly = true, .dev = 0x16};
 	s->dev_mnt = (struct cbox_mount){.ops = &cbox_fs_dev, .readonly = false, .dev = 0x5};

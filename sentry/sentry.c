@@ -36,6 +36,11 @@ struct cbox_gofer_client *cbox_sentry_gofer(struct cbox_sentry *s)
 	return s->gofer;
 }
 
+const struct cbox_sentry_config *cbox_sentry_config(struct cbox_sentry *s)
+{
+	return s->cfg;
+}
+
 const char *cbox_sentry_hostname(struct cbox_sentry *s)
 {
 	return s->hostname;

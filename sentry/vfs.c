@@ -40,7 +40,7 @@ struct cbox_dentry *cbox_dentry_get(struct cbox_dentry *d)
 	return d;
 }
 
-static void unlink_child(struct cbox_dentry *d)
+void cbox_vfs_uncache(struct cbox_dentry *d)
 {
 	if (!d->cached || !d->parent)
 		return;
@@ -56,7 +56,7 @@ static void dentry_destroy(struct cbox_sentry *s, struct cbox_dentry *d)
 {
 	while (d) {
 		struct cbox_dentry *parent = d->parent;
-		unlink_child(d);
+		cbox_vfs_uncache(d);
 		if (d->mnt && d->mnt->ops->release)
 			d->mnt->ops->release(s, d);
 		free(d->name);
@@ -126,6 +126,12 @@ static void cache_add(struct cbox_dentry *dir, struct cbox_dentry *d)
 	d->sibling = dir->children;
 	dir->children = d;
 	d->cached = true;
+}
+
+void cbox_vfs_cache(struct cbox_sentry *s, struct cbox_dentry *dir, struct cbox_dentry *d)
+{
+	cbox_vfs_forget(s, dir, d->name);
+	cache_add(dir, d);
 }
 
 /* Look one name up in dir (a directory of the guest's tree): mounts first, then the cache, then
@@ -249,6 +255,11 @@ static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path
 			r = -ENOTDIR;
 			break;
 		}
+		/* Every lookup in a directory needs search permission on it, "." and ".."
+		 * included. */
+		r = cbox_vfs_may(cur, X_OK);
+		if (r < 0)
+			break;
 		if (is_last && (flags & CBOX_WALK_PARENT)) {
 			/* a trailing slash is the caller's concern (mkdir "a/") */
 			memcpy(last, name, len + 1);
@@ -310,6 +321,16 @@ int cbox_vfs_walk(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const c
 	return r;
 }
 
+int cbox_vfs_may(const struct cbox_dentry *d, int mask)
+{
+	if (d->mnt->ops != &cbox_fs_gofer)
+		return 0;
+	/* No CAP_DAC_OVERRIDE or CAP_DAC_READ_SEARCH: the guest's "root" reads, writes and
+	 * searches only where the mode bits let it, as a capability-less uid 0 does on Linux. */
+	unsigned bits = d->uid == 0 ? d->mode >> 6 : d->gid == 0 ? d->mode >> 3 : d->mode;
+	return (bits & (unsigned)mask & 7) == ((unsigned)mask & 7) ? 0 : -EACCES;
+}
+
 int cbox_vfs_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
                   struct stat *st)
 {
@@ -365,6 +386,15 @@ int cbox_vfs_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	if (d->mnt->readonly && (acc != O_RDONLY || (flags & O_TRUNC)) &&
 	    (S_ISREG(d->mode) || S_ISDIR(d->mode)))
 		return -EROFS;
+	if (!(flags & O_PATH)) {
+		int want = (acc == O_RDONLY   ? R_OK
+		            : acc == O_WRONLY ? W_OK
+		                              : R_OK | W_OK) |
+		           ((flags & O_TRUNC) ? W_OK : 0);
+		int r = cbox_vfs_may(d, want);
+		if (r < 0)
+			return r;
+	}
 	if (S_ISDIR(d->mode) && d->mnt->ops->readdir)
 		return cbox_vfs_open_synthetic_dir(s, t, d);
 	if (!d->mnt->ops->open)

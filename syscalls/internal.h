@@ -5,6 +5,21 @@
 #include "cbox/syscalls.h"
 
 int64_t sys_access(struct cbox_sysctx *c);
+int64_t sys_fchmodat2(struct cbox_sysctx *c);
+int64_t sys_unshare(struct cbox_sysctx *c);
+int64_t sys_setns(struct cbox_sysctx *c);
+int64_t sys_clock_settime(struct cbox_sysctx *c);
+int64_t sys_settimeofday(struct cbox_sysctx *c);
+int64_t sys_setuid(struct cbox_sysctx *c);
+int64_t sys_setgid(struct cbox_sysctx *c);
+int64_t sys_setreuid(struct cbox_sysctx *c);
+int64_t sys_setregid(struct cbox_sysctx *c);
+int64_t sys_setresuid(struct cbox_sysctx *c);
+int64_t sys_setresgid(struct cbox_sysctx *c);
+int64_t sys_setfsuid(struct cbox_sysctx *c);
+int64_t sys_setfsgid(struct cbox_sysctx *c);
+int64_t sys_setgroups(struct cbox_sysctx *c);
+int64_t sys_capset(struct cbox_sysctx *c);
 int64_t sys_bind(struct cbox_sysctx *c);
 int64_t sys_chdir(struct cbox_sysctx *c);
 int64_t sys_chmod(struct cbox_sysctx *c);
@@ -32,7 +47,6 @@ int64_t sys_futimesat(struct cbox_sysctx *c);
 int64_t sys_getcwd(struct cbox_sysctx *c);
 int64_t sys_getdents(struct cbox_sysctx *c);
 int64_t sys_getdents64(struct cbox_sysctx *c);
-int64_t sys_getpriority(struct cbox_sysctx *c);
 int64_t sys_ioctl(struct cbox_sysctx *c);
 int64_t sys_lchown(struct cbox_sysctx *c);
 int64_t sys_link(struct cbox_sysctx *c);
@@ -54,7 +68,6 @@ int64_t sys_renameat2(struct cbox_sysctx *c);
 int64_t sys_rmdir(struct cbox_sysctx *c);
 int64_t sys_setdomainname(struct cbox_sysctx *c);
 int64_t sys_sethostname(struct cbox_sysctx *c);
-int64_t sys_setpriority(struct cbox_sysctx *c);
 int64_t sys_socket(struct cbox_sysctx *c);
 int64_t sys_stat(struct cbox_sysctx *c);
 int64_t sys_statfs(struct cbox_sysctx *c);

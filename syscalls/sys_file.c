@@ -25,14 +25,21 @@ static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int fla
 	int r = cbox_sys_read_path(c, upath, path);
 	if (r < 0)
 		return r;
-	(void)mode;
+	/* Linux 6.4 and later: O_CREAT with O_DIRECTORY is EINVAL, as is an O_TMPFILE that could
+	 * not be written. */
+	if ((flags & O_CREAT) && (flags & O_DIRECTORY) && (flags & O_TMPFILE) != O_TMPFILE)
+		return -EINVAL;
+	if ((flags & O_TMPFILE) == O_TMPFILE && (flags & O_ACCMODE) == O_RDONLY)
+		return -EINVAL;
 	if ((flags & O_TMPFILE) == O_TMPFILE) {
 		struct cbox_dentry *dir;
 		r = cbox_vfs_walk(c->s, c->task, dirfd, path,
 		                  CBOX_WALK_FOLLOW | CBOX_WALK_DIRECTORY, &dir, NULL);
 		if (r < 0)
 			return r;
-		r = dir->mnt->readonly ? -EROFS : -EOPNOTSUPP;
+		r = cbox_vfs_writable(c->s, dir);
+		if (r == 0)
+			r = -EOPNOTSUPP; /* the gofer offers no O_TMPFILE yet */
 		cbox_dentry_put(c->s, dir);
 		return r;
 	}
@@ -46,7 +53,8 @@ static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int fla
 		r = cbox_vfs_walk(c->s, c->task, dirfd, path, CBOX_WALK_PARENT, &parent, last);
 		if (r < 0)
 			return r;
-		if (last[0] == '\0' || !strcmp(last, ".") || !strcmp(last, "..")) {
+		if (last[0] == '\0' || !strcmp(last, ".") || !strcmp(last, "..") ||
+		    path[strlen(path) - 1] == '/') {
 			cbox_dentry_put(c->s, parent);
 			return -EISDIR;
 		}
@@ -55,8 +63,17 @@ static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int fla
 			cbox_dentry_put(c->s, d);
 			r = -EEXIST;
 		} else if (r == -ENOENT) {
-			/* Creating a file: only a writable mount could take it. */
-			r = parent->mnt->readonly ? -EROFS : -EACCES;
+			int host = cbox_vfs_may(parent, W_OK | X_OK);
+			if (host == 0)
+				host = cbox_vfs_create(c->s, parent, last, flags,
+				                       (mode & 07777) & ~c->task->fs->umask, &d);
+			cbox_dentry_put(c->s, parent);
+			if (host < 0)
+				return host;
+			int fd = cbox_sys_install(c, host, flags, d);
+			close(host);
+			cbox_dentry_put(c->s, d);
+			return fd;
 		}
 		cbox_dentry_put(c->s, parent);
 		if (r < 0)
@@ -128,9 +145,8 @@ int64_t sys_readlinkat(struct cbox_sysctx *c)
 }
 
 /*
- * access: the guest is uid 0 without capabilities over a tree whose ownership it sees as the
- * host's. As for root on Linux, read and write are granted (the mount may still say EROFS) and
- * execute needs one x bit on a non-directory.
+ * access: the guest is uid 0 without capabilities, so the mode bits decide (cbox_vfs_may), and
+ * a write is refused on a read-only mount.
  */
 static int64_t do_access(struct cbox_sysctx *c, int dirfd, uint64_t upath, int mode, int flags)
 {
@@ -149,11 +165,9 @@ static int64_t do_access(struct cbox_sysctx *c, int dirfd, uint64_t upath, int m
 	r = cbox_vfs_walk(c->s, c->task, dirfd, path, wf, &d, NULL);
 	if (r < 0)
 		return r;
-	if ((mode & W_OK) && d->mnt->readonly &&
-	    (S_ISREG(d->mode) || S_ISDIR(d->mode) || S_ISLNK(d->mode)))
-		r = -EROFS;
-	else if ((mode & X_OK) && !S_ISDIR(d->mode) && !(d->mode & 0111))
-		r = -EACCES;
+	r = cbox_vfs_may(d, mode);
+	if (r == 0 && (mode & W_OK) && (S_ISREG(d->mode) || S_ISDIR(d->mode) || S_ISLNK(d->mode)))
+		r = cbox_vfs_writable(c->s, d);
 	cbox_dentry_put(c->s, d);
 	return r;
 }
@@ -175,9 +189,10 @@ int64_t sys_faccessat2(struct cbox_sysctx *c)
 
 static int64_t set_cwd(struct cbox_sysctx *c, struct cbox_dentry *d)
 {
-	if (!S_ISDIR(d->mode)) {
+	int r = !S_ISDIR(d->mode) ? -ENOTDIR : cbox_vfs_may(d, X_OK);
+	if (r < 0) {
 		cbox_dentry_put(c->s, d);
-		return -ENOTDIR;
+		return r;
 	}
 	cbox_dentry_put(c->s, c->task->fs->cwd);
 	c->task->fs->cwd = d;
@@ -208,6 +223,10 @@ int64_t sys_fchdir(struct cbox_sysctx *c)
 int64_t sys_getcwd(struct cbox_sysctx *c)
 {
 	char path[PATH_MAX];
+	/* A removed working directory has no path (Linux: ENOENT). */
+	for (struct cbox_dentry *d = c->task->fs->cwd; d; d = d->parent)
+		if (d->unlinked)
+			return -ENOENT;
 	int n = cbox_vfs_path(c->task->fs->cwd, path, sizeof(path));
 	if (n < 0)
 		return n;

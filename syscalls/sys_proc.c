@@ -77,17 +77,6 @@ int64_t sys_prctl(struct cbox_sysctx *c)
 	}
 }
 
-/* PRIO_USER would reach every host process of the same uid, outside the sandbox. */
-int64_t sys_getpriority(struct cbox_sysctx *c)
-{
-	return IARG(0) == PRIO_USER ? -EPERM : CBOX_SYSRET_CONTINUE;
-}
-
-int64_t sys_setpriority(struct cbox_sysctx *c)
-{
-	return IARG(0) == PRIO_USER ? -EPERM : CBOX_SYSRET_CONTINUE;
-}
-
 /* sysinfo: the host's memory and load are its own business; the guest gets the figures it
  * needs to size caches (memory, procs of the sandbox), with uptime from the host clock. */
 int64_t sys_sysinfo(struct cbox_sysctx *c)

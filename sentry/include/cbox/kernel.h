@@ -10,6 +10,7 @@
 #include "cbox/compiler.h"
 #include "cbox/platform.h"
 #include "cbox/gofer.h"
+#include "cbox/sentry.h"
 
 struct cbox_sentry;
 struct cbox_dentry;
@@ -54,6 +55,8 @@ struct cbox_dentry {
 	struct cbox_mount *mnt;
 	char *name;
 	uint32_t mode;     /* S_IFMT bits and permissions, cached at lookup */
+	uint32_t uid, gid; /* owner as the guest sees it (0: the guest's own id), cached */
+	bool unlinked;     /* removed from the tree (getcwd: ENOENT) */
 	uint64_t ino;      /* inode number the guest sees */
 	uint64_t host_dev; /* gofer: the host file's dev/ino, to recognise its fds */
 	uint64_t host_ino;
@@ -90,6 +93,13 @@ CBOX_API struct cbox_dentry *cbox_dentry_new(struct cbox_mount *mnt, struct cbox
  */
 CBOX_API int cbox_vfs_walk(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const char *path,
                            int flags, struct cbox_dentry **out, char *last);
+/*
+ * Linux's permission check (generic_permission) for the guest, which is uid 0 and gid 0 with no
+ * capabilities: the owner's bits when the file is its own, the group's for gid 0, else the
+ * others'. mask: any of R_OK, W_OK, X_OK. Returns 0 or -EACCES. Files the sentry makes itself
+ * (/proc, /dev) are checked by their own handlers.
+ */
+CBOX_API int cbox_vfs_may(const struct cbox_dentry *d, int mask);
 /* stat of a dentry as the guest sees it. */
 CBOX_API int cbox_vfs_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
                            struct stat *st);
@@ -99,6 +109,39 @@ CBOX_API int cbox_vfs_path(struct cbox_dentry *d, char *buf, size_t size);
  * against the file type (EISDIR, ENOTDIR, ELOOP) and the mount (EROFS). */
 CBOX_API int cbox_vfs_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
                            int flags);
+
+/*
+ * Changes to the tree (sentry/vfs_mut.c). The caller has made Linux's path checks (EEXIST,
+ * ENOTDIR, EISDIR...); these act on dir's file system and keep the dentry cache true. The
+ * gofer's tree answers as the host kernel does (EROFS on its read-only mounts, EXDEV across
+ * them); the sentry's /proc and /dev answer EPERM. Modes are final (umask applied by the
+ * caller). Return 0 or -errno.
+ */
+CBOX_API int cbox_vfs_mkdir(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
+                            mode_t mode);
+/* mode: S_IFIFO, S_IFREG or S_IFSOCK with permissions (devices: EPERM). */
+CBOX_API int cbox_vfs_mknod(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
+                            mode_t mode);
+CBOX_API int cbox_vfs_symlink(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
+                              const char *target);
+/* A new name in dir for d (not a directory). */
+CBOX_API int cbox_vfs_link(struct cbox_sentry *s, struct cbox_dentry *d, struct cbox_dentry *dir,
+                           const char *name);
+CBOX_API int cbox_vfs_unlink(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
+                             bool isdir);
+CBOX_API int cbox_vfs_rename(struct cbox_sentry *s, struct cbox_dentry *odir, const char *oname,
+                             struct cbox_dentry *ndir, const char *nname);
+/* chmod, chown, truncate, utimes of d (see struct cbox_gofer_setattr). */
+CBOX_API int cbox_vfs_setattr(struct cbox_sentry *s, struct cbox_dentry *d,
+                              const struct cbox_gofer_setattr *a);
+/* Create a new regular file name in dir and open it with flags: returns the host fd (owned by
+ * the caller) and *out, the new dentry (a reference, cached). -EEXIST when name exists. */
+CBOX_API int cbox_vfs_create(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
+                             int flags, mode_t mode, struct cbox_dentry **out);
+/* 0 when d lies on a writable mount, else -EROFS (access(W_OK), statfs). */
+CBOX_API int cbox_vfs_writable(struct cbox_sentry *s, struct cbox_dentry *d);
+/* Drop dir's cached child name, if any (after a change the sentry did not make itself). */
+CBOX_API void cbox_vfs_forget(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name);
 
 /* getdents64's record. */
 struct cbox_dirent64 {
@@ -200,6 +243,7 @@ CBOX_API int cbox_sys_install(struct cbox_sysctx *c, int hostfd, int flags, stru
 /* Sentry-wide state handlers need. */
 CBOX_API struct cbox_gofer_client *cbox_sentry_gofer(struct cbox_sentry *s);
 CBOX_API const char *cbox_sentry_hostname(struct cbox_sentry *s);
+CBOX_API const struct cbox_sentry_config *cbox_sentry_config(struct cbox_sentry *s);
 CBOX_API void cbox_sentry_set_hostname(struct cbox_sentry *s, const char *name, size_t len);
 CBOX_API struct cbox_platform *cbox_sentry_platform(struct cbox_sentry *s);
 /* The loader's path inside the guest's real (empty) mount namespace. */

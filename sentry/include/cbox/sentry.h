@@ -5,6 +5,7 @@
  * created in new user, mount, pid, net, ipc and uts namespaces, with uid/gid maps written.
  */
 #include <stdbool.h>
+#include <sys/types.h>
 #include "cbox/compiler.h"
 #include "cbox/platform.h"
 
@@ -17,6 +18,9 @@ struct cbox_sentry_config {
 	char *const *envp;    /* the guest's environment */
 	const char *cwd;      /* the guest's working directory ("/" when NULL) */
 	const char *hostname; /* "cbox" when NULL */
+	uid_t owner_uid;      /* the host ids the guest sees as its own (0) in file owners; */
+	gid_t owner_gid;      /* others show as 65534 (see fs_gofer.c) */
+	bool tree_writable;   /* the gofer's tree has writable mounts (else EROFS up front) */
 };
 
 /*

@@ -40,7 +40,7 @@ struct cbox_sys_entry {
 	const char *note;
 };
 
-#define CBOX_SYS_MAX 451 /* one past the highest x86_64 syscall number in the table */
+#define CBOX_SYS_MAX 470 /* one past the highest x86_64 syscall number in the table */
 
 /* The entry for nr, or NULL when nr is not an x86_64 syscall (the guest then gets ENOSYS). */
 CBOX_API const struct cbox_sys_entry *cbox_sys_lookup(long nr);

@@ -1,0 +1,49 @@
+#pragma once
+/* cbox-run's options and the sandbox they describe (cbox_run_opts.c). */
+#include <stdbool.h>
+#include <stddef.h>
+#include "cbox/gofer.h"
+
+struct cbox_run_opts {
+	const char *platform;
+	const char *rootfs;
+	bool strict, strace;
+	int level, format;
+	const char *workdir; /* the guest's cwd and writable working folder; NULL: the caller's */
+	bool workdir_ro;     /* --ro: the working folder is read-only too */
+	unsigned timeout_ms; /* 0: none */
+	/* -v HOST:GUEST[:ro] */
+	struct cbox_gofer_mount *mounts;
+	size_t n_mounts;
+	/* --hide PATH, then the defaults */
+	char **hide;
+	size_t n_hide;
+	/* --env NAME[=VALUE] */
+	char **env;
+	size_t n_env;
+	/* built by cbox_run_tree / cbox_run_env, freed by cbox_run_opts_free */
+	struct cbox_gofer_mount *tree;
+	char **envp;
+};
+
+/*
+ * Parse argv into o (defaults filled in first). Returns the index of the program in argv, or -1
+ * after printing a message naming the bad option (the caller exits 125). Exits 0 for --help.
+ */
+int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o);
+
+/*
+ * The gofer's view of the guest's tree for o: the rootfs read-only; the working folder writable
+ * at its own path (unless it is "/" or --ro); a tmpfs at /tmp with /tmp/home; the -v mounts;
+ * the hidden paths (the defaults of a host root: secrets and host runtime state, then --hide).
+ * *cwd gets the guest's working directory. Storage lives in o. Returns 0 or -1 (message
+ * printed).
+ */
+int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const char **cwd);
+
+/* The guest's environment: PATH, HOME=/tmp/home, TERM and LANG from the caller (LANG defaults
+ * to C.UTF-8), then each --env. NULL-terminated, allocated. */
+char **cbox_run_env(struct cbox_run_opts *o);
+
+/* Free everything o holds. */
+void cbox_run_opts_free(struct cbox_run_opts *o);

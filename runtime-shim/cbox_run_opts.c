@@ -1,0 +1,384 @@
+/*
+ * cbox-run's command line and the defaults a new user gets: the host root read-only with its
+ * secrets hidden, the working folder writable, a private /tmp, no network, an environment that
+ * holds nothing the caller did not pass on purpose.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cbox/log.h"
+#include "cbox_run.h"
+
+#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define GUEST_HOME   "/tmp/home"
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "Usage: cbox-run [OPTIONS] -- PROGRAM [ARGS...]\n"
+	    "Run PROGRAM in a new cbox sandbox: a user-space kernel (the sentry) answers its\n"
+	    "system calls. It sees the host's root read-only with secrets hidden (/root, /home\n"
+	    "but the working folder, /etc/shadow*, /etc/gshadow*, /etc/ssh, /run, /var/lib), the\n"
+	    "working folder writable, an empty /tmp, no network, and an environment of PATH,\n"
+	    "HOME=/tmp/home, TERM and LANG only.\n\n"
+	    "  -v, --volume HOST:GUEST[:ro]  bind a host path into the guest (writable unless "
+	    ":ro)\n"
+	    "                             e.g. cbox-run -v \"$PWD/data:/data:ro\" -- ls /data\n"
+	    "  -w, --workdir DIR          the working folder (default: the current directory):\n"
+	    "                             the guest starts there and may write there\n"
+	    "                             e.g. cbox-run --workdir ~/project -- make\n"
+	    "  --ro                       keep the working folder read-only too\n"
+	    "                             e.g. cbox-run --ro -- git log --oneline\n"
+	    "  --hide PATH                show PATH empty inside (repeatable)\n"
+	    "                             e.g. cbox-run --hide /etc/hosts -- cat /etc/hosts\n"
+	    "  -e, --env NAME[=VALUE]     pass NAME (with VALUE, or the caller's value)\n"
+	    "                             e.g. cbox-run --env API_TOKEN -- ./deploy.sh\n"
+	    "  --timeout DURATION         kill the sandbox after DURATION (s, ms, m; default s);\n"
+	    "                             exit status 137 e.g. cbox-run --timeout 10s -- ./task\n"
+	    "  --platform=seccomp|ptrace  how guest syscalls are trapped (default: seccomp)\n"
+	    "                             e.g. cbox-run --platform=ptrace -- /bin/busybox true\n"
+	    "  --strict                   no fast path: the sentry sees every syscall\n"
+	    "                             e.g. cbox-run --strict -- /bin/busybox ls /\n"
+	    "  --strace                   print each guest syscall and what the sentry did\n"
+	    "                             e.g. cbox-run --strace -- /bin/busybox true\n"
+	    "  --rootfs DIR               the guest's root file system, read-only (default: /;\n"
+	    "                             the working folder is then the rootfs's /)\n"
+	    "                             e.g. cbox-run --rootfs /srv/rootfs -- /bin/sh\n"
+	    "  --log-level=LEVEL          error, warning (default), info or debug\n"
+	    "  --log-format=FORMAT        text (default) or json\n"
+	    "  -h, --help                 this help\n\n"
+	    "Exit status: the program's; 128+N when it was killed by signal N; 127 when it does\n"
+	    "not exist; 126 when it cannot be executed; 137 after --timeout; 125 when the sandbox\n"
+	    "could not be set up.\n");
+}
+
+static int push(void **v, size_t *n, size_t size, const void *item)
+{
+	void *nv = realloc(*v, (*n + 1) * size);
+	if (!nv)
+		return -1;
+	memcpy((char *)nv + *n * size, item, size);
+	*v = nv;
+	(*n)++;
+	return 0;
+}
+
+static int push_str(char ***v, size_t *n, const char *s)
+{
+	char *copy = strdup(s);
+	if (!copy || push((void **)v, n, sizeof(char *), &copy) < 0) {
+		free(copy);
+		return -1;
+	}
+	return 0;
+}
+
+/* HOST:GUEST[:ro|:rw]; both absolute. */
+static int parse_volume(struct cbox_run_opts *o, const char *arg)
+{
+	char *spec = strdup(arg);
+	if (!spec)
+		return -1;
+	char *guest = strchr(spec, ':');
+	char *mode = guest ? strchr(guest + 1, ':') : NULL;
+	if (guest)
+		*guest++ = '\0';
+	if (mode)
+		*mode++ = '\0';
+	bool ro = mode && strcmp(mode, "ro") == 0;
+	if (!guest || spec[0] != '/' || guest[0] != '/' ||
+	    (mode && strcmp(mode, "ro") != 0 && strcmp(mode, "rw") != 0)) {
+		fprintf(stderr,
+		        "cbox-run: -v %s: expected HOST:GUEST[:ro|:rw] with absolute paths\n", arg);
+		free(spec);
+		return -1;
+	}
+	char *host = realpath(spec, NULL);
+	if (!host) {
+		fprintf(stderr, "cbox-run: -v %s: %s: %s\n", arg, spec, strerror(errno));
+		free(spec);
+		return -1;
+	}
+	struct cbox_gofer_mount m = {
+	    .kind = CBOX_GOFER_MOUNT_BIND, .source = host, .target = strdup(guest), .readonly = ro};
+	free(spec);
+	if (!m.target)
+		return -1;
+	return push((void **)&o->mounts, &o->n_mounts, sizeof(m), &m);
+}
+
+/* "10", "10s", "500ms", "2m" -> milliseconds; 0 on a malformed or zero duration. */
+static unsigned parse_duration(const char *s)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || v <= 0)
+		return 0;
+	double ms = strcmp(end, "ms") == 0                  ? v
+	            : strcmp(end, "s") == 0 || *end == '\0' ? v * 1000
+	            : strcmp(end, "m") == 0                 ? v * 60000
+	            : strcmp(end, "h") == 0                 ? v * 3600000
+	                                                    : 0;
+	return ms >= 1 && ms < 4e9 ? (unsigned)ms : 0;
+}
+
+static int parse_level_format(struct cbox_run_opts *o, int c, const char *arg)
+{
+	if (c == 'l' && (o->level = cbox_log_level_parse(arg)) < 0) {
+		fprintf(stderr, "cbox-run: unknown log level '%s'\n", arg);
+		return -1;
+	}
+	if (c == 'f' && (o->format = cbox_log_format_parse(arg)) < 0) {
+		fprintf(stderr, "cbox-run: unknown log format '%s'\n", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_one(struct cbox_run_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'p':
+		o->platform = arg;
+		return 0;
+	case 's':
+		o->strict = true;
+		return 0;
+	case 'S':
+		o->strace = true;
+		return 0;
+	case 'r':
+		o->rootfs = arg;
+		return 0;
+	case 'l':
+	case 'f':
+		return parse_level_format(o, c, arg);
+	case 'v':
+		return parse_volume(o, arg);
+	case 'w':
+		o->workdir = arg;
+		return 0;
+	case 'R':
+		o->workdir_ro = true;
+		return 0;
+	case 'H':
+		if (arg[0] != '/') {
+			fprintf(stderr, "cbox-run: --hide %s: the path must be absolute\n", arg);
+			return -1;
+		}
+		return push_str(&o->hide, &o->n_hide, arg);
+	case 'e':
+		if (arg[0] == '\0' || arg[0] == '=') {
+			fprintf(stderr, "cbox-run: --env '%s': expected NAME[=VALUE]\n", arg);
+			return -1;
+		}
+		return push_str(&o->env, &o->n_env, arg);
+	case 'T':
+		if ((o->timeout_ms = parse_duration(arg)) == 0) {
+			fprintf(stderr,
+			        "cbox-run: --timeout %s: expected a duration like 10s, "
+			        "500ms or 2m\n",
+			        arg);
+			return -1;
+		}
+		return 0;
+	case 'h':
+		usage(stdout);
+		exit(0);
+	default:
+		usage(stderr);
+		return -1;
+	}
+}
+
+int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
+{
+	static const struct option longopts[] = {{"platform", required_argument, NULL, 'p'},
+	                                         {"strict", no_argument, NULL, 's'},
+	                                         {"strace", no_argument, NULL, 'S'},
+	                                         {"rootfs", required_argument, NULL, 'r'},
+	                                         {"log-level", required_argument, NULL, 'l'},
+	                                         {"log-format", required_argument, NULL, 'f'},
+	                                         {"volume", required_argument, NULL, 'v'},
+	                                         {"workdir", required_argument, NULL, 'w'},
+	                                         {"ro", no_argument, NULL, 'R'},
+	                                         {"hide", required_argument, NULL, 'H'},
+	                                         {"env", required_argument, NULL, 'e'},
+	                                         {"timeout", required_argument, NULL, 'T'},
+	                                         {"help", no_argument, NULL, 'h'},
+	                                         {NULL, 0, NULL, 0}};
+	*o =
+	    (struct cbox_run_opts){.platform = "seccomp", .rootfs = "/", .level = CBOX_LOG_WARNING};
+	int c;
+	while ((c = getopt_long(argc, argv, "+hv:w:e:", longopts, NULL)) != -1)
+		if (parse_one(o, c, optarg) < 0)
+			return -1;
+	if (optind >= argc) {
+		fprintf(stderr, "cbox-run: no program given\n");
+		usage(stderr);
+		return -1;
+	}
+	return optind;
+}
+
+/* The host's secrets and runtime state, hidden when the guest's root is the host's own. A glob
+ * is expanded against the host; paths that do not exist are skipped by the gofer. */
+static const char *const default_hide[] = {
+    "/root",        "/home",
+    "/etc/shadow*", "/etc/gshadow*",
+    "/etc/ssh",     "/etc/ssl/private",
+    "/run",         "/var/run/docker.sock",
+    "/var/lib",
+};
+
+static int add_default_hides(struct cbox_run_opts *o)
+{
+	for (size_t i = 0; i < sizeof(default_hide) / sizeof(default_hide[0]); i++) {
+		if (!strchr(default_hide[i], '*')) {
+			if (push_str(&o->hide, &o->n_hide, default_hide[i]) < 0)
+				return -1;
+			continue;
+		}
+		glob_t g;
+		if (glob(default_hide[i], GLOB_NOSORT, NULL, &g) != 0)
+			continue;
+		for (size_t j = 0; j < g.gl_pathc; j++)
+			if (push_str(&o->hide, &o->n_hide, g.gl_pathv[j]) < 0) {
+				globfree(&g);
+				return -1;
+			}
+		globfree(&g);
+	}
+	return 0;
+}
+
+int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const char **cwd)
+{
+	bool host_root = strcmp(o->rootfs, "/") == 0;
+	static char wd[PATH_MAX];
+	/* The working folder: the caller's directory when the guest's root is the host's (as
+	 * bwrap --bind "$PWD" "$PWD"); the rootfs's / otherwise. */
+	if (o->workdir) {
+		if (!realpath(o->workdir, wd)) {
+			fprintf(stderr, "cbox-run: --workdir %s: %s\n", o->workdir,
+			        strerror(errno));
+			return -1;
+		}
+	} else if (!host_root || !getcwd(wd, sizeof(wd))) {
+		strcpy(wd, "/");
+	}
+	*cwd = wd;
+	if (host_root && add_default_hides(o) < 0)
+		return -1;
+	struct cbox_gofer_mount tmp = {.kind = CBOX_GOFER_MOUNT_TMPFS, .target = "/tmp"};
+	struct cbox_gofer_mount work = {
+	    .kind = CBOX_GOFER_MOUNT_BIND, .source = wd, .target = wd, .readonly = o->workdir_ro};
+	/* The order is the gofer's: /tmp first, so that a working folder under /tmp or a -v into
+	 * it lands on the guest's tmpfs; then the working folder; then -v, which may cover both.
+	 * The host root itself is never made writable, even when the caller stands in "/". */
+	struct cbox_gofer_mount *all = calloc(o->n_mounts + 2, sizeof(*all));
+	if (!all)
+		return -1;
+	free(o->tree);
+	o->tree = all;
+	size_t n = 0;
+	all[n++] = tmp;
+	if (host_root && strcmp(wd, "/") != 0)
+		all[n++] = work;
+	for (size_t i = 0; i < o->n_mounts; i++)
+		all[n++] = o->mounts[i];
+	static const char *const mkdirs[] = {GUEST_HOME};
+	*gc = (struct cbox_gofer_config){.rootfs = o->rootfs,
+	                                 .readonly = true,
+	                                 .hide = (const char *const *)o->hide,
+	                                 .n_hide = o->n_hide,
+	                                 .mounts = all,
+	                                 .n_mounts = n,
+	                                 .mkdirs = mkdirs,
+	                                 .n_mkdirs = 1};
+	return 0;
+}
+
+static int env_add(char ***v, size_t *n, const char *name, const char *value)
+{
+	size_t len = strlen(name) + strlen(value) + 2;
+	char *s = malloc(len);
+	if (!s)
+		return -1;
+	snprintf(s, len, "%s=%s", name, value);
+	/* A later setting of the same name replaces the earlier one. */
+	size_t nl = strlen(name);
+	for (size_t i = 0; i < *n; i++)
+		if (strncmp((*v)[i], name, nl) == 0 && (*v)[i][nl] == '=') {
+			free((*v)[i]);
+			(*v)[i] = s;
+			return 0;
+		}
+	if (push((void **)v, n, sizeof(char *), &s) < 0) {
+		free(s);
+		return -1;
+	}
+	return 0;
+}
+
+char **cbox_run_env(struct cbox_run_opts *o)
+{
+	char **v = NULL;
+	size_t n = 0;
+	const char *path = getenv("PATH"), *term = getenv("TERM"), *lang = getenv("LANG");
+	int r = env_add(&v, &n, "PATH", path && *path ? path : DEFAULT_PATH);
+	r |= env_add(&v, &n, "HOME", GUEST_HOME);
+	if (term)
+		r |= env_add(&v, &n, "TERM", term);
+	r |= env_add(&v, &n, "LANG", lang ? lang : "C.UTF-8");
+	for (size_t i = 0; i < o->n_env && r == 0; i++) {
+		char name[256];
+		const char *eq = strchr(o->env[i], '=');
+		size_t nl = eq ? (size_t)(eq - o->env[i]) : strlen(o->env[i]);
+		if (nl >= sizeof(name))
+			continue;
+		memcpy(name, o->env[i], nl);
+		name[nl] = '\0';
+		const char *value = eq ? eq + 1 : getenv(name);
+		if (value)
+			r |= env_add(&v, &n, name, value);
+	}
+	char *end = NULL;
+	if (r == 0)
+		r = push((void **)&v, &n, sizeof(char *), &end);
+	o->envp = v;
+	return r < 0 ? NULL : v;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void cbox_run_opts_free(struct cbox_run_opts *o)
+{
+	for (size_t i = 0; i < o->n_mounts; i++) {
+		free((char *)o->mounts[i].source);
+		free((char *)o->mounts[i].target);
+	}
+	free(o->mounts);
+	free_strv(o->hide, o->n_hide);
+	free_strv(o->env, o->n_env);
+	free(o->tree);
+	size_t n = 0;
+	while (o->envp && o->envp[n])
+		n++;
+	free_strv(o->envp, n);
+	*o = (struct cbox_run_opts){0};
+}

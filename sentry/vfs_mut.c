@@ -1,0 +1,175 @@
+/*
+ * Changes to the tree: the VFS half of mkdir, mknod, symlink, link, unlink, rename, setattr and
+ * create. The syscall handlers (syscalls/sys_fsmut.c) decode arguments and make Linux's path
+ * checks; these act on the file system of the directory and keep the dentry cache true.
+ *
+ * Only the gofer's tree can change. Which parts of it are writable is decided by the gofer's
+ * mounts (a read-only rootfs, a writable working folder and /tmp): the host kernel answers
+ * EROFS for the read-only ones, so the sentry never has to guess. The sentry's own /proc and
+ * /dev refuse every change with EPERM, as sysfs-like file systems do on Linux.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "cbox/log.h"
+#include "internal.h"
+
+static int not_gofer(const struct cbox_dentry *d)
+{
+	return d->mnt->readonly ? -EROFS : -EPERM;
+}
+
+static bool is_gofer(const struct cbox_dentry *d)
+{
+	return d->mnt->ops == &cbox_fs_gofer;
+}
+
+/* A cached child named name of dir, or NULL. */
+static struct cbox_dentry *cached(struct cbox_dentry *dir, const char *name)
+{
+	for (struct cbox_dentry *c = dir->children; c; c = c->sibling)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+void cbox_vfs_forget(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name)
+{
+	struct cbox_dentry *c = cached(dir, name);
+	if (!c || c->covered_by)
+		return;
+	/* Hold it across the uncache so that an unreferenced entry (one only the cache kept) is
+	 * freed now, and a referenced one (an open fd's, a cwd) lives on, nameless, until its
+	 * last user lets go. */
+	if (c->refs == 0 && s->lru_len > 0)
+		s->lru_len--;
+	c->refs++;
+	cbox_vfs_uncache(c);
+	cbox_dentry_put(s, c);
+}
+
+int cbox_vfs_mkdir(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name, mode_t mode)
+{
+	if (!is_gofer(dir))
+		return not_gofer(dir);
+	return cbox_gofer_mkdir(s->gofer, dir->fid, name, mode & 07777);
+}
+
+int cbox_vfs_mknod(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name, mode_t mode)
+{
+	if (!is_gofer(dir))
+		return not_gofer(dir);
+	uint32_t fid;
+	struct cbox_gofer_stat st;
+	int r = cbox_gofer_mknod(s->gofer, dir->fid, name, mode, &fid, &st);
+	if (r == 0)
+		cbox_gofer_clunk(s->gofer, fid);
+	return r;
+}
+
+int cbox_vfs_symlink(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
+                     const char *target)
+{
+	if (!is_gofer(dir))
+		return not_gofer(dir);
+	return cbox_gofer_symlink(s->gofer, dir->fid, name, target);
+}
+
+int cbox_vfs_link(struct cbox_sentry *s, struct cbox_dentry *d, struct cbox_dentry *dir,
+                  const char *name)
+{
+	if (d->mnt != dir->mnt)
+		return -EXDEV;
+	if (!is_gofer(dir))
+		return not_gofer(dir);
+	return cbox_gofer_link(s->gofer, d->fid, dir->fid, name);
+}
+
+int cbox_vfs_unlink(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name, bool isdir)
+{
+	if (!is_gofer(dir))
+		return not_gofer(dir);
+	struct cbox_dentry *c = cached(dir, name);
+	if (c && c->covered_by)
+		return -EBUSY; /* a mount point of the sentry's own tree */
+	int r = cbox_gofer_unlink(s->gofer, dir->fid, name, isdir);
+	if (r == 0 && c)
+		c->unlinked = true;
+	if (r == 0)
+		cbox_vfs_forget(s, dir, name);
+	return r;
+}
+
+int cbox_vfs_rename(struct cbox_sentry *s, struct cbox_dentry *odir, const char *oname,
+                    struct cbox_dentry *ndir, const char *nname)
+{
+	if (odir->mnt != ndir->mnt)
+		return -EXDEV;
+	if (!is_gofer(odir))
+		return not_gofer(odir);
+	struct cbox_dentry *c = cached(odir, oname), *n = cached(ndir, nname);
+	if ((c && c->covered_by) || (n && n->covered_by))
+		return -EBUSY;
+	int r = cbox_gofer_rename(s->gofer, odir->fid, oname, ndir->fid, nname);
+	if (r == 0) {
+		cbox_vfs_forget(s, odir, oname);
+		cbox_vfs_forget(s, ndir, nname);
+	}
+	return r;
+}
+
+int cbox_vfs_setattr(struct cbox_sentry *s, struct cbox_dentry *d,
+                     const struct cbox_gofer_setattr *a)
+{
+	if (!is_gofer(d))
+		return not_gofer(d);
+	int r = cbox_gofer_setattr(s->gofer, d->fid, a);
+	if (r == 0 && (a->valid & CBOX_GOFER_SET_MODE))
+		d->mode = (d->mode & S_IFMT) | (a->mode & 07777);
+	if (r == 0 && (a->valid & CBOX_GOFER_SET_UID))
+		d->uid = 0; /* the only id the guest can give */
+	if (r == 0 && (a->valid & CBOX_GOFER_SET_GID))
+		d->gid = 0;
+	return r;
+}
+
+int cbox_vfs_create(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name, int flags,
+                    mode_t mode, struct cbox_dentry **out)
+{
+	if (!is_gofer(dir))
+		return not_gofer(dir);
+	uint32_t fid;
+	struct cbox_gofer_stat st;
+	/* Only the flags that describe the open file; O_CREAT|O_EXCL is what CREATE means. */
+	int keep = O_ACCMODE | O_APPEND | O_NONBLOCK | O_TRUNC | O_NOATIME | O_DSYNC | O_SYNC |
+	           O_DIRECT | O_NOCTTY;
+	int fd = cbox_gofer_create(s->gofer, dir->fid, name, (flags & keep) | O_CLOEXEC,
+	                           mode & 07777, &fid, &st);
+	if (fd < 0)
+		return fd;
+	struct cbox_dentry *d = cbox_fs_gofer_dentry(s, dir, name, fid, &st);
+	if (!d) {
+		close(fd);
+		return -ENOMEM;
+	}
+	cbox_vfs_cache(s, dir, d);
+	*out = d;
+	return fd;
+}
+
+int cbox_vfs_writable(struct cbox_sentry *s, struct cbox_dentry *d)
+{
+	if (d->mnt->readonly)
+		return -EROFS;
+	if (!is_gofer(d))
+		return 0;
+	struct cbox_gofer_statfs sf;
+	int r = cbox_gofer_statfs(s->gofer, d->fid, &sf);
+	if (r < 0)
+		return r;
+	return (sf.flags & ST_RDONLY) ? -EROFS : 0;
+}
