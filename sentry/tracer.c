@@ -86,7 +86,17 @@ static void on_exec(struct cbox_sentry *s, struct cbox_task *t)
 {
 	unsigned long former = 0;
 	ptrace(PTRACE_GETEVENTMSG, t->tid, 0, &former);
-	(void)former; /* a non-leader exec took the leader's tid; the leader's task is gone */
+	/* A thread other than the leader exec'd: the kernel gave it the leader's tid (t) and
+	 * the former thread's tid is gone without an exit report. What the sentry prepared for
+	 * that exec (the program the loader will ask for) moves with it. */
+	struct cbox_task *ft =
+	    former && (pid_t)former != t->tid ? cbox_task_find(s, (pid_t)former) : NULL;
+	if (ft) {
+		struct cbox_exec_pending *e = t->exec;
+		t->exec = ft->exec;
+		ft->exec = e;
+		cbox_task_remove(s, ft);
+	}
 	/* exec unshares the fd table. */
 	if (t->files) {
 		struct cbox_fdtable *own = cbox_fdtable_copy(t->files);

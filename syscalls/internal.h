@@ -5,6 +5,7 @@
 #include "cbox/syscalls.h"
 
 int64_t sys_access(struct cbox_sysctx *c);
+int64_t sys_inotify_add_watch(struct cbox_sysctx *c);
 int64_t sys_fchmodat2(struct cbox_sysctx *c);
 int64_t sys_unshare(struct cbox_sysctx *c);
 int64_t sys_setns(struct cbox_sysctx *c);

@@ -33,6 +33,13 @@ int64_t sys_clone(struct cbox_sysctx *c)
 	uint64_t flags = ARG(0);
 	const uint64_t ns = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |
 	                    CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWCGROUP | 0x80 /* NEWTIME */;
+	/* Linux's EINVAL for impossible combinations comes before any privilege check. */
+	if ((flags & (CLONE_NEWNS | CLONE_FS)) == (CLONE_NEWNS | CLONE_FS) ||
+	    (flags & (CLONE_NEWUSER | CLONE_FS)) == (CLONE_NEWUSER | CLONE_FS) ||
+	    ((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND)) ||
+	    ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM)) ||
+	    ((flags & CLONE_THREAD) && (flags & (CLONE_NEWUSER | CLONE_NEWPID))))
+		return -EINVAL;
 	if (flags & ns)
 		return -EPERM;
 	if (flags & CLONE_UNTRACED)
