@@ -311,7 +311,7 @@ int cbox_vfs_walk(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const c
 		return -ENAMETOOLONG;
 	if (len == 0 && !(flags & CBOX_WALK_EMPTY_OK))
 		return -ENOENT;
-	struct cbox_dentry *start;
+	struct cbox_dentry *start = NULL;
 	int r = start_of(s, t, dirfd, path, &start);
 	if (r < 0)
 		return r;
