@@ -1,7 +1,9 @@
 /*
- * /proc for the guest, built from the sentry's task table and from the sentry's private procfs
- * of the sandbox's pid namespace (mounted at /proc in the sentry's own mount namespace), with
- * every pid translated into the guest's pid namespace and the sentry itself hidden.
+ * /proc for the guest: the tree (lookup, readdir, open, readlink). The contents come from
+ * fs_proc_pid.c (per process) and fs_proc_sys.c (system-wide), built from the sentry's task table
+ * and from the sentry's private procfs of the sandbox's pid namespace (mounted at /proc in the
+ * sentry's own mount namespace), with every pid translated into the guest's pid namespace and the
+ * sentry itself hidden.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -14,40 +16,126 @@
 #include <unistd.h>
 
 #include "cbox/log.h"
-#include "internal.h"
+#include "fs_proc_internal.h"
 
-enum kind {
-	P_ROOT = 1,
-	P_SELF,
-	P_PIDDIR,
-	P_STAT,
-	P_STATUS,
-	P_CMDLINE,
-	P_ENVIRON,
-	P_COMM,
-	P_EXE,
-	P_CWD,
-	P_FDDIR,
-	P_FD,
-	P_UPTIME,
-	P_THREAD_SELF,
-};
+#define DIR_MODE (S_IFDIR | 0555)
+#define LNK_MODE (S_IFLNK | 0777)
+#define RO_MODE  (S_IFREG | 0444)
+#define RW_MODE  (S_IFREG | 0644)
 
-#define PRIV(k, pid, fd) ((uint64_t)(k) | ((uint64_t)(uint32_t)(pid) << 8) | ((uint64_t)(fd) << 40))
-#define KIND(p)          ((enum kind)((p)&0xff))
-#define PID(p)           ((pid_t)(((p) >> 8) & 0xffffffff))
-#define FDN(p)           ((int)((p) >> 40))
-
-static const struct {
+struct entry {
 	const char *name;
-	enum kind kind;
+	enum cbox_proc_kind kind;
 	uint32_t mode;
-} pid_entries[] = {
-    {"stat", P_STAT, S_IFREG | 0444},       {"status", P_STATUS, S_IFREG | 0444},
-    {"cmdline", P_CMDLINE, S_IFREG | 0444}, {"environ", P_ENVIRON, S_IFREG | 0400},
-    {"comm", P_COMM, S_IFREG | 0644},       {"exe", P_EXE, S_IFLNK | 0777},
-    {"cwd", P_CWD, S_IFLNK | 0777},         {"fd", P_FDDIR, S_IFDIR | 0500},
 };
+
+static const struct entry root_entries[] = {
+    {"cmdline", P_CMDLINE_SYS, RO_MODE},
+    {"cpuinfo", P_CPUINFO, RO_MODE},
+    {"filesystems", P_FILESYSTEMS, RO_MODE},
+    {"loadavg", P_LOADAVG, RO_MODE},
+    {"meminfo", P_MEMINFO, RO_MODE},
+    {"mounts", P_MOUNTS_LINK, LNK_MODE},
+    {"self", P_SELF, LNK_MODE},
+    {"stat", P_STATF, RO_MODE},
+    {"sys", P_SYS, DIR_MODE},
+    {"thread-self", P_THREAD_SELF, LNK_MODE},
+    {"uptime", P_UPTIME, RO_MODE},
+    {"version", P_VERSION, RO_MODE},
+};
+
+static const struct entry sys_entries[] = {
+    {"fs", P_SYS_FS, DIR_MODE},
+    {"kernel", P_SYS_KERNEL, DIR_MODE},
+    {"vm", P_SYS_VM, DIR_MODE},
+};
+
+/* Linux shows most sysctls 0644 (root may write them); the guest's root lacks the capability,
+ * so a write is refused at open (EACCES), as for any read-only proc file. */
+static const struct entry kernel_entries[] = {
+    {"cap_last_cap", P_CAP_LAST_CAP, RO_MODE}, {"domainname", P_DOMAINNAME, RW_MODE},
+    {"hostname", P_HOSTNAME, RW_MODE},         {"ngroups_max", P_NGROUPS_MAX, RO_MODE},
+    {"osrelease", P_OSRELEASE, RO_MODE},       {"ostype", P_OSTYPE, RO_MODE},
+    {"overflowgid", P_OVERFLOWGID, RW_MODE},   {"overflowuid", P_OVERFLOWUID, RW_MODE},
+    {"pid_max", P_PID_MAX, RW_MODE},           {"random", P_SYS_RANDOM, DIR_MODE},
+};
+
+static const struct entry random_entries[] = {
+    {"boot_id", P_BOOT_ID, RO_MODE},
+    {"uuid", P_UUID, RO_MODE},
+};
+
+static const struct entry vm_entries[] = {{"overcommit_memory", P_OVERCOMMIT, RW_MODE}};
+
+static const struct entry fs_entries[] = {
+    {"file-max", P_FILE_MAX, RW_MODE},
+    {"nr_open", P_NR_OPEN, RW_MODE},
+};
+
+/* "task" must stay last: a thread's directory (task/<tid>) has everything else. */
+static const struct entry pid_entries[] = {
+    {"cgroup", P_CGROUP, RO_MODE},
+    {"cmdline", P_CMDLINE, RO_MODE},
+    {"comm", P_COMM, RW_MODE},
+    {"cwd", P_CWD, LNK_MODE},
+    {"environ", P_ENVIRON, S_IFREG | 0400},
+    {"exe", P_EXE, LNK_MODE},
+    {"fd", P_FDDIR, S_IFDIR | 0500},
+    {"fdinfo", P_FDINFODIR, S_IFDIR | 0500},
+    {"gid_map", P_GID_MAP, RW_MODE},
+    {"limits", P_LIMITS, RO_MODE},
+    {"loginuid", P_LOGINUID, RW_MODE},
+    {"maps", P_MAPS, RO_MODE},
+    {"mountinfo", P_MOUNTINFO, RO_MODE},
+    {"mounts", P_MOUNTS, RO_MODE},
+    {"ns", P_NSDIR, S_IFDIR | 0511},
+    {"oom_score_adj", P_OOM_ADJ, RW_MODE},
+    {"root", P_ROOTLINK, LNK_MODE},
+    {"setgroups", P_SETGROUPS, RW_MODE},
+    {"stat", P_STAT, RO_MODE},
+    {"statm", P_STATM, RO_MODE},
+    {"status", P_STATUS, RO_MODE},
+    {"uid_map", P_UID_MAP, RW_MODE},
+    {"task", P_TASKDIR, DIR_MODE},
+};
+
+const char *const cbox_proc_ns_names[] = {
+    "cgroup", "ipc", "mnt", "net", "pid", "pid_for_children", "time", "time_for_children",
+    "user",   "uts", NULL,
+};
+
+#define TABLE(t) ((*n = CBOX_ARRAY_SIZE(t)), (t))
+
+static const struct entry *table_of(enum cbox_proc_kind k, size_t *n)
+{
+	switch (k) {
+	case P_ROOT:
+		return TABLE(root_entries);
+	case P_SYS:
+		return TABLE(sys_entries);
+	case P_SYS_KERNEL:
+		return TABLE(kernel_entries);
+	case P_SYS_RANDOM:
+		return TABLE(random_entries);
+	case P_SYS_VM:
+		return TABLE(vm_entries);
+	case P_SYS_FS:
+		return TABLE(fs_entries);
+	case P_PIDDIR:
+		return TABLE(pid_entries);
+	case P_TIDDIR:
+		*n = CBOX_ARRAY_SIZE(pid_entries) - 1;
+		return pid_entries;
+	default:
+		*n = 0;
+		return NULL;
+	}
+}
+
+static uint64_t ino_of(uint64_t priv)
+{
+	return (priv * 2654435761u) | 1;
+}
 
 static struct cbox_dentry *mk(struct cbox_dentry *dir, const char *name, uint32_t mode,
                               uint64_t priv)
@@ -55,24 +143,34 @@ static struct cbox_dentry *mk(struct cbox_dentry *dir, const char *name, uint32_
 	struct cbox_dentry *d = cbox_dentry_new(dir->mnt, dir, name, mode);
 	if (d) {
 		d->priv = priv;
-		d->ino = (priv * 2654435761u) | 1;
+		d->ino = ino_of(priv);
 	}
 	return d;
 }
 
-static struct cbox_task *task_of(struct cbox_sentry *s, pid_t vpid)
+/* Entries below /proc/<pid> carry the pid (or tid) of the task they describe. */
+static bool has_task(enum cbox_proc_kind k)
 {
-	return cbox_task_find_vpid(s, vpid);
+	return k >= P_PIDDIR;
 }
 
-/* Host task of a guest pid, for reading the sentry's own procfs. */
-static pid_t host_of(struct cbox_sentry *s, pid_t vpid)
+/* The guest task with pid or tid vid (a thread's /proc/<tid> is found too, as on Linux). */
+static struct cbox_task *resolve(struct cbox_sentry *s, pid_t vid)
 {
-	struct cbox_task *t = task_of(s, vpid);
-	return t ? t->tid : 0;
+	if (vid <= 0)
+		return NULL;
+	for (size_t h = 0; h < CBOX_TASK_HASH; h++)
+		for (struct cbox_task *x = s->tasks[h]; x; x = x->next_in_hash) {
+			if (!x->tg)
+				continue;
+			cbox_task_vpid(s, x); /* fills x->vtid */
+			if (x->vtid == vid)
+				return x;
+		}
+	return NULL;
 }
 
-static int parse_pid(const char *name)
+static int parse_num(const char *name)
 {
 	if (!*name || strlen(name) > 9)
 		return -1;
@@ -82,48 +180,93 @@ static int parse_pid(const char *name)
 	return atoi(name);
 }
 
+/* The ptrace platform's install socket is the sentry's, not the guest's. */
+static bool hidden_fd(struct cbox_sentry *s, int fd)
+{
+	return s->platform->ops->needs_install_fd && fd == CBOX_PTRACE_INSTALL_FD;
+}
+
+/* ns/<name> reads as the host's link ("net:[4026531840]"); the walker follows it as a relative
+ * name in ns/, where lookup finds the P_NS_TARGET that opens the namespace (a magic link). */
+static int ns_link(struct cbox_task *pt, int idx, char *buf, size_t size)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", pt->tid, cbox_proc_ns_names[idx]);
+	ssize_t n = readlink(path, buf, size - 1);
+	if (n < 0)
+		return -ENOENT;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+static int lookup_dynamic(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
+                          struct cbox_dentry **out)
+{
+	enum cbox_proc_kind k = KIND(dir->priv);
+	pid_t pid = PID(dir->priv);
+	struct cbox_task *pt = has_task(k) ? resolve(s, pid) : NULL;
+	if (has_task(k) && !pt)
+		return -ENOENT;
+	int v = parse_num(name);
+	switch (k) {
+	case P_ROOT:
+		if (!resolve(s, v))
+			return -ENOENT;
+		*out = mk(dir, name, DIR_MODE, PRIV(P_PIDDIR, v, 0));
+		break;
+	case P_TASKDIR: {
+		struct cbox_task *th = resolve(s, v);
+		if (!th || th->tg != pt->tg)
+			return -ENOENT;
+		*out = mk(dir, name, DIR_MODE, PRIV(P_TIDDIR, v, 0));
+		break;
+	}
+	case P_FDDIR:
+	case P_FDINFODIR: {
+		char path[64];
+		struct stat st;
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, v);
+		if (v < 0 || hidden_fd(s, v) || lstat(path, &st) < 0)
+			return -ENOENT;
+		*out = k == P_FDDIR ? mk(dir, name, S_IFLNK | 0700, PRIV(P_FD, pid, v))
+		                    : mk(dir, name, S_IFREG | 0400, PRIV(P_FDINFO, pid, v));
+		break;
+	}
+	case P_NSDIR:
+		for (int i = 0; cbox_proc_ns_names[i]; i++) {
+			char target[64];
+			if (strcmp(name, cbox_proc_ns_names[i]) == 0) {
+				*out = mk(dir, name, LNK_MODE, PRIV(P_NS, pid, i));
+				return *out ? 0 : -ENOMEM;
+			}
+			if (ns_link(pt, i, target, sizeof(target)) > 0 && !strcmp(name, target)) {
+				*out = mk(dir, name, RO_MODE, PRIV(P_NS_TARGET, pid, i));
+				if (*out) /* nsfs shows the namespace's inode number */
+					(*out)->ino = strtoull(strchr(target, '[') + 1, NULL, 10);
+				return *out ? 0 : -ENOMEM;
+			}
+		}
+		return -ENOENT;
+	default:
+		return -ENOTDIR;
+	}
+	return *out ? 0 : -ENOMEM;
+}
+
 static int p_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
                     const char *name, struct cbox_dentry **out)
 {
-	enum kind k = KIND(dir->priv);
-	pid_t pid = PID(dir->priv);
-	if (k == P_ROOT) {
-		if (strcmp(name, "self") == 0)
-			*out = mk(dir, name, S_IFLNK | 0777, PRIV(P_SELF, 0, 0));
-		else if (strcmp(name, "thread-self") == 0)
-			*out = mk(dir, name, S_IFLNK | 0777, PRIV(P_THREAD_SELF, 0, 0));
-		else if (strcmp(name, "uptime") == 0)
-			*out = mk(dir, name, S_IFREG | 0444, PRIV(P_UPTIME, 0, 0));
-		else {
-			int v = parse_pid(name);
-			if (v <= 0 || !task_of(s, v))
+	(void)t;
+	size_t n;
+	const struct entry *e = table_of(KIND(dir->priv), &n);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(name, e[i].name) == 0) {
+			if (has_task(e[i].kind) && !resolve(s, PID(dir->priv)))
 				return -ENOENT;
-			*out = mk(dir, name, S_IFDIR | 0555, PRIV(P_PIDDIR, v, 0));
+			*out = mk(dir, name, e[i].mode, PRIV(e[i].kind, PID(dir->priv), 0));
+			return *out ? 0 : -ENOMEM;
 		}
-		return *out ? 0 : -ENOMEM;
-	}
-	if (k == P_PIDDIR) {
-		for (size_t i = 0; i < CBOX_ARRAY_SIZE(pid_entries); i++)
-			if (strcmp(name, pid_entries[i].name) == 0) {
-				*out = mk(dir, name, pid_entries[i].mode,
-				          PRIV(pid_entries[i].kind, pid, 0));
-				return *out ? 0 : -ENOMEM;
-			}
-		return -ENOENT;
-	}
-	if (k == P_FDDIR) {
-		int fd = parse_pid(name);
-		pid_t host = host_of(s, pid);
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/%d/fd/%d", host, fd);
-		struct stat st;
-		if (fd < 0 || !host || lstat(path, &st) < 0)
-			return -ENOENT;
-		(void)t;
-		*out = mk(dir, name, S_IFLNK | 0700, PRIV(P_FD, pid, fd));
-		return *out ? 0 : -ENOMEM;
-	}
-	return -ENOTDIR;
+	return lookup_dynamic(s, dir, name, out);
 }
 
 static int p_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
@@ -136,244 +279,207 @@ static int p_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	st->st_dev = d->mnt->dev;
 	st->st_ino = d->ino;
 	st->st_blksize = 1024;
-	if (KIND(d->priv) != P_ROOT && PID(d->priv) && !task_of(s, PID(d->priv)))
+	if (has_task(KIND(d->priv)) && !resolve(s, PID(d->priv)))
 		return -ENOENT; /* the process went away */
 	return 0;
 }
 
-static ssize_t read_host(pid_t host, const char *what, char *buf, size_t size)
+/*
+ * Opening for writing. Only files a task may change about itself on Linux are writable, and for
+ * those the guest gets the host's own proc file of its task, opened by the sentry: the host
+ * kernel then applies Linux's own rules on write (comm: only from the same thread group, else
+ * EINVAL; oom_score_adj: lowering needs CAP_SYS_RESOURCE, which the guest lacks), so the sentry
+ * neither parses the guest's bytes nor keeps a second copy of the state.
+ */
+static int open_write(struct cbox_task *pt, struct cbox_dentry *d, int flags)
 {
+	enum cbox_proc_kind k = KIND(d->priv);
+	if (k == P_UID_MAP || k == P_GID_MAP || k == P_SETGROUPS || k == P_LOGINUID)
+		return -EPERM; /* written once by cbox-run / needs CAP_AUDIT_CONTROL */
+	if ((k != P_COMM && k != P_OOM_ADJ) || !pt)
+		return -EACCES;
 	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/%s", host, what);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t n = 0;
-	while (n < size) {
-		ssize_t r = read(fd, buf + n, size - n);
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	return (ssize_t)n;
-}
-
-/* /proc/<pid>/stat with pid, ppid, pgrp, session and tpgid in the guest's namespace. */
-static int gen_stat(struct cbox_sentry *s, pid_t host, char *out, size_t size)
-{
-	char buf[2048];
-	ssize_t n = read_host(host, "stat", buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return -ENOENT;
-	buf[n] = '\0';
-	char *rp = strrchr(buf, ')');
-	if (!rp)
-		return -EIO;
-	char state;
-	long ppid, pgrp, sid, tty, tpgid;
-	int used = 0;
-	if (sscanf(rp + 1, " %c %ld %ld %ld %ld %ld%n", &state, &ppid, &pgrp, &sid, &tty, &tpgid,
-	           &used) < 6)
-		return -EIO;
-	*rp = '\0';
-	char *lp = strchr(buf, '(');
-	return snprintf(out, size, "%d (%s) %c %d %d %d %ld %d%s", cbox_task_vpid_of(s, host),
-	                lp ? lp + 1 : "", state, cbox_task_vpid_of(s, (pid_t)ppid),
-	                cbox_task_vpid_of(s, (pid_t)pgrp), cbox_task_vpid_of(s, (pid_t)sid), tty,
-	                tpgid > 0 ? cbox_task_vpid_of(s, (pid_t)tpgid) : -1, rp + 1 + used);
-}
-
-/* /proc/<pid>/status with the pid lines translated and the tracer (the sentry) hidden. */
-static int gen_status(struct cbox_sentry *s, pid_t host, char *out, size_t size)
-{
-	char buf[8192];
-	ssize_t n = read_host(host, "status", buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return -ENOENT;
-	buf[n] = '\0';
-	size_t len = 0;
-	char *save = NULL;
-	for (char *line = strtok_r(buf, "\n", &save); line && len < size;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char key[32];
-		long v;
-		int w;
-		if (sscanf(line, "%31[^:]:%n", key, &w) == 1 &&
-		    (!strcmp(key, "Pid") || !strcmp(key, "PPid") || !strcmp(key, "Tgid") ||
-		     !strcmp(key, "TracerPid") || !strcmp(key, "NSpid") || !strcmp(key, "NStgid") ||
-		     !strcmp(key, "NSpgid") || !strcmp(key, "NSsid") || !strcmp(key, "Ngid"))) {
-			v = strtol(line + w, NULL, 10);
-			pid_t vp = (!strcmp(key, "TracerPid") || v == 0)
-			               ? 0
-			               : cbox_task_vpid_of(s, (pid_t)v);
-			len += (size_t)snprintf(out + len, size - len, "%s:\t%d\n", key, vp);
-		} else {
-			len += (size_t)snprintf(out + len, size - len, "%s\n", line);
-		}
-	}
-	return len < size ? (int)len : (int)size;
-}
-
-static int gen_file(struct cbox_sentry *s, struct cbox_dentry *d, char *out, size_t size)
-{
-	pid_t host = host_of(s, PID(d->priv));
-	switch (KIND(d->priv)) {
-	case P_STAT:
-		return host ? gen_stat(s, host, out, size) : -ENOENT;
-	case P_STATUS:
-		return host ? gen_status(s, host, out, size) : -ENOENT;
-	case P_CMDLINE:
-		return host ? (int)read_host(host, "cmdline", out, size) : -ENOENT;
-	case P_ENVIRON:
-		return host ? (int)read_host(host, "environ", out, size) : -ENOENT;
-	case P_COMM:
-		return host ? (int)read_host(host, "comm", out, size) : -ENOENT;
-	case P_UPTIME: {
-		char buf[128];
-		ssize_t n = read_host(1, "../uptime", buf, sizeof(buf) - 1);
-		if (n < 0)
-			return (int)n;
-		buf[n] = '\0';
-		return snprintf(out, size, "%s", buf);
-	}
-	default:
-		return -EINVAL;
-	}
+	snprintf(path, sizeof(path), "/proc/%d/%s", pt->tid,
+	         k == P_COMM ? "comm" : "oom_score_adj");
+	int fd = open(path, (flags & (O_ACCMODE | O_APPEND | O_TRUNC | O_NONBLOCK)) | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 static int p_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags)
 {
-	(void)t;
+	enum cbox_proc_kind k = KIND(d->priv);
+	struct cbox_task *pt = has_task(k) ? resolve(s, PID(d->priv)) : NULL;
+	if (has_task(k) && !pt)
+		return -ENOENT;
 	if ((flags & O_ACCMODE) != O_RDONLY)
-		return -EACCES;
-	size_t size = 256 * 1024;
-	char *buf = malloc(size);
-	if (!buf)
-		return -ENOMEM;
-	int n = gen_file(s, d, buf, size);
-	int fd = n < 0 ? n : cbox_memfd_with(d->name, buf, (size_t)n);
-	free(buf);
+		return open_write(pt, d, flags);
+	if (k == P_NS_TARGET) {
+		/* The task's own namespace, read-only: what Linux gives. setns() on it is refused
+		 * by the sentry and ioctls on /proc fds answer ENOTTY (sys_file.c), so the fd
+		 * cannot reach a parent namespace. */
+		char path[96];
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", pt->tid,
+		         cbox_proc_ns_names[PARG(d->priv)]);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		return fd < 0 ? -ENOENT : fd;
+	}
+	struct cbox_proc_buf b = {0};
+	int r = (has_task(k) && k != P_MOUNTS && k != P_MOUNTINFO)
+	            ? cbox_proc_gen_pid(s, t, pt, k, PARG(d->priv), &b)
+	            : cbox_proc_gen_sys(s, t, k, &b);
+	if (r == 0 && b.err)
+		r = b.err;
+	int fd = r < 0 ? r : cbox_memfd_with(d->name, b.data ? b.data : "", b.len);
+	free(b.data);
 	return fd;
 }
 
-struct fdlink_ctx {
-	int fd;
-	char *buf;
-	size_t size;
-	int len;
-};
+static int fd_readlink(struct cbox_sentry *s, struct cbox_task *pt, int fd, char *buf, size_t size)
+{
+	int err = 0;
+	struct cbox_dentry *f = cbox_fd_lookup(s, pt, fd, NULL, &err);
+	if (f)
+		return cbox_vfs_path(f, buf, size);
+	/* Not a file the sentry served: pipes, sockets and anonymous inodes are named as the host
+	 * names them; nothing else (a host path) is shown. */
+	char path[64], target[256];
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, fd);
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return -ENOENT;
+	target[n] = '\0';
+	if (target[0] == '/')
+		return snprintf(buf, size, "anon_inode:[cbox]");
+	return snprintf(buf, size, "%s", target);
+}
 
 static int p_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, char *buf,
                       size_t size)
 {
-	pid_t pid = PID(d->priv);
-	struct cbox_task *pt = pid ? task_of(s, pid) : NULL;
-	switch (KIND(d->priv)) {
+	enum cbox_proc_kind k = KIND(d->priv);
+	struct cbox_task *pt = has_task(k) ? resolve(s, PID(d->priv)) : NULL;
+	if (has_task(k) && !pt)
+		return -ENOENT;
+	switch (k) {
 	case P_SELF:
 		return snprintf(buf, size, "%d", cbox_task_vpid(s, t));
 	case P_THREAD_SELF:
 		return snprintf(buf, size, "%d/task/%d", cbox_task_vpid(s, t),
 		                t->vtid ? t->vtid : cbox_task_vpid(s, t));
+	case P_MOUNTS_LINK:
+		return snprintf(buf, size, "self/mounts");
 	case P_EXE:
-		if (!pt || !pt->tg || !pt->tg->exe)
+		if (!pt->tg || !pt->tg->exe)
 			return -ENOENT;
 		return snprintf(buf, size, "%s", pt->tg->exe);
 	case P_CWD:
-		if (!pt || !pt->fs)
+	case P_ROOTLINK:
+		if (!pt->fs)
 			return -ENOENT;
-		return cbox_vfs_path(pt->fs->cwd, buf, size);
-	case P_FD: {
-		if (!pt)
-			return -ENOENT;
-		int err = 0;
-		struct cbox_dentry *f = cbox_fd_lookup(s, pt, FDN(d->priv), NULL, &err);
-		if (f)
-			return cbox_vfs_path(f, buf, size);
-		/* Not a file the sentry served: pipes, sockets and anonymous inodes are named as
-		 * the host names them; nothing else (a host path) is shown. */
-		char path[64], target[256];
-		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, FDN(d->priv));
-		ssize_t n = readlink(path, target, sizeof(target) - 1);
-		if (n < 0)
-			return -ENOENT;
-		target[n] = '\0';
-		if (target[0] == '/')
-			return snprintf(buf, size, "anon_inode:[cbox]");
-		return snprintf(buf, size, "%s", target);
-	}
+		return cbox_vfs_path(k == P_CWD ? pt->fs->cwd : pt->fs->root, buf, size);
+	case P_FD:
+		return fd_readlink(s, pt, PARG(d->priv), buf, size);
+	case P_NS:
+		return ns_link(pt, PARG(d->priv), buf, size);
 	default:
 		return -EINVAL;
 	}
 }
 
-static int p_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
-                     int (*emit)(void *ctx, const char *name, uint64_t ino, unsigned char type),
-                     void *ctx)
+typedef int (*emit_fn)(void *ctx, const char *name, uint64_t ino, unsigned char type);
+
+static unsigned char dtype(uint32_t mode)
 {
-	(void)t;
+	return S_ISDIR(mode) ? DT_DIR : S_ISLNK(mode) ? DT_LNK : DT_REG;
+}
+
+static int list_fds(struct cbox_sentry *s, struct cbox_task *t, struct cbox_task *pt, bool info,
+                    emit_fn emit, void *ctx)
+{
+	char path[64], name[16];
+	snprintf(path, sizeof(path), "/proc/%d/fd", pt->tid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return 0;
+	struct dirent *e;
+	uint64_t seen[16] = {0}; /* fds 0..1023 present, to find the lowest free one */
+	int r = 0;
+	while (r == 0 && (e = readdir(dir))) {
+		int n = parse_num(e->d_name);
+		if (n < 0 || hidden_fd(s, n))
+			continue;
+		if (n < 1024)
+			seen[n / 64] |= 1ULL << (n % 64);
+		r = emit(ctx, e->d_name, ino_of(PRIV(info ? P_FDINFO : P_FD, 0, n)),
+		         info ? DT_REG : DT_LNK);
+	}
+	closedir(dir);
+	/* A task listing its own fds holds this directory open too, at the lowest free number
+	 * (where the sentry is about to install it), as on Linux. */
+	if (r == 0 && t && t->tg && pt->tg == t->tg) {
+		for (int n = 0; n < 1024; n++)
+			if (!(seen[n / 64] & (1ULL << (n % 64)))) {
+				snprintf(name, sizeof(name), "%d", n);
+				r = emit(ctx, name, ino_of(PRIV(info ? P_FDINFO : P_FD, 0, n)),
+				         info ? DT_REG : DT_LNK);
+				break;
+			}
+	}
+	return r;
+}
+
+/* The thread groups (root) or the threads of pt's group (task/), as guest ids. */
+static int list_tasks(struct cbox_sentry *s, struct cbox_task *pt, emit_fn emit, void *ctx)
+{
+	char name[16];
+	int r = 0;
+	for (size_t h = 0; r == 0 && h < CBOX_TASK_HASH; h++)
+		for (struct cbox_task *x = s->tasks[h]; r == 0 && x; x = x->next_in_hash) {
+			if (!x->tg || (pt ? x->tg != pt->tg : x->tg->host_tgid != x->tid))
+				continue;
+			pid_t id = cbox_task_vpid(s, x);
+			if (pt)
+				id = x->vtid;
+			if (id <= 0)
+				continue;
+			snprintf(name, sizeof(name), "%d", id);
+			r = emit(ctx, name, ino_of(PRIV(pt ? P_TIDDIR : P_PIDDIR, id, 0)), DT_DIR);
+		}
+	return r;
+}
+
+static int p_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
+                     emit_fn emit, void *ctx)
+{
+	enum cbox_proc_kind k = KIND(d->priv);
+	struct cbox_task *pt = has_task(k) ? resolve(s, PID(d->priv)) : NULL;
+	if (has_task(k) && !pt)
+		return -ENOENT;
 	int r = emit(ctx, ".", d->ino, DT_DIR);
 	if (r == 0)
-		r = emit(ctx, "..", 1, DT_DIR);
-	char name[32];
-	switch (KIND(d->priv)) {
+		r = emit(ctx, "..", d->parent ? d->parent->ino : 1, DT_DIR);
+	size_t n;
+	const struct entry *e = table_of(k, &n);
+	for (size_t i = 0; r == 0 && i < n; i++)
+		r = emit(ctx, e[i].name, ino_of(PRIV(e[i].kind, PID(d->priv), 0)),
+		         dtype(e[i].mode));
+	if (r != 0)
+		return r;
+	switch (k) {
 	case P_ROOT:
-		for (size_t h = 0; r == 0 && h < CBOX_TASK_HASH; h++)
-			for (struct cbox_task *x = s->tasks[h]; r == 0 && x; x = x->next_in_hash)
-				if (x->tg && x->tg->host_tgid == x->tid) {
-					snprintf(name, sizeof(name), "%d", cbox_task_vpid(s, x));
-					r = emit(ctx, name, PRIV(P_PIDDIR, 0, 0), DT_DIR);
-				}
-		if (r == 0)
-			r = emit(ctx, "self", 3, DT_LNK);
-		if (r == 0)
-			r = emit(ctx, "thread-self", 4, DT_LNK);
-		if (r == 0)
-			r = emit(ctx, "uptime", 5, DT_REG);
+		return list_tasks(s, NULL, emit, ctx);
+	case P_TASKDIR:
+		return list_tasks(s, pt, emit, ctx);
+	case P_FDDIR:
+	case P_FDINFODIR:
+		return list_fds(s, t, pt, k == P_FDINFODIR, emit, ctx);
+	case P_NSDIR:
+		for (int i = 0; r == 0 && cbox_proc_ns_names[i]; i++)
+			r = emit(ctx, cbox_proc_ns_names[i], ino_of(PRIV(P_NS, PID(d->priv), i)),
+			         DT_LNK);
 		return r;
-	case P_PIDDIR:
-		for (size_t i = 0; r == 0 && i < CBOX_ARRAY_SIZE(pid_entries); i++)
-			r = emit(ctx, pid_entries[i].name, 10 + i,
-			         S_ISDIR(pid_entries[i].mode)   ? DT_DIR
-			         : S_ISLNK(pid_entries[i].mode) ? DT_LNK
-			                                        : DT_REG);
-		return r;
-	case P_FDDIR: {
-		pid_t host = host_of(s, PID(d->priv));
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/%d/fd", host);
-		DIR *dir = host ? opendir(path) : NULL;
-		if (!dir)
-			return r;
-		struct dirent *e;
-		uint64_t seen[16] = {0}; /* fds 0..1023 present, to find the lowest free one */
-		while (r == 0 && (e = readdir(dir))) {
-			int n = atoi(e->d_name);
-			if (e->d_name[0] != '.' && n >= 0 && n < 1024)
-				seen[n / 64] |= 1ULL << (n % 64);
-			if (e->d_name[0] == '.')
-				continue;
-			/* The ptrace platform's install socket is the sentry's, not the guest's. */
-			if (s->platform->ops->needs_install_fd &&
-			    atoi(e->d_name) == CBOX_PTRACE_INSTALL_FD)
-				continue;
-			r = emit(ctx, e->d_name, 1000 + (uint64_t)atoi(e->d_name), DT_LNK);
-		}
-		closedir(dir);
-		/* A task listing its own fds holds this directory open too, at the lowest free
-		 * number (where the sentry is about to install it), as on Linux. */
-		if (r == 0 && t && t->tg && host == t->tg->host_tgid) {
-			for (int n = 0; n < 1024; n++)
-				if (!(seen[n / 64] & (1ULL << (n % 64)))) {
-					snprintf(name, sizeof(name), "%d", n);
-					r = emit(ctx, name, 1000 + (uint64_t)n, DT_LNK);
-					break;
-				}
-		}
-		return r;
-	}
 	default:
-		return -ENOTDIR;
+		return e ? 0 : -ENOTDIR;
 	}
 }
 

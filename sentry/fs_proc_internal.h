@@ -92,7 +92,7 @@ struct cbox_proc_buf {
 /* Append n bytes / formatted text to b. */
 void cbox_proc_append(struct cbox_proc_buf *b, const void *p, size_t n);
 __attribute__((format(printf, 2, 3))) void cbox_proc_printf(struct cbox_proc_buf *b,
-                                                             const char *fmt, ...);
+                                                            const char *fmt, ...);
 /*
  * Append the whole of the sentry's own /proc/<what> (a path under the sentry's private procfs of
  * the sandbox, e.g. "123/maps" or "meminfo") to b. Returns 0, or -errno of the open/read (ENOENT

@@ -139,7 +139,10 @@ int cbox_vfs_init(struct cbox_sentry *s)
 	s->root->uid = st.uid == s->cfg->owner_uid ? 0 : 65534;
 	s->root->gid = st.gid == s->cfg->owner_gid ? 0 : 65534;
 	s->root_mnt.root = s->root;
-	s->proc_mnt = (struct cbox_mount){.ops = &cbox_fs_proc, .readonly = true, .dev = 0x16};
+	/* Not read-only: /proc decides per file (comm and oom_score_adj are writable by their
+	 * task, the rest EACCES or EPERM as Linux answers), which a read-only mount would
+	 * pre-empt with EROFS. */
+	s->proc_mnt = (struct cbox_mount){.ops = &cbox_fs_proc, .readonly = false, .dev = 0x16};
 	s->dev_mnt = (struct cbox_mount){.ops = &cbox_fs_dev, .readonly = false, .dev = 0x5};
 	r = attach(s, &s->proc_mnt, "proc");
 	if (r == 0)

@@ -11,6 +11,7 @@
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <linux/sched.h>
 #include <linux/seccomp.h>
@@ -60,12 +61,23 @@ static void resume(pid_t tid, int sig)
 		cbox_warn("resume task %d: %s", tid, strerror(errno));
 }
 
+/* The flags of the clone the parent is stopped in. A clone on the fast path never reached the
+ * sentry, so they are read from the parent's registers at this stop (it is still inside clone:
+ * orig_rax is the call, rdi its flags); a clone the sentry checked left them in clone_flags. */
+static uint64_t clone_flags_of(struct cbox_task *parent)
+{
+	struct user_regs_struct regs;
+	if (ptrace(PTRACE_GETREGS, parent->tid, 0, &regs) == 0 && regs.orig_rax == SYS_clone)
+		return regs.rdi;
+	return parent->clone_flags;
+}
+
 static void on_new_task(struct cbox_sentry *s, struct cbox_task *parent, int event)
 {
 	unsigned long msg = 0;
 	ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg);
 	pid_t ctid = (pid_t)msg;
-	uint64_t flags = event == PTRACE_EVENT_CLONE   ? parent->clone_flags
+	uint64_t flags = event == PTRACE_EVENT_CLONE   ? clone_flags_of(parent)
 	                 : event == PTRACE_EVENT_VFORK ? (CLONE_VM | CLONE_VFORK)
 	                                               : 0;
 	parent->clone_flags = 0;

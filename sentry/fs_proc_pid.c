@@ -1,0 +1,260 @@
+/*
+ * The files of /proc/<pid> (and /proc/<pid>/task/<tid>): the host's own file of the task where it
+ * describes only the task (its address space, its limits, its open files), rewritten where the
+ * guest's view differs from the host's (pids in the guest's namespace, the guest's ids and
+ * capabilities, the sentry hidden as tracer).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs_proc_internal.h"
+
+void cbox_proc_append(struct cbox_proc_buf *b, const void *p, size_t n)
+{
+	if (b->err)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *d = realloc(b->data, cap);
+		if (!d) {
+			b->err = -ENOMEM;
+			return;
+		}
+		b->data = d;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void cbox_proc_printf(struct cbox_proc_buf *b, const char *fmt, ...)
+{
+	char small[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->err = -EINVAL;
+		return;
+	}
+	if ((size_t)n < sizeof(small)) {
+		cbox_proc_append(b, small, (size_t)n);
+		return;
+	}
+	char *big = malloc((size_t)n + 1);
+	if (!big) {
+		b->err = -ENOMEM;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	cbox_proc_append(b, big, (size_t)n);
+	free(big);
+}
+
+int cbox_proc_append_host(struct cbox_proc_buf *b, const char *what)
+{
+	char path[128], chunk[8192];
+	snprintf(path, sizeof(path), "/proc/%s", what);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n;
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		cbox_proc_append(b, chunk, (size_t)n);
+	int e = n < 0 ? -errno : 0;
+	close(fd);
+	/* ESRCH: the task exited between open and read. */
+	return e == -ESRCH ? -ENOENT : e;
+}
+
+static int append_task(struct cbox_proc_buf *b, struct cbox_task *pt, const char *what)
+{
+	char path[96];
+	snprintf(path, sizeof(path), "%d/%s", pt->tid, what);
+	return cbox_proc_append_host(b, path);
+}
+
+/* A whole host file of the task as a NUL-terminated string (caller frees), or NULL. */
+static char *task_text(struct cbox_task *pt, const char *what, int *err)
+{
+	struct cbox_proc_buf b = {0};
+	*err = append_task(&b, pt, what);
+	if (*err == 0 && b.err)
+		*err = b.err;
+	if (*err == 0 && !b.data)
+		*err = -ENOENT;
+	if (*err < 0) {
+		free(b.data);
+		return NULL;
+	}
+	return b.data;
+}
+
+static pid_t vpid_or_zero(struct cbox_sentry *s, long host)
+{
+	return host > 0 ? cbox_task_vpid_of(s, (pid_t)host) : 0;
+}
+
+/*
+ * The state letter the guest sees. A task reading its own file is running, as Linux shows it;
+ * another task stopped for the sentry ("t", tracing stop) is waiting for the kernel, which the
+ * guest knows as sleeping: the tracer is the sentry and stays hidden.
+ */
+static char guest_state(struct cbox_task *t, struct cbox_task *pt, char host)
+{
+	if (t == pt)
+		return 'R';
+	return host == 't' ? 'S' : host;
+}
+
+/* /proc/<pid>/stat with pid, ppid, pgrp, session and tpgid in the guest's namespace. */
+static int gen_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_task *pt,
+                    struct cbox_proc_buf *b)
+{
+	int err;
+	char *buf = task_text(pt, "stat", &err);
+	if (!buf)
+		return err;
+	char *rp = strrchr(buf, ')');
+	char *lp = strchr(buf, '(');
+	char state;
+	long ppid, pgrp, sid, tty, tpgid;
+	int used = 0;
+	if (!rp || !lp || lp > rp ||
+	    sscanf(rp + 1, " %c %ld %ld %ld %ld %ld%n", &state, &ppid, &pgrp, &sid, &tty, &tpgid,
+	           &used) < 6) {
+		free(buf);
+		return -EIO;
+	}
+	*rp = '\0';
+	cbox_proc_printf(b, "%d (%s) %c %d %d %d %ld %d", cbox_task_vpid_of(s, pt->tid), lp + 1,
+	                 guest_state(t, pt, state), vpid_or_zero(s, ppid), vpid_or_zero(s, pgrp),
+	                 vpid_or_zero(s, sid), tty, tpgid > 0 ? vpid_or_zero(s, tpgid) : -1);
+	cbox_proc_append(b, rp + 1 + used, strlen(rp + 1 + used));
+	free(buf);
+	return 0;
+}
+
+static bool key_in(const char *key, const char *const *keys)
+{
+	for (; *keys; keys++)
+		if (strcmp(key, *keys) == 0)
+			return true;
+	return false;
+}
+
+/* One line of status ("Key:\tvalue") as the guest sees it; false: keep the host's line. */
+static bool status_line(struct cbox_sentry *s, struct cbox_task *t, struct cbox_task *pt,
+                        const char *key, const char *val, struct cbox_proc_buf *b)
+{
+	static const char *const pids[] = {"Pid",   "PPid",   "Tgid",  "NStgid",
+	                                   "NSpid", "NSpgid", "NSsid", NULL};
+	static const char *const caps[] = {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", NULL};
+	if (key_in(key, pids)) {
+		/* NS*: the guest sees its own namespace only, so one level. */
+		cbox_proc_printf(b, "%s:\t%d\n", key, vpid_or_zero(s, strtol(val, NULL, 10)));
+	} else if (!strcmp(key, "TracerPid") || !strcmp(key, "Ngid")) {
+		cbox_proc_printf(b, "%s:\t0\n", key); /* the sentry is nobody's tracer */
+	} else if (!strcmp(key, "Uid") || !strcmp(key, "Gid")) {
+		cbox_proc_printf(b, "%s:\t0\t0\t0\t0\n", key);
+	} else if (key_in(key, caps)) {
+		/* The guest holds no capability at all (its ns and the seccomp filter see to it).
+		 */
+		cbox_proc_printf(b, "%s:\t0000000000000000\n", key);
+	} else if (!strcmp(key, "NoNewPrivs")) {
+		cbox_proc_printf(b, "NoNewPrivs:\t1\n");
+	} else if (!strcmp(key, "Seccomp")) {
+		cbox_proc_printf(b, "Seccomp:\t2\n");
+	} else if (!strcmp(key, "State")) {
+		char st = guest_state(t, pt, val[0]);
+		const char *name = st == 'R' ? "running" : st == 'S' ? "sleeping" : NULL;
+		if (!name)
+			return false;
+		cbox_proc_printf(b, "State:\t%c (%s)\n", st, name);
+	} else if (!strcmp(key, "Umask") && pt->fs) {
+		/* umask is the sentry's (sys_umask), the host task's stays as it started. */
+		cbox_proc_printf(b, "Umask:\t%04o\n", (unsigned)pt->fs->umask);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static int gen_status(struct cbox_sentry *s, struct cbox_task *t, struct cbox_task *pt,
+                      struct cbox_proc_buf *b)
+{
+	int err;
+	char *buf = task_text(pt, "status", &err);
+	if (!buf)
+		return err;
+	char *save = NULL;
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *colon = strchr(line, ':');
+		if (colon) {
+			*colon = '\0';
+			const char *val = colon + 1 + strspn(colon + 1, " \t");
+			if (status_line(s, t, pt, line, val, b))
+				continue;
+			*colon = ':';
+		}
+		cbox_proc_printf(b, "%s\n", line);
+	}
+	free(buf);
+	return 0;
+}
+
+int cbox_proc_gen_pid(struct cbox_sentry *s, struct cbox_task *t, struct cbox_task *pt,
+                      enum cbox_proc_kind kind, int arg, struct cbox_proc_buf *b)
+{
+	char what[64];
+	switch (kind) {
+	case P_STAT:
+		return gen_stat(s, t, pt, b);
+	case P_STATUS:
+		return gen_status(s, t, pt, b);
+	case P_CGROUP:
+		/* The guest sees the root of its own cgroup namespace, as in a container. */
+		cbox_proc_printf(b, "0::/\n");
+		return 0;
+	case P_FDINFO:
+		snprintf(what, sizeof(what), "fdinfo/%d", arg);
+		return append_task(b, pt, what);
+	case P_STATM:
+	case P_MAPS:
+	case P_CMDLINE:
+	case P_ENVIRON:
+	case P_COMM:
+	case P_LIMITS:
+	case P_UID_MAP:
+	case P_GID_MAP:
+	case P_SETGROUPS:
+	case P_OOM_ADJ:
+	case P_LOGINUID: {
+		/* The task's own state, as the host keeps it: its address space (the loader's
+		 * mappings included: they are the task's), its rlimits, its id maps as cbox-run
+		 * wrote them (the sentry reads them from inside the same user namespace, so the
+		 * host side is shown, as to the guest on Linux). */
+		static const char *const names[] = {
+		    [P_STATM] = "statm",         [P_MAPS] = "maps",
+		    [P_CMDLINE] = "cmdline",     [P_ENVIRON] = "environ",
+		    [P_COMM] = "comm",           [P_LIMITS] = "limits",
+		    [P_UID_MAP] = "uid_map",     [P_GID_MAP] = "gid_map",
+		    [P_SETGROUPS] = "setgroups", [P_OOM_ADJ] = "oom_score_adj",
+		    [P_LOGINUID] = "loginuid",
+		};
+		return append_task(b, pt, names[kind]);
+	}
+	default:
+		return -EINVAL;
+	}
+}

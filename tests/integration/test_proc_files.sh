@@ -1,0 +1,148 @@
+#!/bin/bash
+# The files of /proc the sentry serves: each compared with the host's own file (same field names,
+# same columns) and checked for the guest's view (pid 1, uid 0, no capabilities, the sandbox's
+# hostname and mounts); ps, top and python3 run on top of them.
+. "$(dirname "$0")/lib.sh"
+need_binaries
+
+# Field names (the text before the first ':') of a "Key: value" file, one per line.
+keys() {
+	printf '%s\n' "$1" | cut -d: -f1 | tr -d ' \t'
+}
+
+# The host's files, read once.
+HOST_STATUS_KEYS=$(keys "$(cat /proc/self/status)")
+HOST_MEMINFO_KEYS=$(keys "$(cat /proc/meminfo)")
+HOST_LIMITS_HEAD=$(head -n 1 /proc/self/limits)
+HOST_STAT_FIELDS=$(awk '{ print NF }' /proc/self/stat)
+NPROC=$(nproc)
+
+t_pid_files() {
+	sh_box 'exec busybox cat /proc/self/status'
+	check "status field names are Linux's" "$HOST_STATUS_KEYS" "$(keys "$OUT")"
+	check_match "status Pid 1" "^Pid:	1\$" "$OUT"
+	check_match "status NSpid one level" "^NSpid:	1\$" "$OUT"
+	check_match "status State R for itself" "^State:	R \\(running\\)\$" "$OUT"
+	check_match "status Uid 0" "^Uid:	0	0	0	0\$" "$OUT"
+	check_match "status Gid 0" "^Gid:	0	0	0	0\$" "$OUT"
+	check_match "status CapEff 0" "^CapEff:	0{16}\$" "$OUT"
+	check_match "status CapBnd 0" "^CapBnd:	0{16}\$" "$OUT"
+	check_match "status NoNewPrivs" "^NoNewPrivs:	1\$" "$OUT"
+	check_match "status Seccomp" "^Seccomp:	2\$" "$OUT"
+	check_match "status TracerPid hidden" "^TracerPid:	0\$" "$OUT"
+	check_match "status VmRSS" "^VmRSS:[[:space:]]+[1-9][0-9]* kB\$" "$OUT"
+
+	sh_box 'exec busybox cat /proc/self/stat'
+	check_match "stat of itself" "^1 \\((cat|busybox)\\) R 0 1 1 " "$OUT"
+	check "stat has Linux's field count" "$HOST_STAT_FIELDS" "$(echo "$OUT" | awk '{ print NF }')"
+
+	sh_box 'cd /proc/self && busybox cat statm; busybox head -n 1 maps; busybox head -n 1 limits
+		busybox cat fdinfo/0 cgroup uid_map gid_map setgroups oom_score_adj loginuid; echo
+		busybox readlink ns/net; busybox readlink root; busybox ls task; busybox ls fdinfo | busybox head -n 3'
+	local l=()
+	mapfile -t l <<<"$OUT"
+	check_match "statm" "^[0-9]+( [0-9]+){6}\$" "${l[0]}"
+	check_match "maps line" "^[0-9a-f]+-[0-9a-f]+ [r-][w-][x-][ps] [0-9a-f]{8} [0-9a-f]+:[0-9a-f]+ [0-9]+ " "${l[1]}"
+	check "limits header is Linux's" "$HOST_LIMITS_HEAD" "${l[2]}"
+	check_match "fdinfo pos" "^pos:	[0-9]+\$" "${l[3]}"
+	check_match "fdinfo flags" "^flags:	0[0-7]+\$" "${l[4]}"
+	check_match "fdinfo mnt_id" "^mnt_id:	[0-9]+\$" "${l[5]}"
+	local rest
+	rest=$(printf '%s\n' "${l[@]:6}")
+	check_match "cgroup" "^0::/\$" "$rest"
+	check_match "uid_map maps 0 to one host id" "^ +0 +[0-9]+ +1\$" "$rest"
+	check_match "setgroups" "^deny\$" "$rest"
+	check_match "oom_score_adj then loginuid" "^-?[0-9]+\$" "$rest"
+	check_match "ns/net link" "^net:\\[[0-9]+\\]\$" "$rest"
+	check_match "root link" "^/\$" "$rest"
+	check_match "fdinfo lists 0" "^0\$" "$rest"
+
+	# `; true`: busybox sh would exec its last command in place, and exec sets comm anew.
+	sh_box 'echo -n foo > /proc/self/comm && busybox cat /proc/$$/comm; true'
+	check "write own comm" "foo" "$OUT"
+
+	sh_box 'echo 5 > /proc/self/oom_score_adj && busybox cat /proc/$$/oom_score_adj
+		echo -1 > /proc/$$/oom_score_adj || echo refused'
+	check "oom_score_adj raised, lowering refused" "5
+refused" "$OUT"
+
+	sh_box 'echo x > /proc/version || echo refused; echo x > /proc/self/status || echo refused'
+	check "writes elsewhere refused" "refused
+refused" "$OUT"
+	check_match "with EACCES" "Permission denied" "$ERR"
+}
+
+t_mounts() {
+	sh_box 'busybox cat /proc/self/mounts; busybox cat /proc/mounts | busybox wc -l'
+	check_match "mounts: rootfs" "^[^ ]+ / [^ ]+ r[ow],[^ ]* 0 0\$" "$OUT"
+	check_match "mounts: /proc" "^proc /proc proc rw,[^ ]* 0 0\$" "$OUT"
+	check_match "mounts: /tmp" "^tmpfs /tmp tmpfs rw,[^ ]* 0 0\$" "$OUT"
+	check_match "mounts: /dev" " /dev " "$OUT"
+	check "/proc/mounts is self/mounts" "$(($(printf '%s\n' "$OUT" | wc -l) - 1))" \
+		"$(printf '%s\n' "$OUT" | tail -n 1)"
+
+	box "$BB" cat /proc/self/mountinfo
+	check_match "mountinfo format" "^[0-9]+ [0-9]+ [0-9]+:[0-9]+ / /proc [^ ]+ - proc proc rw\$" "$OUT"
+	check "mountinfo: every line well-formed" "0" \
+		"$(printf '%s\n' "$OUT" | grep -Evc '^[0-9]+ [0-9]+ [0-9]+:[0-9]+ / /[^ ]* [^ ]+ - [^ ]+ [^ ]+ r[ow]$')"
+}
+
+t_sys_files() {
+	sh_box 'cd /proc && busybox cat meminfo > /tmp/m && busybox grep -c ^processor cpuinfo
+		busybox cat loadavg cmdline sys/kernel/hostname sys/kernel/domainname \
+			sys/kernel/osrelease sys/kernel/ostype sys/kernel/pid_max \
+			sys/kernel/ngroups_max sys/kernel/cap_last_cap sys/kernel/overflowuid \
+			sys/kernel/overflowgid sys/vm/overcommit_memory sys/fs/file-max sys/fs/nr_open \
+			sys/kernel/random/uuid sys/kernel/random/uuid sys/kernel/random/boot_id \
+			sys/kernel/random/boot_id
+		busybox head -c 14 version; echo; busybox grep -c "	proc$" filesystems
+		busybox cut -d: -f1 /tmp/m | busybox tr -d " "'
+	local l=()
+	mapfile -t l <<<"$OUT"
+	check "cpuinfo processors" "$NPROC" "${l[0]}"
+	check_match "loadavg" "^[0-9.]+ [0-9.]+ [0-9.]+ [0-9]+/[0-9]+ [0-9]+\$" "${l[1]}"
+	check "cmdline hides the host's" "BOOT_IMAGE=cbox ro" "${l[2]}"
+	check "hostname" "cbox" "${l[3]}"
+	check "domainname" "(none)" "${l[4]}"
+	check "osrelease" "$(uname -r)" "${l[5]}"
+	check "ostype" "Linux" "${l[6]}"
+	# pid_max belongs to the pid namespace (Linux 6.14+): the sandbox's own, not the host's.
+	check_match "pid_max" "^[0-9]+\$" "${l[7]}"
+	check "ngroups_max" "$(cat /proc/sys/kernel/ngroups_max)" "${l[8]}"
+	check "cap_last_cap" "$(cat /proc/sys/kernel/cap_last_cap)" "${l[9]}"
+	check "overflowuid" "$(cat /proc/sys/kernel/overflowuid)" "${l[10]}"
+	check "overflowgid" "$(cat /proc/sys/kernel/overflowgid)" "${l[11]}"
+	check "overcommit_memory" "$(cat /proc/sys/vm/overcommit_memory)" "${l[12]}"
+	check "file-max" "$(cat /proc/sys/fs/file-max)" "${l[13]}"
+	check "nr_open" "$(cat /proc/sys/fs/nr_open)" "${l[14]}"
+	local uuid='^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$'
+	check_match "random/uuid" "$uuid" "${l[15]}"
+	check_match "random/uuid fresh each read" "true" "$([ "${l[15]}" != "${l[16]}" ] && echo true)"
+	check_match "boot_id" "$uuid" "${l[17]}"
+	check "boot_id fixed" "${l[17]}" "${l[18]}"
+	check "version" "Linux version " "${l[19]}"
+	check "filesystems lists proc" "1" "${l[20]}"
+	check "meminfo field names are Linux's" "$HOST_MEMINFO_KEYS" "$(printf '%s\n' "${l[@]:21}")"
+}
+
+t_tools() {
+	sh_box 'busybox sleep 2 & busybox ps -o pid,comm; kill %1'
+	check_match "ps lists the shell as pid 1" "^ +1 +(sh|busybox)\$" "$OUT"
+	check_match "ps lists the guest's processes only" "^[2-4]\$" \
+		"$(printf '%s\n' "$OUT" | grep -Ec '^ +[0-9]+ ')"
+
+	box "$BB" top -b -n1
+	check_status "top -b -n1 runs" 0
+	check_match "top lists itself" "^ +1 +0 +root +R .*top -b -n1" "$OUT"
+	check_match "top reads meminfo" "^Mem: [0-9]+K used" "$OUT"
+
+	box python3 -c 'import os
+print(os.cpu_count())
+fd = os.open("/proc/self/ns/net", os.O_RDONLY)
+print(os.fstat(fd).st_ino == int(os.readlink("/proc/self/ns/net")[5:-1]))'
+	check "python3 cpu_count, ns/net opens" "$NPROC
+True" "$OUT"
+}
+
+for_each_config t_pid_files t_mounts t_sys_files t_tools
+finish
