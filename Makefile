@@ -1,7 +1,8 @@
 # The two commands of the README: `make run` and `make test`. Both install what is missing
 # (as root, with apt-get on Debian 12), configure and build.
 DEB_PACKAGES := cmake make gcc pkgconf libseccomp-dev libunwind-dev libxxhash-dev \
-	libcriterion-dev busybox-static clang libclang-rt-14-dev clang-format python3 procps
+	libcriterion-dev busybox-static clang libclang-rt-14-dev clang-format python3 procps \
+	python3-venv python3-pip git make nodejs
 BUILD := build
 
 .PHONY: all deps build run test bench format-check clean
@@ -25,14 +26,10 @@ build: deps
 	cmake --preset debug >/dev/null
 	cmake --build $(BUILD) -j$$(nproc)
 
-# The main job on the built-in default: the host root, read-only, as the guest's world.
+# The main job on the built-in default: the threat model's attack, on the host and under cbox-run
+# (each of its three steps and what stopped it), then a real Python program in a working folder.
 run: build
-	@echo '$$ cbox-run -- /bin/busybox sh -c "..."   (the host root, read-only, no network)'
-	$(BUILD)/cbox-run -- /bin/busybox sh -c 'echo "inside: pid $$$$, uid $$(id -u), host $$(hostname)"; \
-		echo hi | tr a-z A-Z; ls /proc/self/; \
-		echo x > /etc/cbox-probe || echo "writing the rootfs was refused, as it should be"'
-	@echo '$$ cbox syscalls --host-surface'
-	$(BUILD)/cbox syscalls --host-surface
+	@tests/integration/demo/run.sh $(BUILD)/cbox-run $(BUILD)/demo
 
 test: build format-check
 	cd $(BUILD) && ctest -j$$(nproc) --output-on-failure
