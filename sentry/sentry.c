@@ -41,6 +41,11 @@ const struct cbox_sentry_config *cbox_sentry_config(struct cbox_sentry *s)
 	return s->cfg;
 }
 
+size_t cbox_sentry_ntasks(struct cbox_sentry *s)
+{
+	return s->ntasks;
+}
+
 const char *cbox_sentry_hostname(struct cbox_sentry *s)
 {
 	return s->hostname;

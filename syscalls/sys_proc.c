@@ -84,14 +84,15 @@ int64_t sys_prctl(struct cbox_sysctx *c)
 	}
 }
 
-/* sysinfo: the host's memory and load are its own business; the guest gets the figures it
- * needs to size caches (memory, procs of the sandbox), with uptime from the host clock. */
+/* sysinfo: the machine's memory, swap and load are the host's, as /proc/meminfo and
+ * /proc/loadavg show them (programs size caches and thread pools from them); the process count
+ * is the sandbox's own. */
 int64_t sys_sysinfo(struct cbox_sysctx *c)
 {
 	struct sysinfo si;
 	if (sysinfo(&si) < 0)
 		return -EIO;
-	si.procs = 1;
-	si.loads[0] = si.loads[1] = si.loads[2] = 0;
+	size_t n = cbox_sentry_ntasks(c->s);
+	si.procs = (unsigned short)(n > 65535 ? 65535 : n);
 	return cbox_sys_write(c, ARG(0), &si, sizeof(si));
 }

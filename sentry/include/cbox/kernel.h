@@ -244,6 +244,8 @@ CBOX_API int cbox_sys_install(struct cbox_sysctx *c, int hostfd, int flags, stru
 CBOX_API struct cbox_gofer_client *cbox_sentry_gofer(struct cbox_sentry *s);
 CBOX_API const char *cbox_sentry_hostname(struct cbox_sentry *s);
 CBOX_API const struct cbox_sentry_config *cbox_sentry_config(struct cbox_sentry *s);
+/* The number of guest tasks (threads) the sentry tracks. */
+CBOX_API size_t cbox_sentry_ntasks(struct cbox_sentry *s);
 CBOX_API void cbox_sentry_set_hostname(struct cbox_sentry *s, const char *name, size_t len);
 CBOX_API struct cbox_platform *cbox_sentry_platform(struct cbox_sentry *s);
 /* The loader's path inside the guest's real (empty) mount namespace. */
