@@ -197,7 +197,22 @@ struct walk {
 	struct cbox_sentry *s;
 	struct cbox_task *t;
 	int links;
+	int rflags;                /* CBOX_WALK_NO_SYMLINKS .. NO_MAGICLINKS, for every step */
+	struct cbox_dentry *root;  /* where "/" and ".." stop: the task's root, or the start */
+	struct cbox_dentry *start; /* RESOLVE_BENEATH's boundary */
 };
+
+#define RESOLVE_MASK                                                                               \
+	(CBOX_WALK_NO_SYMLINKS | CBOX_WALK_BENEATH | CBOX_WALK_IN_ROOT | CBOX_WALK_NO_XDEV |       \
+	 CBOX_WALK_NO_MAGICLINKS)
+
+/* /proc's magic links: symlinks whose target is an object, not a path. */
+static bool is_magic(const struct cbox_dentry *d)
+{
+	return d->mnt->ops == &cbox_fs_proc && d->parent &&
+	       (!strcmp(d->name, "exe") || !strcmp(d->name, "cwd") || !strcmp(d->name, "root") ||
+	        (d->parent->name && !strcmp(d->parent->name, "fd")));
+}
 
 static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path, int flags,
                      struct cbox_dentry **out, char *last);
@@ -206,6 +221,9 @@ static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path
 static int follow(struct walk *w, struct cbox_dentry *dir, struct cbox_dentry **cur)
 {
 	if (++w->links > CBOX_SYMLOOP_MAX)
+		return -ELOOP;
+	if ((w->rflags & CBOX_WALK_NO_SYMLINKS) ||
+	    ((w->rflags & CBOX_WALK_NO_MAGICLINKS) && is_magic(*cur)))
 		return -ELOOP;
 	char target[PATH_MAX];
 	struct cbox_dentry *l = *cur;
@@ -216,7 +234,9 @@ static int follow(struct walk *w, struct cbox_dentry *dir, struct cbox_dentry **
 		return n;
 	if (n == 0)
 		return -ENOENT;
-	struct cbox_dentry *start = target[0] == '/' ? w->t->fs->root : dir;
+	if (target[0] == '/' && (w->rflags & CBOX_WALK_BENEATH))
+		return -EXDEV;
+	struct cbox_dentry *start = target[0] == '/' ? w->root : dir;
 	struct cbox_dentry *res;
 	int r = walk_path(w, start, target, CBOX_WALK_FOLLOW, &res, NULL);
 	if (r < 0)
@@ -269,11 +289,25 @@ static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path
 		if (strcmp(name, ".") == 0) {
 			nx = cbox_dentry_get(cur);
 		} else if (strcmp(name, "..") == 0) {
-			nx = cbox_dentry_get(parent_of(w->s, w->t, cur));
+			if (cur == w->start && (w->rflags & CBOX_WALK_BENEATH)) {
+				r = -EXDEV;
+				break;
+			}
+			nx = cbox_dentry_get(cur == w->root ? cur : parent_of(w->s, w->t, cur));
+			if ((w->rflags & CBOX_WALK_NO_XDEV) && nx->mnt != cur->mnt) {
+				cbox_dentry_put(w->s, nx);
+				r = -EXDEV;
+				break;
+			}
 		} else {
 			r = lookup(w->s, w->t, cur, name, &nx);
 			if (r < 0)
 				break;
+			if ((w->rflags & CBOX_WALK_NO_XDEV) && nx->mnt != cur->mnt) {
+				cbox_dentry_put(w->s, nx);
+				r = -EXDEV;
+				break;
+			}
 		}
 		if (S_ISLNK(nx->mode) &&
 		    (!is_last || trailing_slash || (flags & CBOX_WALK_FOLLOW))) {
@@ -312,10 +346,18 @@ int cbox_vfs_walk(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const c
 	if (len == 0 && !(flags & CBOX_WALK_EMPTY_OK))
 		return -ENOENT;
 	struct cbox_dentry *start = NULL;
-	int r = start_of(s, t, dirfd, path, &start);
+	int rflags = flags & RESOLVE_MASK;
+	if ((rflags & CBOX_WALK_BENEATH) && path[0] == '/')
+		return -EXDEV;
+	/* RESOLVE_IN_ROOT: an absolute path starts at the dirfd's directory, not the root. */
+	int r = start_of(s, t, dirfd, (rflags & CBOX_WALK_IN_ROOT) ? "" : path, &start);
 	if (r < 0)
 		return r;
-	struct walk w = {.s = s, .t = t};
+	struct walk w = {.s = s,
+	                 .t = t,
+	                 .rflags = rflags,
+	                 .root = (rflags & CBOX_WALK_IN_ROOT) ? start : t->fs->root,
+	                 .start = start};
 	r = walk_path(&w, start, path, flags, out, last);
 	cbox_dentry_put(s, start);
 	return r;

@@ -5,6 +5,8 @@
 #include "cbox/syscalls.h"
 
 int64_t sys_access(struct cbox_sysctx *c);
+int64_t sys_name_to_handle_at(struct cbox_sysctx *c);
+int64_t sys_openat2(struct cbox_sysctx *c);
 int64_t sys_inotify_add_watch(struct cbox_sysctx *c);
 int64_t sys_fchmodat2(struct cbox_sysctx *c);
 int64_t sys_unshare(struct cbox_sysctx *c);

@@ -1,6 +1,7 @@
 /* open, readlink, access, the working directory, directory listing and fd bookkeeping. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +20,8 @@
 #define AT_FD(i) ((int)c->trap->args[i])
 
 /* Flags the kernel accepts for open (others are ignored by Linux too, except the creation ones). */
-static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int flags, mode_t mode)
+static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int flags, mode_t mode,
+                       int rflags)
 {
 	char path[PATH_MAX];
 	int r = cbox_sys_read_path(c, upath, path);
@@ -43,14 +45,15 @@ static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int fla
 		cbox_dentry_put(c->s, dir);
 		return r;
 	}
-	int wf = (flags & O_NOFOLLOW) ? 0 : CBOX_WALK_FOLLOW;
+	int wf = ((flags & O_NOFOLLOW) ? 0 : CBOX_WALK_FOLLOW) | rflags;
 	if (flags & O_DIRECTORY)
 		wf |= CBOX_WALK_DIRECTORY;
 	struct cbox_dentry *d = NULL;
 	if (flags & O_CREAT) {
 		char last[NAME_MAX + 1];
 		struct cbox_dentry *parent;
-		r = cbox_vfs_walk(c->s, c->task, dirfd, path, CBOX_WALK_PARENT, &parent, last);
+		r = cbox_vfs_walk(c->s, c->task, dirfd, path, CBOX_WALK_PARENT | rflags, &parent,
+		                  last);
 		if (r < 0)
 			return r;
 		if (last[0] == '\0' || !strcmp(last, ".") || !strcmp(last, "..") ||
@@ -96,17 +99,81 @@ static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int fla
 
 int64_t sys_open(struct cbox_sysctx *c)
 {
-	return do_open(c, AT_FDCWD, ARG(0), IARG(1), (mode_t)ARG(2));
+	return do_open(c, AT_FDCWD, ARG(0), IARG(1), (mode_t)ARG(2), 0);
 }
 
 int64_t sys_openat(struct cbox_sysctx *c)
 {
-	return do_open(c, AT_FD(0), ARG(1), IARG(2), (mode_t)ARG(3));
+	return do_open(c, AT_FD(0), ARG(1), IARG(2), (mode_t)ARG(3), 0);
 }
 
 int64_t sys_creat(struct cbox_sysctx *c)
 {
-	return do_open(c, AT_FDCWD, ARG(0), O_CREAT | O_WRONLY | O_TRUNC, (mode_t)ARG(1));
+	return do_open(c, AT_FDCWD, ARG(0), O_CREAT | O_WRONLY | O_TRUNC, (mode_t)ARG(1), 0);
+}
+
+/*
+ * openat2: openat with a struct open_how and RESOLVE_* rules. Linux's checks: the struct is at
+ * least its first version (24 bytes) and any tail beyond what the sentry knows is zero (E2BIG);
+ * unknown open or resolve flags, a mode without O_CREAT/O_TMPFILE, and RESOLVE_BENEATH with
+ * RESOLVE_IN_ROOT are EINVAL. RESOLVE_CACHED may always fail with EAGAIN, as Linux allows.
+ */
+int64_t sys_openat2(struct cbox_sysctx *c)
+{
+	struct open_how how;
+	uint64_t size = ARG(3);
+	if (size < sizeof(how))
+		return -EINVAL;
+	if (size > 4096)
+		return -E2BIG;
+	int r = cbox_sys_read(c, ARG(2), &how, sizeof(how));
+	if (r < 0)
+		return r;
+	for (uint64_t off = sizeof(how); off < size; off++) {
+		unsigned char b;
+		if ((r = cbox_sys_read(c, ARG(2) + off, &b, 1)) < 0)
+			return r;
+		if (b)
+			return -E2BIG;
+	}
+	const uint64_t known = RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS |
+	                       RESOLVE_BENEATH | RESOLVE_IN_ROOT | RESOLVE_CACHED;
+	if ((how.flags >> 32) || (how.resolve & ~known) || (how.mode & ~(uint64_t)07777))
+		return -EINVAL;
+	if (how.mode && !(how.flags & O_CREAT) && (how.flags & O_TMPFILE) != O_TMPFILE)
+		return -EINVAL;
+	if ((how.resolve & RESOLVE_BENEATH) && (how.resolve & RESOLVE_IN_ROOT))
+		return -EINVAL;
+	if (how.resolve & RESOLVE_CACHED)
+		return -EAGAIN;
+	int rflags = ((how.resolve & RESOLVE_NO_XDEV) ? CBOX_WALK_NO_XDEV : 0) |
+	             ((how.resolve & RESOLVE_NO_MAGICLINKS) ? CBOX_WALK_NO_MAGICLINKS : 0) |
+	             ((how.resolve & RESOLVE_NO_SYMLINKS) ? CBOX_WALK_NO_SYMLINKS : 0) |
+	             ((how.resolve & RESOLVE_BENEATH) ? CBOX_WALK_BENEATH : 0) |
+	             ((how.resolve & RESOLVE_IN_ROOT) ? CBOX_WALK_IN_ROOT : 0);
+	return do_open(c, AT_FD(0), ARG(1), (int)how.flags, (mode_t)how.mode, rflags);
+}
+
+/* name_to_handle_at: the path is resolved with Linux's errors, then the answer is that of a file
+ * system without file handles: a handle would let open_by_handle_at bypass the sentry's walk. */
+int64_t sys_name_to_handle_at(struct cbox_sysctx *c)
+{
+	int flags = IARG(4);
+	if (flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH | 0x200 /* AT_HANDLE_FID */))
+		return -EINVAL;
+	char path[PATH_MAX];
+	int r = cbox_sys_read_path(c, ARG(1), path);
+	if (r < 0)
+		return r;
+	int wf = (flags & AT_SYMLINK_FOLLOW) ? CBOX_WALK_FOLLOW : 0;
+	if (flags & AT_EMPTY_PATH)
+		wf |= CBOX_WALK_EMPTY_OK;
+	struct cbox_dentry *d;
+	r = cbox_vfs_walk(c->s, c->task, AT_FD(0), path, wf, &d, NULL);
+	if (r < 0)
+		return r;
+	cbox_dentry_put(c->s, d);
+	return -EOPNOTSUPP;
 }
 
 static int64_t do_readlink(struct cbox_sysctx *c, int dirfd, uint64_t upath, uint64_t ubuf,

@@ -79,6 +79,12 @@ CBOX_API struct cbox_dentry *cbox_dentry_new(struct cbox_mount *mnt, struct cbox
 #define CBOX_WALK_DIRECTORY 0x2 /* the result must be a directory (ENOTDIR) */
 #define CBOX_WALK_PARENT    0x4 /* stop at the parent of the last component; *last gets its name */
 #define CBOX_WALK_EMPTY_OK  0x8 /* an empty path names the start (AT_EMPTY_PATH) */
+/* openat2's RESOLVE_* rules (the start is the dirfd's directory): */
+#define CBOX_WALK_NO_SYMLINKS   0x10  /* any symlink: ELOOP */
+#define CBOX_WALK_BENEATH       0x20  /* an absolute path or ".." above the start: EXDEV */
+#define CBOX_WALK_IN_ROOT       0x40  /* the start is the root for "/" and ".." */
+#define CBOX_WALK_NO_XDEV       0x80  /* crossing a mount point: EXDEV */
+#define CBOX_WALK_NO_MAGICLINKS 0x100 /* a /proc magic link (fd/N, exe, cwd, root): ELOOP */
 
 #define CBOX_SYMLOOP_MAX 40 /* Linux's limit on symlinks followed in one walk */
 
