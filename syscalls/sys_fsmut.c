@@ -48,8 +48,9 @@ static int at_new(struct cbox_sysctx *c, int dirfd, uint64_t upath, struct cbox_
 	else if ((r = cbox_vfs_walk(c->s, c->task, dirfd, path, 0, &d, NULL)) == 0) {
 		cbox_dentry_put(c->s, d);
 		r = -EEXIST;
-	} else if (r == -ENOENT)
-		r = 0;
+	} else if (r == -ENOENT) {
+		r = cbox_vfs_may(*dir, W_OK | X_OK); /* adding a name writes the directory */
+	}
 	if (r < 0)
 		cbox_dentry_put(c->s, *dir);
 	return r;
@@ -113,9 +114,12 @@ static int64_t do_mknod(struct cbox_sysctx *c, int dirfd, uint64_t upath, mode_t
 	mode_t type = mode & S_IFMT;
 	if (type == 0)
 		type = S_IFREG;
-	if (type == S_IFCHR || type == S_IFBLK)
-		; /* checked after the path, as Linux does */
-	else if (type != S_IFREG && type != S_IFIFO && type != S_IFSOCK)
+	/* Linux's may_mknod, before the path: a directory is EPERM, an unknown type EINVAL;
+	 * devices are refused after the path is resolved. */
+	if (type == S_IFDIR)
+		return -EPERM;
+	if (type != S_IFCHR && type != S_IFBLK && type != S_IFREG && type != S_IFIFO &&
+	    type != S_IFSOCK)
 		return -EINVAL;
 	struct cbox_dentry *dir;
 	char last[NAME_MAX + 1];
