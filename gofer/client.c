@@ -52,15 +52,32 @@ static int broken(struct cbox_gofer_client *c, const char *why)
 	return -EIO;
 }
 
-static int send_req(struct cbox_gofer_client *c, const struct cbox_gofer_req *q)
+/* Send q, with fd (when >= 0) as SCM_RIGHTS. */
+static int send_req(struct cbox_gofer_client *c, const struct cbox_gofer_req *q, int fd)
 {
 	unsigned char buf[CBOX_GOFER_MSG_MAX];
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
 	int len = cbox_gofer_encode_request(q, buf, sizeof(buf));
 	if (len < 0)
 		return len; /* a caller's bad name: not the connection's fault */
+	struct iovec iov = {.iov_base = buf, .iov_len = (size_t)len};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (fd >= 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
 	ssize_t n;
 	do
-		n = send(c->sock, buf, (size_t)len, MSG_NOSIGNAL);
+		n = sendmsg(c->sock, &mh, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	if (n != len)
 		return broken(c, "cannot send a request");
@@ -130,16 +147,23 @@ static int recv_reply(struct cbox_gofer_client *c, const struct cbox_gofer_req *
 	return 0;
 }
 
-static int rpc(struct cbox_gofer_client *c, struct cbox_gofer_req *q, struct cbox_gofer_reply *r,
-               int *fd)
+/* One request (carrying in_fd when >= 0) and its reply (with an fd into *fd when not NULL). */
+static int rpc_fd(struct cbox_gofer_client *c, struct cbox_gofer_req *q, struct cbox_gofer_reply *r,
+                  int *fd, int in_fd)
 {
 	if (c == NULL || c->broken)
 		return -EIO;
 	q->tag = c->next_tag++;
-	int rc = send_req(c, q);
+	int rc = send_req(c, q, in_fd);
 	if (rc < 0)
 		return rc;
 	return recv_reply(c, q, r, fd);
+}
+
+static int rpc(struct cbox_gofer_client *c, struct cbox_gofer_req *q, struct cbox_gofer_reply *r,
+               int *fd)
+{
+	return rpc_fd(c, q, r, fd, -1);
 }
 
 static size_t slen(const char *s)
@@ -322,4 +346,66 @@ int cbox_gofer_mknod(struct cbox_gofer_client *c, uint32_t dir, const char *name
 	if (st)
 		*st = r.stat;
 	return 0;
+}
+
+int cbox_gofer_bind(struct cbox_gofer_client *c, uint32_t cwd, const char *path, size_t len,
+                    int sockfd)
+{
+	if (sockfd < 0)
+		return -EBADF;
+	struct cbox_gofer_req q = {
+	    .type = CBOX_GOFER_BIND, .fid = cwd, .name2 = path, .name2_len = len};
+	struct cbox_gofer_reply r;
+	return rpc_fd(c, &q, &r, NULL, sockfd);
+}
+
+/* Copy a GETXATTR/LISTXATTR reply's value: its length, or -ERANGE when size (not 0) is short. */
+static int copy_value(const struct cbox_gofer_reply *r, void *buf, size_t size)
+{
+	if (size == 0)
+		return (int)r->value_len;
+	if (r->value_len > size)
+		return -ERANGE;
+	if (r->value_len > 0)
+		memcpy(buf, r->value, r->value_len);
+	return (int)r->value_len;
+}
+
+int cbox_gofer_getxattr(struct cbox_gofer_client *c, uint32_t fid, const char *name, void *buf,
+                        size_t size)
+{
+	struct cbox_gofer_req q = {
+	    .type = CBOX_GOFER_GETXATTR, .fid = fid, .name2 = name, .name2_len = slen(name)};
+	struct cbox_gofer_reply r;
+	int rc = rpc(c, &q, &r, NULL);
+	return rc < 0 ? rc : copy_value(&r, buf, size);
+}
+
+int cbox_gofer_setxattr(struct cbox_gofer_client *c, uint32_t fid, const char *name,
+                        const void *value, size_t len, int flags)
+{
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_SETXATTR,
+	                           .fid = fid,
+	                           .flags = (uint32_t)flags,
+	                           .name2 = name,
+	                           .name2_len = slen(name),
+	                           .value = value,
+	                           .value_len = len};
+	struct cbox_gofer_reply r;
+	return rpc(c, &q, &r, NULL);
+}
+
+int cbox_gofer_listxattr(struct cbox_gofer_client *c, uint32_t fid, char *buf, size_t size)
+{
+	struct cbox_gofer_reply r;
+	int rc = fid_rpc(c, CBOX_GOFER_LISTXATTR, fid, &r);
+	return rc < 0 ? rc : copy_value(&r, buf, size);
+}
+
+int cbox_gofer_removexattr(struct cbox_gofer_client *c, uint32_t fid, const char *name)
+{
+	struct cbox_gofer_req q = {
+	    .type = CBOX_GOFER_REMOVEXATTR, .fid = fid, .name2 = name, .name2_len = slen(name)};
+	struct cbox_gofer_reply r;
+	return rpc(c, &q, &r, NULL);
 }

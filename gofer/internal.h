@@ -2,11 +2,59 @@
 /* Private to gofer/: the server's state and single-step entry point (used by the fuzz target). */
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cbox/compiler.h"
 #include "cbox/gofer.h"
 
-struct cbox_gofer_server;
+/* One file the session knows. Shared by every fid walked to it from the same parent; a parent
+ * stays alive as long as a child does, because reopening a non-directory goes through it. */
+struct cbox_gofer_node {
+	int fd; /* O_PATH|O_NOFOLLOW */
+	unsigned refs;
+	struct cbox_gofer_node *parent; /* NULL for the root */
+	dev_t dev;
+	ino_t ino;
+	mode_t mode; /* only the type bits are relied on: an inode never changes type */
+	char name[];
+};
+
+/* The sockets this session bound (BIND), by identity: the only ones OPEN gives an O_PATH fd of
+ * (see cbox_gofer_do_bind). A ring: when full, the oldest is forgotten. */
+#define CBOX_GOFER_BOUND_MAX 1024u
+
+struct cbox_gofer_server {
+	int sock;
+	bool readonly;
+	struct cbox_gofer_node **fids; /* index = fid */
+	uint32_t cap;
+	uint32_t hint; /* where the search for a free fid starts */
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} bound[CBOX_GOFER_BOUND_MAX];
+	uint32_t n_bound, next_bound;
+	char *xbuf; /* CBOX_GOFER_XVALUE_MAX bytes: a GETXATTR value or LISTXATTR list */
+};
+
+/* The node of fid, or NULL when fid is not in use. */
+static inline struct cbox_gofer_node *cbox_gofer_server_lookup(const struct cbox_gofer_server *s,
+                                                               uint32_t fid)
+{
+	return fid < s->cap ? s->fids[fid] : NULL;
+}
+
+/*
+ * The request handlers of serve_ext.c (AF_UNIX bind, extended attributes). Each returns 0 with r
+ * filled, or -errno for the peer. cbox_gofer_do_bind takes sockfd (the fd the request carried):
+ * it is always closed by the caller. Preconditions: q was decoded by cbox_gofer_decode_request
+ * and has the handler's type.
+ */
+int cbox_gofer_do_bind(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int sockfd);
+int cbox_gofer_do_xattr(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                        struct cbox_gofer_reply *r);
+/* Whether (dev, ino) is a socket this session bound (O_PATH opens of sockets: see do_open). */
+bool cbox_gofer_bound_has(const struct cbox_gofer_server *s, dev_t dev, ino_t ino);
 
 /*
  * Create a server answering on sock (not owned: the caller closes it) for the tree at root_fd

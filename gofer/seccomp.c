@@ -18,6 +18,14 @@
 #define CBOX_NR_FCHMODAT2 452
 #endif
 
+#if defined(__SANITIZE_ADDRESS__)
+#define CBOX_GOFER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CBOX_GOFER_ASAN 1
+#endif
+#endif
+
 /* Sorted by number (x86_64); a unit test checks the order. */
 static const int allowed[] = {
     __NR_write,          /* 1: the logger (only on the log fd, see below) */
@@ -32,25 +40,43 @@ static const int allowed[] = {
     __NR_getpid,         /* 39: the logger's "cbox[gofer PID]" */
     __NR_sendmsg,        /* 46: replies (only on the socket) */
     __NR_recvmsg,        /* 47: requests (only on the socket) */
-    __NR_fcntl,          /* 72: clear O_NONBLOCK after an open */
+    __NR_bind,           /* 49: BIND (an AF_UNIX socket the request carried) */
+    __NR_getsockopt,     /* 55: BIND checks SO_DOMAIN */
+    __NR_fcntl,          /* 72: O_NONBLOCK after an open; OPEN O_PATH (dup) */
     __NR_ftruncate,      /* 77: SETATTR size (on a freshly reopened, checked fd) */
-    __NR_fstatfs,        /* 138: STATFS (glibc's fstatfs) */
-    __NR_gettid,         /* 186: the crash handler's re-raise */
-    __NR_clock_gettime,  /* 228: the logger's time stamp when the vDSO is unavailable */
-    __NR_exit_group,     /* 231: exit */
-    __NR_tgkill,         /* 234: the crash handler's re-raise; abort() */
-    __NR_openat,         /* 257: WALK, OPEN, CREATE */
-    __NR_mkdirat,        /* 258: MKDIR */
-    __NR_mknodat,        /* 259: MKNOD (FIFO, socket node, regular file; never a device) */
-    __NR_fchownat,       /* 260: SETATTR uid/gid (AT_EMPTY_PATH on the fid's own fd) */
-    __NR_newfstatat,     /* 262: WALK, STAT, identity checks (glibc's fstat) */
-    __NR_unlinkat,       /* 263: UNLINK, undoing a failed CREATE or LINK */
-    __NR_renameat,       /* 264: RENAME */
-    __NR_linkat,         /* 265: LINK */
-    __NR_symlinkat,      /* 266: SYMLINK */
-    __NR_readlinkat,     /* 267: READLINK */
-    __NR_utimensat,      /* 280: SETATTR times (AT_EMPTY_PATH, never following a symlink) */
-    CBOX_NR_FCHMODAT2,   /* 452: SETATTR mode (AT_EMPTY_PATH on the fid's own fd) */
+    __NR_fchdir,         /* 81: BIND resolves from the guest's cwd, then back to the root */
+#ifdef CBOX_GOFER_ASAN
+    /* 131: sanitizer builds only (the tests' debug preset): AddressSanitizer's _exit
+     * interceptor tears down the alternate signal stack. Published with the rest, so that
+     * `cbox syscalls --host-surface` prints exactly what this build allows; a release build
+     * never allows it. */
+    __NR_sigaltstack,
+#endif
+    __NR_fstatfs,       /* 138: STATFS (glibc's fstatfs) */
+    __NR_gettid,        /* 186: the crash handler's re-raise */
+    __NR_fsetxattr,     /* 190: SETXATTR on kernels before 6.13 (no setxattrat) */
+    __NR_fgetxattr,     /* 193: GETXATTR, likewise */
+    __NR_flistxattr,    /* 196: LISTXATTR, likewise */
+    __NR_fremovexattr,  /* 199: REMOVEXATTR, likewise */
+    __NR_clock_gettime, /* 228: the logger's time stamp when the vDSO is unavailable */
+    __NR_exit_group,    /* 231: exit */
+    __NR_tgkill,        /* 234: the crash handler's re-raise; abort() */
+    __NR_openat,        /* 257: WALK, OPEN, CREATE */
+    __NR_mkdirat,       /* 258: MKDIR */
+    __NR_mknodat,       /* 259: MKNOD (FIFO, socket node, regular file; never a device) */
+    __NR_fchownat,      /* 260: SETATTR uid/gid (AT_EMPTY_PATH on the fid's own fd) */
+    __NR_newfstatat,    /* 262: WALK, STAT, identity checks (glibc's fstat) */
+    __NR_unlinkat,      /* 263: UNLINK, undoing a failed CREATE or LINK */
+    __NR_renameat,      /* 264: RENAME */
+    __NR_linkat,        /* 265: LINK */
+    __NR_symlinkat,     /* 266: SYMLINK */
+    __NR_readlinkat,    /* 267: READLINK */
+    __NR_utimensat,     /* 280: SETATTR times (AT_EMPTY_PATH, never following a symlink) */
+    CBOX_NR_FCHMODAT2,  /* 452: SETATTR mode (AT_EMPTY_PATH on the fid's own fd) */
+    463,                /* setxattrat: SETXATTR (user.* only, never following a symlink) */
+    464,                /* getxattrat: GETXATTR */
+    465,                /* listxattrat: LISTXATTR */
+    466,                /* removexattrat: REMOVEXATTR */
 };
 
 const int *cbox_gofer_allowed_syscalls(size_t *n)
@@ -58,23 +84,6 @@ const int *cbox_gofer_allowed_syscalls(size_t *n)
 	*n = CBOX_ARRAY_SIZE(allowed);
 	return allowed;
 }
-
-#if defined(__SANITIZE_ADDRESS__)
-#define CBOX_GOFER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CBOX_GOFER_ASAN 1
-#endif
-#endif
-
-/* Test builds only: what the AddressSanitizer runtime adds (its _exit interceptor tears down
- * the alternate signal stack). Not part of the published list; a release build never allows it. */
-static const int asan_extra[] = {
-#ifdef CBOX_GOFER_ASAN
-    __NR_sigaltstack,
-#endif
-    -1,
-};
 
 static int add_rule(scmp_filter_ctx ctx, int nr, int sock, int log_fd)
 {
@@ -102,8 +111,6 @@ int cbox_gofer_seccomp_install(int sock, int log_fd)
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < CBOX_ARRAY_SIZE(allowed); i++)
 		rc = add_rule(ctx, allowed[i], sock, log_fd);
-	for (size_t i = 0; rc == 0 && asan_extra[i] >= 0; i++)
-		rc = add_rule(ctx, asan_extra[i], sock, log_fd);
 	if (rc == 0)
 		rc = seccomp_load(ctx);
 	seccomp_release(ctx);

@@ -18,39 +18,14 @@
 #include "cbox/log.h"
 #include "internal.h"
 
-/* One file the session knows. Shared by every fid walked to it from the same parent; a parent
- * stays alive as long as a child does, because reopening a non-directory goes through it. */
-struct node {
-	int fd; /* O_PATH|O_NOFOLLOW */
-	unsigned refs;
-	struct node *parent; /* NULL for the root */
-	dev_t dev;
-	ino_t ino;
-	mode_t mode; /* only the type bits are relied on: an inode never changes type */
-	char name[];
-};
-
-struct cbox_gofer_server {
-	int sock;
-	bool readonly;
-	struct node **fids; /* index = fid */
-	uint32_t cap;
-	uint32_t hint; /* where the search for a free fid starts */
-};
-
-static void node_unref(struct node *n)
+static void node_unref(struct cbox_gofer_node *n)
 {
 	while (n && --n->refs == 0) {
-		struct node *parent = n->parent;
+		struct cbox_gofer_node *parent = n->parent;
 		close(n->fd);
 		free(n);
 		n = parent;
 	}
-}
-
-static struct node *lookup(const struct cbox_gofer_server *s, uint32_t fid)
-{
-	return fid < s->cap ? s->fids[fid] : NULL;
 }
 
 static void fill_stat(struct cbox_gofer_stat *o, const struct stat *st)
@@ -90,7 +65,7 @@ static int alloc_fid(struct cbox_gofer_server *s, uint32_t *fid)
 	if (s->cap >= CBOX_GOFER_FID_MAX)
 		return -EMFILE;
 	uint32_t ncap = s->cap * 2;
-	struct node **n = realloc(s->fids, ncap * sizeof(*n));
+	struct cbox_gofer_node **n = realloc(s->fids, ncap * sizeof(*n));
 	if (n == NULL)
 		return -ENOMEM;
 	memset(n + s->cap, 0, (ncap - s->cap) * sizeof(*n));
@@ -102,14 +77,14 @@ static int alloc_fid(struct cbox_gofer_server *s, uint32_t *fid)
 }
 
 /* Make a fid for the O_PATH fd *fd (taken on success) named name in parent. */
-static int add_fid(struct cbox_gofer_server *s, struct node *parent, const char *name, int *fd,
-                   const struct stat *st, uint32_t *fid)
+static int add_fid(struct cbox_gofer_server *s, struct cbox_gofer_node *parent, const char *name,
+                   int *fd, const struct stat *st, uint32_t *fid)
 {
 	size_t len = strlen(name);
 	int rc = alloc_fid(s, fid);
 	if (rc < 0)
 		return rc;
-	struct node *n = malloc(sizeof(*n) + len + 1);
+	struct cbox_gofer_node *n = malloc(sizeof(*n) + len + 1);
 	if (n == NULL)
 		return -ENOMEM;
 	memcpy(n->name, name, len + 1);
@@ -131,9 +106,9 @@ static void cstr(char *out, const char *p, size_t len)
 	out[len] = '\0';
 }
 
-static int lookup_dir(const struct cbox_gofer_server *s, uint32_t fid, struct node **dir)
+static int lookup_dir(const struct cbox_gofer_server *s, uint32_t fid, struct cbox_gofer_node **dir)
 {
-	*dir = lookup(s, fid);
+	*dir = cbox_gofer_server_lookup(s, fid);
 	if (*dir == NULL)
 		return -EBADF;
 	return S_ISDIR((*dir)->mode) ? 0 : -ENOTDIR;
@@ -142,7 +117,7 @@ static int lookup_dir(const struct cbox_gofer_server *s, uint32_t fid, struct no
 static int do_walk(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
                    struct cbox_gofer_reply *r)
 {
-	struct node *dir;
+	struct cbox_gofer_node *dir;
 	char name[CBOX_GOFER_NAME_MAX + 1];
 	struct stat st;
 	int rc = lookup_dir(s, q->fid, &dir);
@@ -168,7 +143,7 @@ static int do_clunk(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
 	/* The root must outlive the session: every walk starts from it. */
 	if (q->fid == CBOX_GOFER_ROOT_FID)
 		return -EINVAL;
-	struct node *n = lookup(s, q->fid);
+	struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
 	if (n == NULL)
 		return -EBADF;
 	s->fids[q->fid] = NULL;
@@ -180,7 +155,7 @@ static int do_stat(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
                    struct cbox_gofer_reply *r)
 {
 	struct stat st;
-	struct node *n = lookup(s, q->fid);
+	struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
 	if (n == NULL)
 		return -EBADF;
 	if (fstatat(n->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
@@ -232,7 +207,7 @@ static int check_same(int fd, dev_t dev, ino_t ino)
 /* Open n. O_NONBLOCK is always set for the open itself, so that a FIFO (or whatever was swapped
  * in under the name) can never block the single-threaded gofer; it is cleared afterwards unless
  * the caller asked for it. */
-static int reopen(const struct node *n, uint32_t flags)
+static int reopen(const struct cbox_gofer_node *n, uint32_t flags)
 {
 	int oflags = (int)flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
 	CBOX_AUTOCLOSE int fd = -1;
@@ -252,11 +227,36 @@ static int reopen(const struct node *n, uint32_t flags)
 	return cbox_steal_fd(&fd);
 }
 
+/*
+ * OPEN with O_PATH: an fd naming a socket node, for the sentry's connect or sendto, which reaches
+ * it through a magic link of its own /proc/self/fd. Only for sockets a guest of this session
+ * bound: a socket that was in the tree already belongs to a host service (the rootfs is the
+ * host's own root by default, a bind may hold an agent's socket), and reaching one is what the
+ * sandbox exists to prevent. Those answer ECONNREFUSED, as a socket file without a listener.
+ */
+static int open_socket_path(const struct cbox_gofer_server *s, const struct cbox_gofer_node *n,
+                            uint32_t flags)
+{
+	if ((flags & ~(uint32_t)O_CLOEXEC) != (uint32_t)O_PATH || !S_ISSOCK(n->mode))
+		return -EINVAL;
+	if (!cbox_gofer_bound_has(s, n->dev, n->ino))
+		return -ECONNREFUSED;
+	int fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 0);
+	return fd < 0 ? -errno : fd;
+}
+
 static int do_open(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int *fd_out)
 {
-	struct node *n = lookup(s, q->fid);
+	struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
 	if (n == NULL)
 		return -EBADF;
+	if (q->flags & O_PATH) {
+		int fd = open_socket_path(s, n, q->flags);
+		if (fd < 0)
+			return fd;
+		*fd_out = fd;
+		return 0;
+	}
 	int rc = check_open_flags(s, q->flags);
 	if (rc == 0)
 		rc = check_open_type(n->mode);
@@ -271,7 +271,7 @@ static int do_open(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, 
 static int do_readlink(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
                        struct cbox_gofer_reply *r, char *buf, size_t size)
 {
-	struct node *n = lookup(s, q->fid);
+	struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
 	if (n == NULL)
 		return -EBADF;
 	if (!S_ISLNK(n->mode))
@@ -290,7 +290,7 @@ static int do_statfs(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
                      struct cbox_gofer_reply *r)
 {
 	struct statfs sf;
-	struct node *n = lookup(s, q->fid);
+	struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
 	if (n == NULL)
 		return -EBADF;
 	if (fstatfs(n->fd, &sf) < 0)
@@ -320,7 +320,7 @@ static mode_t safe_mode(uint32_t mode)
 static int do_create(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
                      struct cbox_gofer_reply *r, int *fd_out)
 {
-	struct node *dir;
+	struct cbox_gofer_node *dir;
 	char name[CBOX_GOFER_NAME_MAX + 1];
 	struct stat st;
 	int rc = lookup_dir(s, q->fid, &dir);
@@ -359,10 +359,10 @@ static int do_create(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 
 static int do_link(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
 {
-	struct node *dir;
+	struct cbox_gofer_node *dir;
 	char name[CBOX_GOFER_NAME_MAX + 1];
 	struct stat st;
-	struct node *n = lookup(s, q->fid);
+	struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
 	if (n == NULL)
 		return -EBADF;
 	int rc = lookup_dir(s, q->fid2, &dir);
@@ -386,7 +386,7 @@ static int do_link(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
 
 static int do_rename(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
 {
-	struct node *d1, *d2;
+	struct cbox_gofer_node *d1, *d2;
 	char n1[CBOX_GOFER_NAME_MAX + 1], n2[CBOX_GOFER_NAME_MAX + 1];
 	int rc = lookup_dir(s, q->fid, &d1);
 	if (rc == 0)
@@ -401,7 +401,7 @@ static int do_rename(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 /* MKDIR, UNLINK, SYMLINK: one directory and one name. */
 static int do_dir_op(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
 {
-	struct node *dir;
+	struct cbox_gofer_node *dir;
 	char name[CBOX_GOFER_NAME_MAX + 1], target[CBOX_GOFER_TARGET_MAX + 1];
 	int rc = lookup_dir(s, q->fid, &dir);
 	if (rc < 0)
@@ -428,7 +428,7 @@ static int do_dir_op(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 #define __NR_fchmodat2 452
 #endif
 
-static int set_mode(const struct node *n, uint32_t mode)
+static int set_mode(const struct cbox_gofer_node *n, uint32_t mode)
 {
 	/* Linux does not change a symlink's mode (EOPNOTSUPP); answer that before asking the host.
 	 */
@@ -439,7 +439,7 @@ static int set_mode(const struct node *n, uint32_t mode)
 	return 0;
 }
 
-static int set_size(const struct node *n, int64_t size)
+static int set_size(const struct cbox_gofer_node *n, int64_t size)
 {
 	if (S_ISDIR(n->mode))
 		return -EISDIR;
@@ -455,7 +455,7 @@ static int set_size(const struct node *n, int64_t size)
 static int do_setattr(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
 {
 	const struct cbox_gofer_setattr *a = &q->attr;
-	const struct node *n = lookup(s, q->fid);
+	const struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
 	if (n == NULL)
 		return -EBADF;
 	int rc = 0;
@@ -510,7 +510,7 @@ static int mknod_mode(uint32_t mode, mode_t *out)
 static int do_mknod(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
                     struct cbox_gofer_reply *r)
 {
-	struct node *dir;
+	struct cbox_gofer_node *dir;
 	char name[CBOX_GOFER_NAME_MAX + 1];
 	struct stat st;
 	mode_t mode = 0;
@@ -540,13 +540,14 @@ static int do_mknod(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 
 static bool is_mutation(uint32_t type)
 {
-	return type >= CBOX_GOFER_CREATE && type <= CBOX_GOFER_TYPE_MAX;
+	return (type >= CBOX_GOFER_CREATE && type <= CBOX_GOFER_MKNOD) || type == CBOX_GOFER_BIND ||
+	       type == CBOX_GOFER_SETXATTR || type == CBOX_GOFER_REMOVEXATTR;
 }
 
 /* Run q. Returns 0 with r filled (and *fd_out set for OPEN/CREATE) or -errno for the peer.
- * buf holds a READLINK target. */
+ * buf holds a READLINK target; in_fd is the fd a BIND carried. */
 static int handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
-                  struct cbox_gofer_reply *r, int *fd_out, char *buf, size_t size)
+                  struct cbox_gofer_reply *r, int *fd_out, char *buf, size_t size, int in_fd)
 {
 	/* Refused before touching the file system; the kernel's read-only mount refuses them
 	 * again (defence in depth). */
@@ -575,6 +576,13 @@ static int handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 		return do_setattr(s, q);
 	case CBOX_GOFER_MKNOD:
 		return do_mknod(s, q, r);
+	case CBOX_GOFER_BIND:
+		return cbox_gofer_do_bind(s, q, in_fd);
+	case CBOX_GOFER_GETXATTR:
+	case CBOX_GOFER_SETXATTR:
+	case CBOX_GOFER_LISTXATTR:
+	case CBOX_GOFER_REMOVEXATTR:
+		return cbox_gofer_do_xattr(s, q, r);
 	default:
 		return do_dir_op(s, q);
 	}
@@ -636,14 +644,47 @@ static void log_malformed(const unsigned char *buf, size_t len)
 		           h.type, h.tag);
 }
 
-int cbox_gofer_serve_one(struct cbox_gofer_server *s)
+/*
+ * The fd a request carried: none, or exactly one SCM_RIGHTS fd. Every fd received is taken into
+ * *fd or closed, so that whatever the peer attaches never lingers in the gofer. Returns 0, or -1
+ * when the control data was truncated or held more than one fd or anything but SCM_RIGHTS.
+ */
+static int take_in_fd(struct msghdr *mh, int *fd)
 {
-	unsigned char buf[CBOX_GOFER_MSG_MAX];
-	char target[CBOX_GOFER_TARGET_MAX + 1];
-	struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
-	/* No control buffer: fds the peer might attach are discarded by the kernel (MSG_CTRUNC)
-	 * instead of landing in the gofer's table. */
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	int rc = (mh->msg_flags & MSG_CTRUNC) ? -1 : 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
+			rc = -1;
+			continue;
+		}
+		size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < nfd; i++) {
+			int f;
+			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (*fd < 0) {
+				*fd = f;
+			} else {
+				close(f);
+				rc = -1;
+			}
+		}
+	}
+	return rc;
+}
+
+/* Receive one packet into buf and the fd it carried into *in_fd. Returns its length, 0 at the
+ * end of the session, -1 after an error (logged). */
+static ssize_t recv_request(struct cbox_gofer_server *s, unsigned char *buf, int *in_fd)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = {.iov_base = buf, .iov_len = CBOX_GOFER_MSG_MAX};
+	struct msghdr mh = {.msg_iov = &iov,
+	                    .msg_iovlen = 1,
+	                    .msg_control = ctl.buf,
+	                    .msg_controllen = sizeof(ctl)};
 	ssize_t n;
 	do
 		n = recvmsg(s->sock, &mh, MSG_CMSG_CLOEXEC);
@@ -654,24 +695,44 @@ int cbox_gofer_serve_one(struct cbox_gofer_server *s)
 		cbox_error("gofer: receive request: %s", strerror(errno));
 		return -1;
 	}
+	int fdrc = take_in_fd(&mh, in_fd);
 	if (n == 0)
 		return 0;
 	if (mh.msg_flags & MSG_TRUNC) {
 		cbox_error("gofer: malformed request: longer than %u bytes", CBOX_GOFER_MSG_MAX);
 		return -1;
 	}
-	if (mh.msg_flags & MSG_CTRUNC) {
-		cbox_error("gofer: malformed request: carries ancillary data (file descriptors)");
+	if (fdrc < 0) {
+		cbox_error("gofer: malformed request: ancillary data beyond one file descriptor");
 		return -1;
 	}
+	return n;
+}
+
+int cbox_gofer_serve_one(struct cbox_gofer_server *s)
+{
+	unsigned char buf[CBOX_GOFER_MSG_MAX];
+	char target[CBOX_GOFER_TARGET_MAX + 1];
+	CBOX_AUTOCLOSE int in_fd = -1;
+	ssize_t n = recv_request(s, buf, &in_fd);
+	if (n <= 0)
+		return (int)n;
 	struct cbox_gofer_req q;
 	if (cbox_gofer_decode_request(buf, (size_t)n, &q) < 0) {
 		log_malformed(buf, (size_t)n);
 		return -1;
 	}
+	/* Only BIND carries an fd (the guest's socket), and it always does: an fd on any other
+	 * request is refused as it always was, and never lands in the gofer's table. */
+	if ((q.type == CBOX_GOFER_BIND) != (in_fd >= 0)) {
+		cbox_error("gofer: malformed request of type %u (tag %u): %s", q.type, q.tag,
+		           in_fd >= 0 ? "carries ancillary data (file descriptors)"
+		                      : "BIND without its socket");
+		return -1;
+	}
 	struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | q.type, .tag = q.tag};
 	CBOX_AUTOCLOSE int fd = -1;
-	int rc = handle(s, &q, &r, &fd, target, sizeof(target));
+	int rc = handle(s, &q, &r, &fd, target, sizeof(target), in_fd);
 	if (rc < 0)
 		r = (struct cbox_gofer_reply){
 		    .type = CBOX_GOFER_REPLY_ERROR, .tag = q.tag, .error = -rc};
@@ -689,22 +750,26 @@ struct cbox_gofer_server *cbox_gofer_server_new(int sock, int root_fd, bool read
 		return NULL;
 	}
 	struct cbox_gofer_server *s = calloc(1, sizeof(*s));
-	struct node *root = calloc(1, sizeof(*root) + 1);
-	if (s)
+	struct cbox_gofer_node *root = calloc(1, sizeof(*root) + 1);
+	if (s) {
 		s->fids = calloc(64, sizeof(*s->fids));
-	if (!s || !root || !s->fids) {
-		if (s)
+		s->xbuf = malloc(CBOX_GOFER_XVALUE_MAX);
+	}
+	if (!s || !root || !s->fids || !s->xbuf) {
+		if (s) {
 			free(s->fids);
+			free(s->xbuf);
+		}
 		free(s);
 		free(root);
 		errno = ENOMEM;
 		return NULL;
 	}
-	*root = (struct node){.fd = cbox_steal_fd(&fd),
-	                      .refs = 1,
-	                      .dev = st.st_dev,
-	                      .ino = st.st_ino,
-	                      .mode = st.st_mode};
+	*root = (struct cbox_gofer_node){.fd = cbox_steal_fd(&fd),
+	                                 .refs = 1,
+	                                 .dev = st.st_dev,
+	                                 .ino = st.st_ino,
+	                                 .mode = st.st_mode};
 	s->fids[CBOX_GOFER_ROOT_FID] = root;
 	s->cap = 64;
 	s->hint = 1;
@@ -720,6 +785,7 @@ void cbox_gofer_server_free(struct cbox_gofer_server *s)
 	for (uint32_t i = 0; i < s->cap; i++)
 		node_unref(s->fids[i]);
 	free(s->fids);
+	free(s->xbuf);
 	free(s);
 }
 

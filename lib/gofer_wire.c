@@ -60,6 +60,15 @@ static const char *rd_str(struct rd *r, size_t *len)
 	return rd_take(r, n);
 }
 
+/* A u32 length followed by that many bytes (xattr values). The length is checked against what is
+ * left before anything is taken, so a huge length only marks the reader bad. */
+static const void *rd_blob(struct rd *r, size_t *len)
+{
+	uint32_t n = rd_u32(r);
+	*len = n;
+	return rd_take(r, n);
+}
+
 struct wr {
 	unsigned char *p;
 	size_t size, len;
@@ -93,6 +102,13 @@ static void wr_str(struct wr *w, const char *s, size_t len)
 	wr_put(w, s, len);
 }
 
+static void wr_blob(struct wr *w, const void *p, size_t len)
+{
+	wr_u32(w, (uint32_t)len);
+	if (len > 0)
+		wr_put(w, p, len);
+}
+
 int cbox_gofer_check_name(const char *name, size_t len)
 {
 	if (len == 0 || name == NULL)
@@ -118,6 +134,45 @@ int cbox_gofer_check_target(const char *target, size_t len)
 	if (memchr(target, '\0', len))
 		return -EINVAL;
 	return 0;
+}
+
+int cbox_gofer_check_sockpath(const char *path, size_t len)
+{
+	if (len == 0 || path == NULL)
+		return -EINVAL;
+	if (len > CBOX_GOFER_SOCKPATH_MAX)
+		return -ENAMETOOLONG;
+	/* A NUL would make the host bind a shorter (or an abstract) name than the one checked. */
+	return memchr(path, '\0', len) ? -EINVAL : 0;
+}
+
+int cbox_gofer_check_xname(const char *name, size_t len)
+{
+	if (len == 0 || len > CBOX_GOFER_XNAME_MAX)
+		return -ERANGE;
+	if (name == NULL || memchr(name, '\0', len))
+		return -EINVAL;
+	return 0;
+}
+
+/* The checks of a SETXATTR or xattr-named request that do not need the file system. */
+static int check_xattr_req(const struct cbox_gofer_req *q)
+{
+	if (q->type == CBOX_GOFER_SETXATTR) {
+		if (q->flags > 3) /* XATTR_CREATE | XATTR_REPLACE */
+			return -EINVAL;
+		if (q->value_len > CBOX_GOFER_XVALUE_MAX)
+			return -E2BIG;
+		if (q->value_len > 0 && q->value == NULL)
+			return -EINVAL;
+	}
+	return cbox_gofer_check_xname(q->name2, q->name2_len);
+}
+
+static bool is_xattr_named(uint32_t type)
+{
+	return type == CBOX_GOFER_GETXATTR || type == CBOX_GOFER_SETXATTR ||
+	       type == CBOX_GOFER_REMOVEXATTR;
 }
 
 /* A SETATTR's fields: only known bits, and values the host calls could take. The pad word of the
@@ -239,6 +294,21 @@ static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 		o->fid2 = rd_u32(r);
 		o->name = rd_str(r, &o->name_len);
 		break;
+	case CBOX_GOFER_BIND:
+	case CBOX_GOFER_GETXATTR:
+	case CBOX_GOFER_REMOVEXATTR:
+		o->fid = rd_u32(r);
+		o->name2 = rd_str(r, &o->name2_len);
+		break;
+	case CBOX_GOFER_SETXATTR:
+		o->fid = rd_u32(r);
+		o->flags = rd_u32(r);
+		o->name2 = rd_str(r, &o->name2_len);
+		o->value = rd_blob(r, &o->value_len);
+		break;
+	case CBOX_GOFER_LISTXATTR:
+		o->fid = rd_u32(r);
+		break;
 	default:
 		return -EPROTO;
 	}
@@ -260,6 +330,10 @@ static int check_req_fields(const struct cbox_gofer_req *o)
 	if (o->type == CBOX_GOFER_RENAME && cbox_gofer_check_name(o->name2, o->name2_len) < 0)
 		return -EINVAL;
 	if (o->type == CBOX_GOFER_SYMLINK && cbox_gofer_check_target(o->name2, o->name2_len) < 0)
+		return -EINVAL;
+	if (o->type == CBOX_GOFER_BIND && cbox_gofer_check_sockpath(o->name2, o->name2_len) < 0)
+		return -EINVAL;
+	if (is_xattr_named(o->type) && check_xattr_req(o) < 0)
 		return -EINVAL;
 	if (o->type == CBOX_GOFER_SETATTR)
 		return check_setattr(&o->attr);
@@ -344,7 +418,19 @@ static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 		wr_u32(w, q->fid2);
 		wr_str(w, q->name, q->name_len);
 		break;
-	default: /* CLUNK, STAT, READLINK, STATFS */
+	case CBOX_GOFER_BIND:
+	case CBOX_GOFER_GETXATTR:
+	case CBOX_GOFER_REMOVEXATTR:
+		wr_u32(w, q->fid);
+		wr_str(w, q->name2, q->name2_len);
+		break;
+	case CBOX_GOFER_SETXATTR:
+		wr_u32(w, q->fid);
+		wr_u32(w, q->flags);
+		wr_str(w, q->name2, q->name2_len);
+		wr_blob(w, q->value, q->value_len);
+		break;
+	default: /* CLUNK, STAT, READLINK, STATFS, LISTXATTR */
 		wr_u32(w, q->fid);
 		break;
 	}
@@ -371,6 +457,10 @@ int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *buf, size_
 		rc = -EINVAL;
 	if (rc == 0 && req->type == CBOX_GOFER_SETATTR)
 		rc = check_setattr(&req->attr);
+	if (rc == 0 && req->type == CBOX_GOFER_BIND)
+		rc = cbox_gofer_check_sockpath(req->name2, req->name2_len);
+	if (rc == 0 && is_xattr_named(req->type))
+		rc = check_xattr_req(req);
 	if (rc < 0)
 		return rc;
 	struct wr w = {.p = buf, .size = size};
@@ -407,9 +497,26 @@ static void decode_reply_body(struct rd *r, struct cbox_gofer_reply *o)
 	case CBOX_GOFER_READLINK:
 		o->target = rd_str(r, &o->target_len);
 		break;
+	case CBOX_GOFER_GETXATTR:
+	case CBOX_GOFER_LISTXATTR:
+		o->value = rd_blob(r, &o->value_len);
+		break;
 	default: /* empty bodies */
 		break;
 	}
+}
+
+/* A GETXATTR value or LISTXATTR list: bounded, and a list is NUL-separated names, so a caller
+ * splitting it never runs off its end. */
+static int check_value_reply(uint32_t t, const void *value, size_t len)
+{
+	if (t != CBOX_GOFER_GETXATTR && t != CBOX_GOFER_LISTXATTR)
+		return 0;
+	if (len > CBOX_GOFER_XVALUE_MAX || (len > 0 && value == NULL))
+		return -EINVAL;
+	if (t == CBOX_GOFER_LISTXATTR && len > 0 && ((const char *)value)[len - 1] != '\0')
+		return -EINVAL;
+	return 0;
 }
 
 int cbox_gofer_decode_reply(const void *buf, size_t len, struct cbox_gofer_reply *out)
@@ -436,7 +543,7 @@ int cbox_gofer_decode_reply(const void *buf, size_t len, struct cbox_gofer_reply
 	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_READLINK) &&
 	    cbox_gofer_check_target(out->target, out->target_len) < 0)
 		return -EINVAL;
-	return 0;
+	return check_value_reply(out->type & 0x7fu, out->value, out->value_len);
 }
 
 int cbox_gofer_encode_reply(const struct cbox_gofer_reply *rep, void *buf, size_t size)
@@ -457,6 +564,8 @@ int cbox_gofer_encode_reply(const struct cbox_gofer_reply *rep, void *buf, size_
 		if (rc < 0)
 			return rc;
 	}
+	if (check_value_reply(t, rep->value, rep->value_len) < 0)
+		return -EINVAL;
 	put_hdr(&w, rep->type, rep->tag);
 	bool new_fid = t == CBOX_GOFER_WALK || t == CBOX_GOFER_CREATE || t == CBOX_GOFER_MKNOD;
 	if (new_fid)
@@ -467,5 +576,7 @@ int cbox_gofer_encode_reply(const struct cbox_gofer_reply *rep, void *buf, size_
 		wr_put(&w, &rep->statfs, sizeof(rep->statfs));
 	else if (t == CBOX_GOFER_READLINK)
 		wr_str(&w, rep->target, rep->target_len);
+	else if (t == CBOX_GOFER_GETXATTR || t == CBOX_GOFER_LISTXATTR)
+		wr_blob(&w, rep->value, rep->value_len);
 	return finish(&w);
 }

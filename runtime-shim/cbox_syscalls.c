@@ -86,6 +86,32 @@ static void print_list(const char *key, const int *nrs, size_t n, bool json, boo
 	*first = false;
 }
 
+/* The fast-path calls the filter still traps in some cases, and when (seccomp platform). */
+static void print_conditions(const struct cbox_platform_ops *ops, bool strict, const int *fast,
+                             size_t nf, bool json)
+{
+	bool any = false;
+	for (size_t i = 0; i < nf; i++) {
+		const char *when = cbox_platform_fastpath_condition(ops, strict, fast[i]);
+		if (!when)
+			continue;
+		if (json) {
+			printf("%s", any ? "," : ",\n \"guest_fastpath_conditions\": {");
+			json_str(cbox_sys_name(fast[i]));
+			printf(":");
+			json_str(when);
+		} else {
+			printf("%s  %s: %s\n", any ? "" : "  of which conditional:\n",
+			       cbox_sys_name(fast[i]), when);
+		}
+		any = true;
+	}
+	if (json && any)
+		printf("}");
+	else if (any)
+		printf("\n");
+}
+
 /*
  * Every list printed here is computed from the same data the filters are built from: the
  * guest's from the syscall table (cbox_platform_fastpath), the sentry's and the gofer's from
@@ -113,6 +139,7 @@ static void print_surface(bool json, bool strict)
 		printf("{");
 	print_list(json ? "guest_fastpath" : "guest fast path (allowed without the sentry)", fast,
 	           nf, json, &first);
+	print_conditions(ops, strict, fast, nf, json);
 	print_list(json ? "guest_passthrough" : "guest checked pass-through (after the sentry)",
 	           pass, np, json, &first);
 	print_list(json ? "sentry" : "sentry allowlist", sentry, ns, json, &first);

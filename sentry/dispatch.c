@@ -85,7 +85,9 @@ static void log_refused(struct cbox_sentry *s, const struct cbox_sys_entry *e, i
 	if (s->refused_logged[idx / 64] & bit)
 		return;
 	s->refused_logged[idx / 64] |= bit;
-	cbox_warn("guest syscall %s (%d) refused with %s: %s", cbox_sys_name(nr), nr,
+	/* Info, not warning: most refusals are probes with a fallback (clone3, xattrs on
+	 * /proc...), and the user's stderr is the program's. --log-level=info shows them. */
+	cbox_info("guest syscall %s (%d) refused with %s: %s", cbox_sys_name(nr), nr,
 	          e ? strerrorname_np(e->err) : "ENOSYS", e ? e->note : "not an x86_64 syscall");
 }
 

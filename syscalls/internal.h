@@ -5,6 +5,7 @@
 #include "cbox/syscalls.h"
 
 int64_t sys_access(struct cbox_sysctx *c);
+int64_t sys_seccomp(struct cbox_sysctx *c);
 int64_t sys_name_to_handle_at(struct cbox_sysctx *c);
 int64_t sys_openat2(struct cbox_sysctx *c);
 int64_t sys_inotify_add_watch(struct cbox_sysctx *c);
@@ -72,6 +73,20 @@ int64_t sys_rmdir(struct cbox_sysctx *c);
 int64_t sys_setdomainname(struct cbox_sysctx *c);
 int64_t sys_sethostname(struct cbox_sysctx *c);
 int64_t sys_socket(struct cbox_sysctx *c);
+int64_t sys_sendto(struct cbox_sysctx *c);
+/* extended attributes (sys_xattr.c) */
+int64_t sys_setxattr(struct cbox_sysctx *c);
+int64_t sys_lsetxattr(struct cbox_sysctx *c);
+int64_t sys_fsetxattr(struct cbox_sysctx *c);
+int64_t sys_getxattr(struct cbox_sysctx *c);
+int64_t sys_lgetxattr(struct cbox_sysctx *c);
+int64_t sys_fgetxattr(struct cbox_sysctx *c);
+int64_t sys_listxattr(struct cbox_sysctx *c);
+int64_t sys_llistxattr(struct cbox_sysctx *c);
+int64_t sys_flistxattr(struct cbox_sysctx *c);
+int64_t sys_removexattr(struct cbox_sysctx *c);
+int64_t sys_lremovexattr(struct cbox_sysctx *c);
+int64_t sys_fremovexattr(struct cbox_sysctx *c);
 int64_t sys_stat(struct cbox_sysctx *c);
 int64_t sys_statfs(struct cbox_sysctx *c);
 int64_t sys_statx(struct cbox_sysctx *c);

@@ -1,11 +1,12 @@
 /*
- * Calls the guest may not make (it has no capabilities, and the clock and namespaces belong to
- * the host), answered with Linux's own order of checks: the arguments Linux validates before the
- * privilege check get their EINVAL/EBADF/EFAULT first, so that a program probing for a feature
- * learns what it would learn from an unprivileged process on Linux, and only then EPERM. Nothing
- * here reaches the host.
+ * Calls that need privilege or change the sandbox's shape. Most the guest may not make (it has
+ * no capabilities, and the clock and namespaces belong to the host); they are answered with Linux's
+ * own order of checks: the arguments Linux validates before the privilege check get their
+ * EINVAL/EBADF/EFAULT first, so that a program probing for a feature learns what it would learn
+ * from an unprivileged process on Linux, and only then EPERM. Nothing here reaches the host.
  */
 #include <errno.h>
+#include <linux/seccomp.h>
 #include <sched.h>
 #include <sys/time.h>
 #include <time.h>
@@ -80,4 +81,23 @@ int64_t sys_settimeofday(struct cbox_sysctx *c)
 			return -EINVAL;
 	}
 	return -EPERM; /* CAP_SYS_TIME */
+}
+
+/*
+ * seccomp: a guest may restrict itself further, as on Linux, but never take over its own
+ * syscalls. Whatever a guest filter returns can only make a call fail or be more restricted:
+ * KILL, TRAP and ERRNO outrank the sentry's USER_NOTIF/TRACE; ALLOW and LOG rank below them, so
+ * the sentry still sees every call it traps; a USER_NOTIF or TRACE of the guest's own, with no
+ * listener attached, makes the call fail with ENOSYS (or reach the sentry's tracer, which answers
+ * it from its table). The one thing that would hand the guest the sentry's role is a listener
+ * fd of its own (SECCOMP_FILTER_FLAG_NEW_LISTENER): that flag is a register argument, checked
+ * here race-free, and refused. The BPF program itself is left to the kernel's checks.
+ */
+int64_t sys_seccomp(struct cbox_sysctx *c)
+{
+	unsigned op = (unsigned)ARG(0);
+	uint64_t flags = ARG(1);
+	if (op == SECCOMP_SET_MODE_FILTER && (flags & SECCOMP_FILTER_FLAG_NEW_LISTENER))
+		return -EPERM;
+	return CBOX_SYSRET_CONTINUE;
 }

@@ -74,7 +74,9 @@ int64_t sys_prctl(struct cbox_sysctx *c)
 	case PR_SET_VMA:
 		return CBOX_SYSRET_CONTINUE;
 	case PR_SET_SECCOMP:
-		return -EINVAL; /* as the seccomp syscall: nested filters are not supported yet */
+		/* As seccomp(2) (syscalls/sys_privileged.c): a filter of the guest's own can only
+		 * restrict it, and this older interface has no listener flag. */
+		return CBOX_SYSRET_CONTINUE;
 	case PR_SET_PTRACER:
 		return -EINVAL;
 	case PR_SET_MM:

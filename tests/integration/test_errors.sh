@@ -68,7 +68,7 @@ t_errors() {
 
 	if [ -n "$REFUSED" ]; then
 		set -- $REFUSED
-		box "$GUEST" refused "$1"
+		CFG="$CFG --log-level=info" box "$GUEST" refused "$1"
 		check "refused $2 returns $3 twice" "$3 $3" "$OUT"
 		check "refused $2 logged once" 1 "$(printf '%s\n' "$ERR" | grep -c -w -- "$2")"
 	else
@@ -90,5 +90,12 @@ ok enametoolong component ENAMETOOLONG
 ok enametoolong stat ENAMETOOLONG" "$OUT"
 }
 
-for_each_config t_errors
+# Security: a guest may add seccomp filters of its own (they can only restrict it), but never a
+# listener, which would let it answer its own syscalls instead of the sentry.
+t_seccomp_listener() {
+	box "$GUEST" seccomp-listener
+	check "a seccomp listener for the guest is refused" "EPERM" "$OUT"
+}
+
+for_each_config t_errors t_seccomp_listener
 finish

@@ -67,10 +67,8 @@ t_surface() {
 	else
 		check "guest found (comm busybox)" "a pid" "none; tree:$(left_over)"
 	fi
-	# The gofer's filter is not compared yet: PTRACE_SEIZE of the process found by its comm
-	# fails with ESRCH (under investigation, see the issue note). Only its presence is checked.
 	if [ -n "$gofer" ]; then
-		check "gofer found (comm cbox-gofer)" "a pid" "a pid"
+		compare_filter "gofer filter = gofer" "$gofer" "$(published gofer)"
 	else
 		check "gofer found (comm cbox-gofer)" "a pid" "none; tree:$(left_over)"
 	fi

@@ -113,7 +113,10 @@ CBOX_API int cbox_gofer_clunk(struct cbox_gofer_client *c, uint32_t fid);
 CBOX_API int cbox_gofer_stat(struct cbox_gofer_client *c, uint32_t fid, struct cbox_gofer_stat *st);
 /* Open a fid with open(2) flags (O_ACCMODE, O_APPEND, O_NONBLOCK, O_DIRECTORY, O_TRUNC, O_NOATIME
  * and O_CLOEXEC are honoured; O_CREAT/O_EXCL are not: use create). Returns a new host fd or -errno
- * (EROFS for writes on a read-only mount, ELOOP for a symlink, ENXIO for sockets). */
+ * (EROFS for writes on a read-only mount, ELOOP for a symlink, ENXIO for sockets).
+ * O_PATH (alone, or with O_CLOEXEC) is for sockets only: an O_PATH fd of a socket node that a
+ * BIND of this session made, for connecting to it; -ECONNREFUSED for any other socket (one that
+ * was in the tree already belongs to a host service), -EINVAL for other types or flags. */
 CBOX_API int cbox_gofer_open(struct cbox_gofer_client *c, uint32_t fid, int flags);
 /* Read a symlink's target into buf (NUL-terminated). Returns the length or -errno. */
 CBOX_API int cbox_gofer_readlink(struct cbox_gofer_client *c, uint32_t fid, char *buf, size_t size);
@@ -157,3 +160,33 @@ CBOX_API int cbox_gofer_setattr(struct cbox_gofer_client *c, uint32_t fid,
  */
 CBOX_API int cbox_gofer_mknod(struct cbox_gofer_client *c, uint32_t dir, const char *name,
                               uint32_t mode, uint32_t *newfid, struct cbox_gofer_stat *st);
+
+/*
+ * Bind the AF_UNIX socket sockfd (borrowed: the caller keeps and closes it) to path (len bytes,
+ * 1..108, no NUL: the sun_path the guest gave), resolved by the gofer's kernel from directory fid
+ * cwd inside the guest's tree (an absolute path from the tree's root). getsockname then returns
+ * exactly that path. Errors: as bind(2) in the tree (EADDRINUSE, ENOENT, ENOTDIR, EROFS, ...),
+ * -EINVAL/-ENAMETOOLONG for a bad path (refused before sending), -EAFNOSUPPORT when sockfd is
+ * not an AF_UNIX socket, -ENOTSOCK, -EBADF (fid or fd), -EIO.
+ */
+CBOX_API int cbox_gofer_bind(struct cbox_gofer_client *c, uint32_t cwd, const char *path,
+                             size_t len, int sockfd);
+
+/*
+ * Extended attributes of fid (never following a symlink: a symlink fid names the link itself).
+ * Only names in the user.* namespace are served: a set or remove of security.*, system.* or
+ * trusted.* is -EPERM, a get of one -ENODATA, a name with no known prefix -EOPNOTSUPP; a list
+ * shows only user.* names. name: 1..255 bytes (-ERANGE otherwise, refused before sending).
+ * getxattr/listxattr copy the value (list: NUL-terminated names) into buf and return its length;
+ * with size 0 they only return the length; -ERANGE when size is too small. setxattr: flags 0,
+ * XATTR_CREATE or XATTR_REPLACE (-EINVAL otherwise), len <= 65536 (-E2BIG). Other errors as
+ * the host's *xattr calls: -ENODATA, -EEXIST, -EROFS, -EPERM (user.* on a symlink or special
+ * file), -EOPNOTSUPP, -EBADF (fid), -EIO.
+ */
+CBOX_API int cbox_gofer_getxattr(struct cbox_gofer_client *c, uint32_t fid, const char *name,
+                                 void *buf, size_t size);
+CBOX_API int cbox_gofer_setxattr(struct cbox_gofer_client *c, uint32_t fid, const char *name,
+                                 const void *value, size_t len, int flags);
+CBOX_API int cbox_gofer_listxattr(struct cbox_gofer_client *c, uint32_t fid, char *buf,
+                                  size_t size);
+CBOX_API int cbox_gofer_removexattr(struct cbox_gofer_client *c, uint32_t fid, const char *name);

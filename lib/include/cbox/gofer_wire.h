@@ -54,10 +54,19 @@ struct cbox_gofer_statfs {
  *            i64 atime_sec, i64 atime_nsec, i64 mtime_sec, i64 mtime_nsec
  *            (valid: CBOX_GOFER_SET_* bits, no others; with SET_SIZE size >= 0; with SET_TIMES
  *            each nsec is 0..999999999, UTIME_NOW or UTIME_OMIT)
+ *   BIND     u32 cwdfid, sockpath  (sockpath: u16 length + 1..108 bytes, no NUL: an AF_UNIX
+ *            sun_path as the guest gave it; the packet carries the socket as SCM_RIGHTS, the
+ *            only request that may carry an fd)
+ *   GETXATTR, REMOVEXATTR  u32 fid, xname   (xname: u16 length + 1..255 bytes, no NUL)
+ *   SETXATTR u32 fid, u32 flags (0..3: XATTR_CREATE | XATTR_REPLACE), xname, value
+ *            (value: u32 length + 0..65536 bytes)
+ *   LISTXATTR u32 fid
  * Reply type: CBOX_GOFER_REPLY_OK | request type, or CBOX_GOFER_REPLY_ERROR {i32 errno (1..4095)}.
  * OK bodies: WALK and MKNOD u32 newfid + stat; STAT stat; STATFS statfs; READLINK target; CREATE
- * u32 newfid + stat (and an fd); OPEN empty (and an fd); the others (SETATTR too) empty. stat and
- * statfs travel as the raw structs above (fixed layout, no padding).
+ * u32 newfid + stat (and an fd); OPEN empty (and an fd); GETXATTR value; LISTXATTR value (the
+ * names, each ending in NUL: empty or its last byte is NUL); the others (SETATTR, BIND,
+ * SETXATTR, REMOVEXATTR too) empty. stat and statfs travel as the raw structs above (fixed
+ * layout, no padding).
  */
 struct cbox_gofer_hdr {
 	uint32_t type;
@@ -81,7 +90,12 @@ enum cbox_gofer_type {
 	CBOX_GOFER_LINK = 12,
 	CBOX_GOFER_SETATTR = 13,
 	CBOX_GOFER_MKNOD = 14,
-	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_MKNOD,
+	CBOX_GOFER_BIND = 15,
+	CBOX_GOFER_GETXATTR = 16,
+	CBOX_GOFER_SETXATTR = 17,
+	CBOX_GOFER_LISTXATTR = 18,
+	CBOX_GOFER_REMOVEXATTR = 19,
+	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_REMOVEXATTR,
 };
 
 /* SETATTR's valid bits: which fields of struct cbox_gofer_setattr to apply. The gofer applies
@@ -107,11 +121,14 @@ struct cbox_gofer_setattr {
 #define CBOX_GOFER_REPLY_OK    0x80u /* OR-ed with the request type */
 #define CBOX_GOFER_REPLY_ERROR 0xffu
 
-#define CBOX_GOFER_NAME_MAX   255u  /* bytes of one path component */
-#define CBOX_GOFER_TARGET_MAX 4095u /* bytes of a symlink target (PATH_MAX - 1) */
+#define CBOX_GOFER_NAME_MAX     255u   /* bytes of one path component */
+#define CBOX_GOFER_TARGET_MAX   4095u  /* bytes of a symlink target (PATH_MAX - 1) */
+#define CBOX_GOFER_SOCKPATH_MAX 108u   /* bytes of an AF_UNIX sun_path (UNIX_PATH_MAX) */
+#define CBOX_GOFER_XNAME_MAX    255u   /* bytes of an xattr name (XATTR_NAME_MAX) */
+#define CBOX_GOFER_XVALUE_MAX   65536u /* bytes of an xattr value or list (XATTR_SIZE_MAX) */
 /* Bytes of the largest valid packet, rounded up; a receive buffer of this size never truncates
- * a valid message. */
-#define CBOX_GOFER_MSG_MAX 8192u
+ * a valid message (a SETXATTR with the largest name and value is the largest). */
+#define CBOX_GOFER_MSG_MAX (CBOX_GOFER_XVALUE_MAX + 4096u)
 
 /*
  * A decoded request. name/target point into the decoded buffer (not NUL-terminated) and live
@@ -120,15 +137,18 @@ struct cbox_gofer_setattr {
 struct cbox_gofer_req {
 	uint32_t type; /* enum cbox_gofer_type */
 	uint32_t tag;
-	uint32_t fid; /* WALK/CREATE/MKDIR/UNLINK/SYMLINK/MKNOD dirfid; RENAME olddir; others fid */
-	uint32_t fid2;    /* RENAME newdir; LINK dirfid */
-	uint32_t flags;   /* OPEN, CREATE: open(2) flags; UNLINK: isdir */
+	uint32_t fid;  /* WALK/CREATE/MKDIR/UNLINK/SYMLINK/MKNOD dirfid; RENAME olddir; BIND cwdfid;
+	                  others fid */
+	uint32_t fid2; /* RENAME newdir; LINK dirfid */
+	uint32_t flags;   /* OPEN, CREATE: open(2) flags; UNLINK: isdir; SETXATTR: xattr flags */
 	uint32_t mode;    /* CREATE, MKDIR, MKNOD (type and permission bits) */
 	const char *name; /* WALK, CREATE..LINK, MKNOD entry name; RENAME oldname */
 	size_t name_len;
-	const char *name2; /* RENAME newname; SYMLINK target */
+	const char *name2; /* RENAME newname; SYMLINK target; BIND sockpath; *XATTR xname */
 	size_t name2_len;
 	struct cbox_gofer_setattr attr; /* SETATTR */
+	const void *value;              /* SETXATTR value */
+	size_t value_len;
 };
 
 /* A decoded reply. stat/statfs are copies; target points into the decoded buffer. */
@@ -141,6 +161,8 @@ struct cbox_gofer_reply {
 	struct cbox_gofer_statfs statfs; /* STATFS */
 	const char *target;              /* READLINK, not NUL-terminated */
 	size_t target_len;
+	const void *value; /* GETXATTR value, LISTXATTR names; into the decoded buffer */
+	size_t value_len;
 };
 
 /*
@@ -152,12 +174,20 @@ CBOX_API int cbox_gofer_check_name(const char *name, size_t len);
 /* Check a symlink target: 1..4095 bytes, no NUL. Returns 0, -ENAMETOOLONG or -EINVAL. Pure. */
 CBOX_API int cbox_gofer_check_target(const char *target, size_t len);
 
+/* Check an AF_UNIX socket path (BIND): 1..108 bytes, no NUL. Returns 0, -ENAMETOOLONG or
+ * -EINVAL. Pure. */
+CBOX_API int cbox_gofer_check_sockpath(const char *path, size_t len);
+
+/* Check an xattr name: 1..255 bytes, no NUL. Returns 0, -ERANGE (empty or too long, Linux's
+ * answer) or -EINVAL. The namespace (prefix) is the server's and the sentry's check. Pure. */
+CBOX_API int cbox_gofer_check_xname(const char *name, size_t len);
+
 /*
  * Decode one request packet of len bytes. On success fills *out (pointing into buf) and
  * returns 0. Errors: -EPROTO when the packet is shorter than the header, the header's len is not
  * the packet length or the type is unknown; -EINVAL when the body has the wrong length for its
- * type or a name/target/field is invalid (see cbox_gofer_check_name and the SETATTR rules in the
- * table above). Never reads outside
+ * type or a name/target/field is invalid (see cbox_gofer_check_name, cbox_gofer_check_sockpath,
+ * cbox_gofer_check_xname and the rules in the table above). Never reads outside
  * buf[0, len). Pure; buf may be any bytes.
  */
 CBOX_API int cbox_gofer_decode_request(const void *buf, size_t len, struct cbox_gofer_req *out);
@@ -173,8 +203,9 @@ CBOX_API int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *b
 /*
  * Decode one reply packet. Same checks and errors as cbox_gofer_decode_request: the type must be
  * REPLY_ERROR (errno 1..4095) or REPLY_OK of a known request type with that type's body length;
- * a READLINK target must pass cbox_gofer_check_target. Whether the reply answers the request the
- * caller sent (tag, type) is the caller's check. Pure.
+ * a READLINK target must pass cbox_gofer_check_target, a GETXATTR value or LISTXATTR list must be
+ * at most CBOX_GOFER_XVALUE_MAX bytes (a list empty or ending in NUL). Whether the reply answers
+ * the request the caller sent (tag, type) is the caller's check. Pure.
  */
 CBOX_API int cbox_gofer_decode_reply(const void *buf, size_t len, struct cbox_gofer_reply *out);
 

@@ -92,6 +92,10 @@ CBOX_API int cbox_platform_build_filter(const struct cbox_platform_ops *ops, boo
  * host-surface listing and the filter are built from this one predicate.
  */
 CBOX_API bool cbox_platform_fastpath(const struct cbox_platform_ops *ops, bool strict, int nr);
+/* For a fast-path syscall that the filter still traps in some cases, a phrase saying when
+ * ("with a destination address"); NULL when it is always on the fast path. */
+CBOX_API const char *cbox_platform_fastpath_condition(const struct cbox_platform_ops *ops,
+                                                      bool strict, int nr);
 
 /* Guest memory access (both platforms): process_vm_readv/writev on tid. Return 0 or -EFAULT
  * (or -ESRCH when the task is gone). read_str stops at NUL; -ENAMETOOLONG when no NUL within

@@ -31,7 +31,7 @@
 
 #define MAX_FILTERS 32
 #define MAX_INSNS   BPF_MAXINSNS
-#define NR_MAX      460
+#define NR_MAX      470
 #define X32_BIT     0x40000000u
 
 struct filter {

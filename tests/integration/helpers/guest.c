@@ -17,6 +17,8 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -397,10 +399,28 @@ static int cmd_segv(void)
 	return 0;
 }
 
+/* Try to become one's own supervisor: a seccomp filter with a listener fd. Prints the errno
+ * name (the sentry must refuse: EPERM) or "listener N" if it was granted. */
+static int cmd_seccomp_listener(void)
+{
+	struct sock_filter insns[] = {
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+	};
+	struct sock_fprog prog = {.len = 1, .filter = insns};
+	long fd =
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	if (fd < 0)
+		printf("%s\n", errname(errno));
+	else
+		printf("listener %ld\n", fd);
+	return 0;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
-	                "kill-self SIG|signal-child|open PATH|enametoolong|fds|segv\n");
+	fprintf(stderr,
+	        "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
+	        "kill-self SIG|signal-child|open PATH|enametoolong|fds|segv|seccomp-listener\n");
 }
 
 int main(int argc, char **argv)
@@ -436,6 +456,8 @@ int main(int argc, char **argv)
 		return cmd_fds();
 	if (!strcmp(c, "segv"))
 		return cmd_segv();
+	if (!strcmp(c, "seccomp-listener"))
+		return cmd_seccomp_listener();
 	usage();
 	return 2;
 }

@@ -12,16 +12,17 @@ static unsigned char buf[CBOX_GOFER_MSG_MAX];
 
 static int enc(uint32_t type, const char *name, const char *name2)
 {
-	struct cbox_gofer_req q = {.type = type,
-	                           .tag = 7,
-	                           .fid = 3,
-	                           .fid2 = 4,
-	                           .flags = type == CBOX_GOFER_UNLINK ? 1 : 0x42,
-	                           .mode = 0644,
-	                           .name = name,
-	                           .name_len = name ? strlen(name) : 0,
-	                           .name2 = name2,
-	                           .name2_len = name2 ? strlen(name2) : 0};
+	struct cbox_gofer_req q = {
+	    .type = type,
+	    .tag = 7,
+	    .fid = 3,
+	    .fid2 = 4,
+	    .flags = type == CBOX_GOFER_UNLINK || type == CBOX_GOFER_SETXATTR ? 1 : 0x42,
+	    .mode = 0644,
+	    .name = name,
+	    .name_len = name ? strlen(name) : 0,
+	    .name2 = name2,
+	    .name2_len = name2 ? strlen(name2) : 0};
 	return cbox_gofer_encode_request(&q, buf, sizeof(buf));
 }
 
@@ -272,4 +273,105 @@ Test(gofer_wire, mknod_round_trips)
 	uint32_t l = 20;
 	memcpy(buf + 4, &l, 4);
 	cr_expect_eq(cbox_gofer_decode_reply(buf, 20, &d), -EINVAL);
+}
+
+Test(gofer_wire, bind_paths)
+{
+	char p[CBOX_GOFER_SOCKPATH_MAX + 2];
+	memset(p, 'a', sizeof(p));
+	p[0] = '/';
+	cr_expect_eq(cbox_gofer_check_sockpath(p, CBOX_GOFER_SOCKPATH_MAX), 0);
+	cr_expect_eq(cbox_gofer_check_sockpath(p, CBOX_GOFER_SOCKPATH_MAX + 1), -ENAMETOOLONG);
+	cr_expect_eq(cbox_gofer_check_sockpath(p, 0), -EINVAL);
+	cr_expect_eq(cbox_gofer_check_sockpath("a\0b", 3), -EINVAL);
+	/* A path with '/' and ".." is what BIND carries (unlike a name): the gofer's kernel
+	 * resolves it inside the tree. */
+	struct cbox_gofer_req q = {
+	    .type = CBOX_GOFER_BIND, .fid = 5, .name2 = "../x/s", .name2_len = 6};
+	int len = cbox_gofer_encode_request(&q, buf, sizeof(buf));
+	cr_assert_gt(len, 0);
+	struct cbox_gofer_req d;
+	cr_assert_eq(cbox_gofer_decode_request(buf, (size_t)len, &d), 0);
+	cr_expect_eq(d.fid, 5);
+	cr_expect_eq(d.name2_len, 6);
+	cr_expect_eq(memcmp(d.name2, "../x/s", 6), 0);
+	q.name2 = "a\0b";
+	q.name2_len = 3;
+	cr_expect_eq(cbox_gofer_encode_request(&q, buf, sizeof(buf)), -EINVAL);
+	/* A NUL smuggled past the encoder is refused by the decoder. */
+	q.name2 = "abc";
+	len = cbox_gofer_encode_request(&q, buf, sizeof(buf));
+	buf[len - 2] = '\0';
+	cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len, &d), -EINVAL);
+}
+
+Test(gofer_wire, xattr_requests)
+{
+	static char big[CBOX_GOFER_XVALUE_MAX + 1];
+	char name[CBOX_GOFER_XNAME_MAX + 2];
+	memset(name, 'n', sizeof(name));
+	cr_expect_eq(cbox_gofer_check_xname(name, CBOX_GOFER_XNAME_MAX), 0);
+	cr_expect_eq(cbox_gofer_check_xname(name, CBOX_GOFER_XNAME_MAX + 1), -ERANGE);
+	cr_expect_eq(cbox_gofer_check_xname(name, 0), -ERANGE);
+	cr_expect_eq(cbox_gofer_check_xname("user.\0", 6), -EINVAL);
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_SETXATTR,
+	                           .fid = 9,
+	                           .flags = 2,
+	                           .name2 = name,
+	                           .name2_len = CBOX_GOFER_XNAME_MAX,
+	                           .value = big,
+	                           .value_len = CBOX_GOFER_XVALUE_MAX};
+	/* The largest request fits the largest packet. */
+	int len = cbox_gofer_encode_request(&q, buf, sizeof(buf));
+	cr_assert_gt(len, CBOX_GOFER_XVALUE_MAX);
+	struct cbox_gofer_req d;
+	cr_assert_eq(cbox_gofer_decode_request(buf, (size_t)len, &d), 0);
+	cr_expect_eq(d.value_len, CBOX_GOFER_XVALUE_MAX);
+	cr_expect_eq(d.flags, 2);
+	q.value_len++;
+	cr_expect_eq(cbox_gofer_encode_request(&q, buf, sizeof(buf)), -E2BIG);
+	q.value_len = 1;
+	q.flags = 4;
+	cr_expect_eq(cbox_gofer_encode_request(&q, buf, sizeof(buf)), -EINVAL);
+	q.flags = 0;
+	q.value_len = 0;
+	len = cbox_gofer_encode_request(&q, buf, sizeof(buf));
+	cr_assert_gt(len, 0);
+	/* flags is the 5th word: 0x10 is not an xattr flag. */
+	buf[20] = 0x10;
+	cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len, &d), -EINVAL);
+	/* A value length that runs past the packet. */
+	buf[20] = 0;
+	uint32_t huge = 0xffffffffu;
+	memcpy(buf + len - 4, &huge, 4);
+	cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len, &d), -EINVAL);
+}
+
+Test(gofer_wire, xattr_replies)
+{
+	struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_GETXATTR,
+	                             .tag = 3,
+	                             .value = "v\0w",
+	                             .value_len = 3};
+	int len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_gt(len, 0);
+	struct cbox_gofer_reply d;
+	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), 0);
+	cr_expect_eq(d.value_len, 3);
+	cr_expect_eq(memcmp(d.value, "v\0w", 3), 0);
+	/* A list must end in NUL, so that a caller splitting it stays inside. */
+	r.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_LISTXATTR;
+	r.value = "user.a\0user.b";
+	r.value_len = 13;
+	cr_expect_eq(cbox_gofer_encode_reply(&r, buf, sizeof(buf)), -EINVAL);
+	r.value_len = 14;
+	len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_gt(len, 0);
+	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), 0);
+	buf[len - 1] = 'x';
+	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), -EINVAL);
+	r.value_len = 0;
+	len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), 0);
+	cr_expect_eq(d.value_len, 0);
 }

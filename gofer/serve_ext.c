@@ -1,0 +1,251 @@
+/*
+ * The gofer's AF_UNIX bind and extended-attribute requests (the rest of the server is serve.c).
+ * Both act on the guest's tree only: bind resolves the guest's own path in the gofer's mount
+ * namespace, which holds nothing but that tree, and the xattr calls name a fid's inode.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "cbox/cleanup.h"
+#include "cbox/gofer.h"
+#include "cbox/log.h"
+#include "internal.h"
+
+/* The *xattrat calls (Linux 6.13); glibc 2.36's headers number none of them. */
+#ifndef __NR_setxattrat
+#define __NR_setxattrat    463
+#define __NR_getxattrat    464
+#define __NR_listxattrat   465
+#define __NR_removexattrat 466
+#endif
+
+struct xattr_args_v0 {
+	uint64_t value;
+	uint32_t size;
+	uint32_t flags;
+};
+
+bool cbox_gofer_bound_has(const struct cbox_gofer_server *s, dev_t dev, ino_t ino)
+{
+	for (uint32_t i = 0; i < s->n_bound; i++)
+		if (s->bound[i].dev == dev && s->bound[i].ino == ino)
+			return true;
+	return false;
+}
+
+static void bound_add(struct cbox_gofer_server *s, dev_t dev, ino_t ino)
+{
+	if (cbox_gofer_bound_has(s, dev, ino))
+		return;
+	s->bound[s->next_bound].dev = dev;
+	s->bound[s->next_bound].ino = ino;
+	s->next_bound = (s->next_bound + 1) % CBOX_GOFER_BOUND_MAX;
+	if (s->n_bound < CBOX_GOFER_BOUND_MAX)
+		s->n_bound++;
+}
+
+/* Record the inode the socket was bound to (its name, resolved again from the same cwd). A
+ * failure only means a later connect to it is refused. */
+static void remember_bound(struct cbox_gofer_server *s, const char *path)
+{
+	struct stat st;
+	if (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(st.st_mode))
+		bound_add(s, st.st_dev, st.st_ino);
+}
+
+/*
+ * BIND: bind the guest's AF_UNIX socket to the guest's own path, resolved from the guest's cwd.
+ * The path is resolved by the host kernel in the gofer's mount namespace, which is the guest's
+ * tree and nothing else (the gofer is pivoted into it; host paths are not mounted there), so
+ * neither "..", an absolute path nor a symlink (even one to "/../..") can name a host file: ".."
+ * stops at the gofer's root, which is the guest's root. The mounts' own flags apply (EROFS on the
+ * read-only parts). The sentry made Linux's permission checks on its view of the same tree.
+ */
+int cbox_gofer_do_bind(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int sockfd)
+{
+	struct cbox_gofer_node *cwd = cbox_gofer_server_lookup(s, q->fid);
+	struct cbox_gofer_node *root = cbox_gofer_server_lookup(s, CBOX_GOFER_ROOT_FID);
+	if (cwd == NULL)
+		return -EBADF;
+	if (!S_ISDIR(cwd->mode))
+		return -ENOTDIR;
+	/* Only an AF_UNIX socket: any other fd (a file, an inet socket) would make bind mean
+	 * something the sentry did not check. */
+	int domain = 0;
+	socklen_t dlen = sizeof(domain);
+	if (getsockopt(sockfd, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) < 0)
+		return errno == ENOTSOCK ? -ENOTSOCK : -EBADF;
+	if (domain != AF_UNIX)
+		return -EAFNOSUPPORT;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	memcpy(sa.sun_path, q->name2, q->name2_len); /* <= 108 bytes, no NUL: checked */
+	socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + q->name2_len);
+	char path[CBOX_GOFER_SOCKPATH_MAX + 1];
+	memcpy(path, q->name2, q->name2_len);
+	path[q->name2_len] = '\0';
+	if (fchdir(cwd->fd) < 0)
+		return -errno;
+	int rc = bind(sockfd, (struct sockaddr *)&sa, alen) < 0 ? -errno : 0;
+	if (rc == 0)
+		remember_bound(s, path);
+	/* Back to the root, so that no later relative name of the gofer's depends on a guest's
+	 * cwd. */
+	if (fchdir(root->fd) < 0)
+		cbox_error("gofer: cannot return to the root after a bind: %s", strerror(errno));
+	return rc;
+}
+
+/*
+ * Which names the guest may use. Only user.*: security.capability would be file capabilities
+ * for whoever runs the file on the host later, security.* (SELinux, IMA) and trusted.* are
+ * privileged on Linux (EPERM without CAP_SYS_ADMIN) and system.* holds ACLs the sentry does not
+ * check. Reading them answers ENODATA (as trusted.* reads for an unprivileged caller); a name
+ * without a known prefix is EOPNOTSUPP, as Linux answers.
+ */
+static int xattr_name_allowed(const char *name, bool write)
+{
+	static const char *const privileged[] = {"security.", "system.", "trusted."};
+	if (strncmp(name, "user.", 5) == 0)
+		return 0;
+	for (size_t i = 0; i < CBOX_ARRAY_SIZE(privileged); i++)
+		if (strncmp(name, privileged[i], strlen(privileged[i])) == 0)
+			return write ? -EPERM : -ENODATA;
+	return -EOPNOTSUPP;
+}
+
+/* What the *xattrat calls name for n: a directory as itself ("." from its own fd), anything
+ * else as its name in its parent, not followed; the name must still hold n's inode. O_PATH fds
+ * cannot be used directly (the xattr calls refuse them with EBADF). */
+static int xattr_target(const struct cbox_gofer_node *n, int *dirfd, const char **path)
+{
+	struct stat st;
+	if (S_ISDIR(n->mode)) {
+		*dirfd = n->fd;
+		*path = ".";
+		return 0;
+	}
+	if (n->parent == NULL)
+		return -EINVAL;
+	if (fstatat(n->parent->fd, n->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	if (st.st_dev != n->dev || st.st_ino != n->ino)
+		return -ESTALE;
+	*dirfd = n->parent->fd;
+	*path = n->name;
+	return 0;
+}
+
+/* The fallback for kernels without *xattrat (before 6.13): a read-only fd of the file itself
+ * (never of a symlink, which cannot be opened without following it). */
+static int xattr_fallback_fd(const struct cbox_gofer_node *n)
+{
+	if (!S_ISREG(n->mode) && !S_ISDIR(n->mode))
+		return -EOPNOTSUPP;
+	int oflags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+	int fd =
+	    S_ISDIR(n->mode) ? openat(n->fd, ".", oflags) : openat(n->parent->fd, n->name, oflags);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Keep only the user.* names of a NUL-separated list of len bytes; returns the new length. */
+static size_t filter_list(char *list, size_t len)
+{
+	size_t out = 0;
+	for (size_t i = 0; i < len;) {
+		size_t n = strnlen(list + i, len - i);
+		if (i + n == len)
+			break; /* not NUL-terminated: drop the rest */
+		if (xattr_name_allowed(list + i, false) == 0) {
+			memmove(list + out, list + i, n + 1);
+			out += n + 1;
+		}
+		i += n + 1;
+	}
+	return out;
+}
+
+static long xattr_call(const struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int dirfd,
+                       const char *path, const char *name)
+{
+	struct xattr_args_v0 a = {0};
+	int at = AT_SYMLINK_NOFOLLOW;
+	switch (q->type) {
+	case CBOX_GOFER_GETXATTR:
+		a.value = (uintptr_t)s->xbuf;
+		a.size = CBOX_GOFER_XVALUE_MAX;
+		return syscall(__NR_getxattrat, dirfd, path, at, name, &a, sizeof(a));
+	case CBOX_GOFER_SETXATTR:
+		a.value = (uintptr_t)q->value;
+		a.size = (uint32_t)q->value_len;
+		a.flags = q->flags;
+		return syscall(__NR_setxattrat, dirfd, path, at, name, &a, sizeof(a));
+	case CBOX_GOFER_LISTXATTR:
+		return syscall(__NR_listxattrat, dirfd, path, at, s->xbuf,
+		               (size_t)CBOX_GOFER_XVALUE_MAX);
+	default:
+		return syscall(__NR_removexattrat, dirfd, path, at, name);
+	}
+}
+
+static long xattr_call_fd(const struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int fd,
+                          const char *name)
+{
+	switch (q->type) {
+	case CBOX_GOFER_GETXATTR:
+		return fgetxattr(fd, name, s->xbuf, CBOX_GOFER_XVALUE_MAX);
+	case CBOX_GOFER_SETXATTR:
+		return fsetxattr(fd, name, q->value, q->value_len, (int)q->flags);
+	case CBOX_GOFER_LISTXATTR:
+		return flistxattr(fd, s->xbuf, CBOX_GOFER_XVALUE_MAX);
+	default:
+		return fremovexattr(fd, name);
+	}
+}
+
+int cbox_gofer_do_xattr(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                        struct cbox_gofer_reply *r)
+{
+	const struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
+	char name[CBOX_GOFER_XNAME_MAX + 1] = "";
+	if (n == NULL)
+		return -EBADF;
+	if (q->type != CBOX_GOFER_LISTXATTR) {
+		memcpy(name, q->name2, q->name2_len);
+		name[q->name2_len] = '\0';
+		/* Checked here as well as in the sentry: defence in depth. */
+		bool write = q->type != CBOX_GOFER_GETXATTR;
+		int rc = xattr_name_allowed(name, write);
+		if (rc < 0)
+			return rc;
+	}
+	int dirfd;
+	const char *path;
+	int rc = xattr_target(n, &dirfd, &path);
+	if (rc < 0)
+		return rc;
+	long got = xattr_call(s, q, dirfd, path, name);
+	if (got < 0 && errno == ENOSYS) {
+		CBOX_AUTOCLOSE int fd = xattr_fallback_fd(n);
+		if (fd < 0)
+			return fd;
+		got = xattr_call_fd(s, q, fd, name);
+	}
+	if (got < 0)
+		return -errno;
+	if (q->type == CBOX_GOFER_GETXATTR || q->type == CBOX_GOFER_LISTXATTR) {
+		size_t len = (size_t)got;
+		if (q->type == CBOX_GOFER_LISTXATTR)
+			len = filter_list(s->xbuf, len);
+		r->value = s->xbuf;
+		r->value_len = len;
+	}
+	return 0;
+}

@@ -1,0 +1,288 @@
+/*
+ * The socket calls that take an address: socket, bind, connect and sendto.
+ *
+ * Sockets are host objects in the sandbox's own network namespace. An AF_UNIX *path* is the one
+ * address that names a file, and the guest's real mount namespace is empty: a path the host
+ * kernel resolved for the guest would find nothing. So pathname addresses are served here, on the
+ * guest's tree: bind goes through the gofer (the only process that can create a file in the tree),
+ * connect and sendto are made by the sentry itself on a dup of the guest's socket, naming the
+ * peer through an O_PATH fd the gofer gave. Abstract names, autobind and inet addresses stay with
+ * the host kernel (they name no file).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cbox/cleanup.h"
+#include "cbox/log.h"
+#include "internal.h"
+
+#define ARG(i)  (c->trap->args[i])
+#define IARG(i) ((int)c->trap->args[i])
+
+/* The largest datagram the sentry copies for a sendto to a path (Linux's own limit is the
+ * socket's send buffer, far below this with the default net.core.wmem_max). */
+#define SENDTO_MAX (4u << 20)
+
+/*
+ * Sockets live in the sandbox's own network namespace (loopback only). Families beyond
+ * local, IP and IPv6 would reach host kernel code the sandbox does not need (packet sockets,
+ * netlink beyond route, vsock...), so they are answered as a kernel without them would.
+ */
+int64_t sys_socket(struct cbox_sysctx *c)
+{
+	int family = IARG(0);
+	if (family == AF_UNIX || family == AF_INET || family == AF_INET6)
+		return CBOX_SYSRET_CONTINUE;
+	if (family == AF_NETLINK && IARG(2) == 0 /* NETLINK_ROUTE */)
+		return CBOX_SYSRET_CONTINUE;
+	return -EAFNOSUPPORT;
+}
+
+/* An AF_UNIX path as the guest gave it: up to 108 bytes, NUL-terminated here. */
+struct upath {
+	char s[CBOX_GOFER_SOCKPATH_MAX + 1];
+	size_t len;
+};
+
+/*
+ * Read the guest's address. Returns 1 and fills p when it is an AF_UNIX pathname address; 0 for
+ * anything the host may answer itself (another family, an abstract name, autobind, a bad length,
+ * unreadable memory). Letting those through is safe even though the guest can change its memory
+ * after this look: whatever the host kernel then reads, a path it resolves for the guest lands in
+ * the guest's empty mount namespace, where there is nothing to reach.
+ */
+static int read_unix_path(struct cbox_sysctx *c, uint64_t uaddr, uint64_t alen, struct upath *p)
+{
+	const size_t off = offsetof(struct sockaddr_un, sun_path);
+	struct sockaddr_un sa;
+	if (uaddr == 0 || alen <= off || alen > sizeof(sa))
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	if (cbox_sys_read(c, uaddr, &sa, (size_t)alen) < 0)
+		return 0;
+	if (sa.sun_family != AF_UNIX || sa.sun_path[0] == '\0')
+		return 0;
+	/* Linux uses the bytes up to the first NUL or the end of the address: so does the gofer. */
+	p->len = strnlen(sa.sun_path, (size_t)alen - off);
+	memcpy(p->s, sa.sun_path, p->len);
+	p->s[p->len] = '\0';
+	return 1;
+}
+
+/* A dup of the guest's fd when it is an AF_UNIX socket (*type gets its type); -EAFNOSUPPORT for
+ * a socket of another family (the host answers those), -ENOTSOCK, -EBADF. */
+static int unix_socket(struct cbox_sysctx *c, int fd, int *type)
+{
+	CBOX_AUTOCLOSE int dup = cbox_task_getfd(c->task, fd);
+	if (dup < 0)
+		return dup == -EBADF ? -EBADF : dup;
+	struct stat st;
+	if (fstat(dup, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return -ENOTSOCK;
+	int domain = 0;
+	socklen_t len = sizeof(domain);
+	if (getsockopt(dup, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0)
+		return -ENOTSOCK;
+	if (domain != AF_UNIX)
+		return -EAFNOSUPPORT;
+	len = sizeof(*type);
+	if (getsockopt(dup, SOL_SOCKET, SO_TYPE, type, &len) < 0)
+		return -ENOTSOCK;
+	return cbox_steal_fd(&dup);
+}
+
+static bool on_gofer(const struct cbox_dentry *d)
+{
+	return strcmp(d->mnt->ops->name, "gofer") == 0;
+}
+
+/* What Linux answers for making a socket node in one of the sentry's own file systems: /proc's
+ * directories are not writable (EACCES for a capability-less root), /dev is read-only here. */
+static int not_gofer_answer(const struct cbox_dentry *d)
+{
+	return strcmp(d->mnt->ops->name, "proc") == 0 ? -EACCES : -EROFS;
+}
+
+/*
+ * Linux's checks for making the socket node at path (filename_create, may_create), on the
+ * sentry's view of the tree: the parent exists and is a searchable directory, the name is free
+ * (EADDRINUSE, symlinks included: bind never follows the last component), the mount is
+ * writable, the directory is writable. *cwd_fid gets the fid the gofer resolves a relative path
+ * from. On success *dir is the parent (a reference) and last its name.
+ */
+static int bind_check(struct cbox_sysctx *c, const char *path, uint32_t *cwd_fid,
+                      struct cbox_dentry **dir, char *last)
+{
+	struct cbox_dentry *d, *cwd = c->task->fs->cwd;
+	int r = cbox_vfs_walk(c->s, c->task, AT_FDCWD, path, CBOX_WALK_PARENT, dir, last);
+	if (r < 0)
+		return r;
+	if (last[0] == '\0' || !strcmp(last, ".") || !strcmp(last, ".."))
+		r = -EADDRINUSE;
+	else if ((r = cbox_vfs_walk(c->s, c->task, AT_FDCWD, path, 0, &d, NULL)) == 0) {
+		cbox_dentry_put(c->s, d);
+		r = -EADDRINUSE;
+	} else if (r == -ENOENT)
+		r = 0;
+	if (r == 0 && !on_gofer(*dir))
+		r = not_gofer_answer(*dir);
+	/* The gofer resolves a relative path from the task's cwd; one in the sentry's own file
+	 * systems cannot be named there. */
+	if (r == 0 && path[0] != '/' && !on_gofer(cwd))
+		r = not_gofer_answer(cwd);
+	if (r == 0)
+		r = cbox_vfs_writable(c->s, *dir);
+	if (r == 0)
+		r = cbox_vfs_may(*dir, W_OK | X_OK);
+	*cwd_fid = path[0] == '/' || r < 0 ? CBOX_GOFER_ROOT_FID : cwd->fid;
+	if (r < 0)
+		cbox_dentry_put(c->s, *dir);
+	return r;
+}
+
+/*
+ * bind(fd, {AF_UNIX, path}): the gofer binds the guest's socket to the guest's exact path, from
+ * the guest's cwd, inside its own mount namespace, which is the guest's tree and nothing else: no
+ * name the guest writes ("..", an absolute path, a symlink to "/../..") can reach beyond it.
+ * Because the path is the guest's own string, getsockname/getpeername/accept/recvfrom report
+ * exactly what Linux would, and stay on the fast path.
+ */
+int64_t sys_bind(struct cbox_sysctx *c)
+{
+	struct upath p;
+	int type;
+	if (read_unix_path(c, ARG(1), ARG(2), &p) <= 0)
+		return CBOX_SYSRET_CONTINUE;
+	CBOX_AUTOCLOSE int sock = unix_socket(c, IARG(0), &type);
+	if (sock == -EAFNOSUPPORT)
+		return CBOX_SYSRET_CONTINUE;
+	if (sock < 0)
+		return sock;
+	struct cbox_dentry *dir;
+	char last[NAME_MAX + 1];
+	uint32_t cwd_fid;
+	int r = bind_check(c, p.s, &cwd_fid, &dir, last);
+	if (r < 0)
+		return r;
+	r = cbox_gofer_bind(cbox_sentry_gofer(c->s), cwd_fid, p.s, p.len, sock);
+	if (r == 0)
+		cbox_vfs_forget(c->s, dir, last);
+	else if (r == -EEXIST)
+		r = -EADDRINUSE;
+	cbox_dentry_put(c->s, dir);
+	return r;
+}
+
+/*
+ * The peer named by path, as an O_PATH fd (owned by the caller) or -errno as Linux's
+ * unix_find_bsd answers: the walk's errors, ECONNREFUSED for anything but a socket, EACCES
+ * without write permission. The fd comes from the gofer for a socket of the guest's tree only
+ * (and only one a guest of this sandbox bound, see cbox_gofer_open): the sentry never resolves
+ * a guest's path on the host.
+ */
+static int open_peer(struct cbox_sysctx *c, const char *path)
+{
+	struct cbox_dentry *d;
+	int r = cbox_vfs_walk(c->s, c->task, AT_FDCWD, path, CBOX_WALK_FOLLOW, &d, NULL);
+	if (r < 0)
+		return r;
+	if (!S_ISSOCK(d->mode) || !on_gofer(d))
+		r = -ECONNREFUSED;
+	else
+		r = cbox_vfs_may(d, W_OK);
+	if (r == 0)
+		r = cbox_gofer_open(cbox_sentry_gofer(c->s), d->fid, O_PATH | O_CLOEXEC);
+	cbox_dentry_put(c->s, d);
+	if (r == -ENXIO || r == -ELOOP)
+		r = -ECONNREFUSED;
+	return r;
+}
+
+/* The address that names peer through the sentry's own /proc: the magic link resolves to the
+ * socket inode itself, which is how the kernel finds the bound socket. */
+static socklen_t peer_addr(struct sockaddr_un *a, int peer)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	int n = snprintf(a->sun_path, sizeof(a->sun_path), "/proc/self/fd/%d", peer);
+	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)n + 1);
+}
+
+/*
+ * connect(fd, {AF_UNIX, path}), made by the sentry on a dup of the guest's socket. The sentry is
+ * single-threaded and must not wait: the call is made non-blocking (on the shared open file
+ * description, restored after), so a full listen backlog answers EAGAIN where Linux would wait.
+ */
+int64_t sys_connect(struct cbox_sysctx *c)
+{
+	struct sockaddr_un pa;
+	struct upath p;
+	int type;
+	if (read_unix_path(c, ARG(1), ARG(2), &p) <= 0)
+		return CBOX_SYSRET_CONTINUE;
+	CBOX_AUTOCLOSE int sock = unix_socket(c, IARG(0), &type);
+	if (sock == -EAFNOSUPPORT)
+		return CBOX_SYSRET_CONTINUE;
+	if (sock < 0)
+		return sock;
+	CBOX_AUTOCLOSE int peer = open_peer(c, p.s);
+	if (peer < 0)
+		return peer;
+	socklen_t alen = peer_addr(&pa, peer);
+	int fl = fcntl(sock, F_GETFL);
+	if (fl < 0)
+		return -EBADF;
+	if (!(fl & O_NONBLOCK) && fcntl(sock, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -EBADF;
+	int r = connect(sock, (struct sockaddr *)&pa, alen) < 0 ? -errno : 0;
+	if (!(fl & O_NONBLOCK) && fcntl(sock, F_SETFL, fl) < 0)
+		cbox_warn("connect: cannot restore the flags of the guest's socket: %s",
+		          strerror(errno));
+	return r == -EINPROGRESS ? -EAGAIN : r;
+}
+
+/*
+ * sendto(fd, buf, len, flags, {AF_UNIX, path}, alen): the guest filter lets sendto without an
+ * address through on the fast path; one with an address comes here. Only a datagram socket
+ * resolves the address (a stream socket refuses any address, a seqpacket socket ignores it,
+ * before any lookup): those go to the host. The datagram is copied and sent by the sentry with
+ * MSG_DONTWAIT (EAGAIN where Linux would wait for room at the receiver).
+ */
+int64_t sys_sendto(struct cbox_sysctx *c)
+{
+	struct sockaddr_un pa;
+	struct upath p;
+	int type;
+	if (ARG(4) == 0 || read_unix_path(c, ARG(4), ARG(5), &p) <= 0)
+		return CBOX_SYSRET_CONTINUE;
+	CBOX_AUTOCLOSE int sock = unix_socket(c, IARG(0), &type);
+	if (sock == -EAFNOSUPPORT || (sock >= 0 && type != SOCK_DGRAM))
+		return CBOX_SYSRET_CONTINUE;
+	if (sock < 0)
+		return sock;
+	size_t len = (size_t)ARG(2);
+	if (len > SENDTO_MAX)
+		return -EMSGSIZE;
+	CBOX_AUTOFREE void *buf = malloc(len ? len : 1);
+	if (buf == NULL)
+		return -ENOMEM;
+	if (len > 0 && cbox_sys_read(c, ARG(1), buf, len) < 0)
+		return -EFAULT;
+	CBOX_AUTOCLOSE int peer = open_peer(c, p.s);
+	if (peer < 0)
+		return peer;
+	socklen_t alen = peer_addr(&pa, peer);
+	/* MSG_NOSIGNAL: a SIGPIPE would hit the sentry; a datagram socket never raises one. */
+	int flags = IARG(3) | MSG_DONTWAIT | MSG_NOSIGNAL;
+	ssize_t n = sendto(sock, buf, len, flags, (struct sockaddr *)&pa, alen);
+	return n < 0 ? -errno : n;
+}

@@ -1,0 +1,101 @@
+#!/bin/bash
+# AF_UNIX sockets on paths of the guest's tree: bind (made by the gofer), connect and sendto (made
+# by the sentry), and the attempts that must fail: a host socket outside the tree, a host socket
+# inside it that no guest bound, a symlink that points at "/../..", the read-only rootfs.
+. "$(dirname "$0")/lib.sh"
+need_root
+need_binaries
+PY=/usr/bin/python3
+[ -x "$PY" ] || skip "$PY is needed for the guest side"
+
+# Host side: a listening socket in a host dir that is not in the guest's tree (the guest's /tmp
+# is an empty tmpfs), and one in the working folder that a host process owns.
+OUTSIDE="$SCRATCH/outside"
+mkdir -p "$OUTSIDE"
+"$PY" - "$OUTSIDE/host.sock" <<'EOF' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1]); s.listen(8)
+time.sleep(600)
+EOF
+HOST_PID=$!
+trap 'kill $HOST_PID 2>/dev/null; rm -rf "$SCRATCH" "$ITEST_TMP"' EXIT
+
+cat >"$ITEST_TMP/guest.py" <<'EOF'
+import errno, os, socket, sys
+
+def err(f):
+    try:
+        f()
+        return "ok"
+    except OSError as e:
+        return errno.errorcode.get(e.errno, str(e.errno))
+
+def connect(path, kind=socket.SOCK_STREAM):
+    return err(lambda: socket.socket(socket.AF_UNIX, kind).connect(path))
+
+def bind(path):
+    return err(lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).bind(path))
+
+os.chdir(sys.argv[1])
+cmd = sys.argv[2]
+if cmd == "roundtrip":
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind("srv.sock"); s.listen(4)
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.connect(os.path.abspath("srv.sock"))
+    a, _ = s.accept()
+    c.sendall(b"ping"); print("recv", a.recv(4).decode())
+    print("name", s.getsockname(), "peer", c.getpeername())
+    print("again", bind("srv.sock"))
+elif cmd == "dgram":
+    r = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); r.bind("r.sock")
+    w = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); w.bind("w.sock")
+    w.sendto(b"dg", "r.sock")
+    data, addr = r.recvfrom(16)
+    print("dgram", data.decode(), addr)
+elif cmd == "escape":
+    print("outside", connect(sys.argv[3]))
+    print("inside-host", connect("hostowned.sock"))
+    print("link-connect", connect("esc/host.sock"))
+    print("link-bind", bind("esc/new.sock"))
+    print("rootfs-bind", bind("/usr/cbox-test.sock"))
+    print("file", connect("guest.py"))
+EOF
+
+t_unix() {
+	local work
+	work=$(mktemp -d "$ITEST_TMP/w.XXXXXX")
+	cp "$ITEST_TMP/guest.py" "$work/"
+	cd "$work" && box "$PY" guest.py "$work" roundtrip; cd "$OLDPWD" || return
+	check "bind/connect/accept round trip" "recv ping" "$(echo "$OUT" | grep recv)"
+	check "getsockname/getpeername are the guest's paths" \
+		"name srv.sock peer srv.sock" "$(echo "$OUT" | grep name)"
+	check "bind on a taken name" "again EADDRINUSE" "$(echo "$OUT" | grep again)"
+	check "the socket node exists in the working folder" "socket" \
+		"$(stat -c %F "$work/srv.sock" 2>&1 | sed 's/^.* //')"
+
+	cd "$work" && box "$PY" guest.py "$work" dgram; cd "$OLDPWD" || return
+	check "sendto a path, recvfrom the sender's path" "dgram dg w.sock" "$OUT"
+
+	# Attempts that must fail: nothing outside the tree is reachable, and a host socket in the
+	# tree that no guest bound is refused.
+	"$PY" -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)' \
+		"$work/hostowned.sock"
+	ln -s "/../../..$OUTSIDE" "$work/esc"
+	cd "$work" && box "$PY" guest.py "$work" escape "$OUTSIDE/host.sock"; cd "$OLDPWD" || return
+	check "host socket outside the tree" "outside ENOENT" "$(echo "$OUT" | grep ^outside)"
+	check "host socket inside the tree" "inside-host ECONNREFUSED" \
+		"$(echo "$OUT" | grep ^inside-host)"
+	check "connect through a /../.. symlink stays inside" "link-connect ENOENT" \
+		"$(echo "$OUT" | grep ^link-connect)"
+	check "bind through a /../.. symlink stays inside" "link-bind ENOENT" \
+		"$(echo "$OUT" | grep ^link-bind)"
+	check "no socket appeared outside" "" "$(ls "$OUTSIDE" | grep -v '^host.sock$')"
+	check "bind on the read-only rootfs" "rootfs-bind EROFS" "$(echo "$OUT" | grep ^rootfs)"
+	check "connect to a regular file" "file ECONNREFUSED" "$(echo "$OUT" | grep ^file)"
+	check_status "guest script status" 0
+}
+
+for_each_config t_unix
+finish

@@ -1,0 +1,212 @@
+/* The gofer's BIND and xattr requests, in-process over a socketpair on a temp tree: binding,
+ * the O_PATH open of bound sockets only, the xattr namespace policy and read-only refusals. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "cbox/gofer.h"
+#include "internal.h"
+
+static char root[64];
+static int sv[2];
+static pthread_t th;
+static struct cbox_gofer_client *C;
+static int serve_rc;
+
+static void *serve_thread(void *arg)
+{
+	int root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	serve_rc = cbox_gofer_serve(sv[1], root_fd, *(bool *)arg);
+	close(sv[1]);
+	return NULL;
+}
+
+static int host_bind(const char *rel)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", root, rel);
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_eq(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	cr_assert_eq(listen(s, 4), 0);
+	return s;
+}
+
+static void start(bool readonly)
+{
+	static bool ro;
+	char p[128];
+	strcpy(root, "/tmp/cbox-gofer-ext-XXXXXX");
+	cr_assert_not_null(mkdtemp(root));
+	snprintf(p, sizeof(p), "%s/file", root);
+	int fd = open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	snprintf(p, sizeof(p), "%s/link", root);
+	cr_assert_eq(symlink("file", p), 0);
+	close(host_bind("hostsock")); /* a socket node nobody in the sandbox bound */
+	ro = readonly;
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	cr_assert_eq(pthread_create(&th, NULL, serve_thread, &ro), 0);
+	C = cbox_gofer_client_new(sv[0]);
+}
+
+static void setup_rw(void)
+{
+	start(false);
+}
+static void setup_ro(void)
+{
+	start(true);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+	cbox_gofer_client_free(C);
+	pthread_join(th, NULL);
+	cr_expect_eq(serve_rc, 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	cr_expect_eq(system(cmd), 0);
+}
+
+TestSuite(gofer_ext_rw, .init = setup_rw, .fini = teardown);
+TestSuite(gofer_ext_ro, .init = setup_ro, .fini = teardown);
+
+static uint32_t walk(const char *name)
+{
+	uint32_t fid = 0;
+	int rc = cbox_gofer_walk(C, CBOX_GOFER_ROOT_FID, name, &fid, NULL);
+	cr_assert_eq(rc, 0, "walk %s: %s", name, strerror(-rc));
+	return fid;
+}
+
+/* connect(s) to the socket behind the O_PATH fd pfd, through /proc/self/fd as the sentry does. */
+static int connect_via(int s, int pfd)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", pfd);
+	return connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? -errno : 0;
+}
+
+Test(gofer_ext_rw, bind_then_connect_by_opath)
+{
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "sock1", 5, s), 0);
+	cr_assert_eq(listen(s, 4), 0);
+	/* getsockname reports the exact path the guest gave. */
+	struct sockaddr_un got;
+	socklen_t glen = sizeof(got);
+	cr_assert_eq(getsockname(s, (struct sockaddr *)&got, &glen), 0);
+	cr_expect_str_eq(got.sun_path, "sock1");
+	int s2 = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_expect_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "sock1", 5, s2), -EADDRINUSE);
+	int pfd = cbox_gofer_open(C, walk("sock1"), O_PATH | O_CLOEXEC);
+	cr_assert_geq(pfd, 0, "open O_PATH: %s", strerror(-pfd));
+	cr_expect_eq(connect_via(s2, pfd), 0);
+	close(pfd);
+	close(s2);
+	close(s);
+}
+
+Test(gofer_ext_rw, opath_only_for_sockets_bound_here)
+{
+	int l = host_bind("hostsock2");
+	/* A socket that was in the tree already belongs to a host service: refused. */
+	cr_expect_eq(cbox_gofer_open(C, walk("hostsock2"), O_PATH | O_CLOEXEC), -ECONNREFUSED);
+	cr_expect_eq(cbox_gofer_open(C, walk("hostsock"), O_PATH), -ECONNREFUSED);
+	cr_expect_eq(cbox_gofer_open(C, walk("file"), O_PATH | O_CLOEXEC), -EINVAL);
+	cr_expect_eq(cbox_gofer_open(C, walk("hostsock2"), O_PATH | O_RDWR), -EINVAL);
+	close(l);
+}
+
+Test(gofer_ext_rw, bind_refuses_what_is_not_an_af_unix_socket)
+{
+	int p[2];
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	cr_expect_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "x", 1, p[0]), -ENOTSOCK);
+	int in = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_expect_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "x", 1, in), -EAFNOSUPPORT);
+	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	cr_expect_eq(cbox_gofer_bind(C, walk("file"), "x", 1, s), -ENOTDIR);
+	cr_expect_eq(cbox_gofer_bind(C, 4242, "x", 1, s), -EBADF);
+	cr_expect_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "a\0b", 3, s), -EINVAL);
+	cr_expect_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "missing/x", 9, s), -ENOENT);
+	char p2[128];
+	snprintf(p2, sizeof(p2), "%s/x", root);
+	cr_expect_neq(access(p2, F_OK), 0);
+	close(p[0]);
+	close(p[1]);
+	close(in);
+	close(s);
+}
+
+Test(gofer_ext_rw, xattr_user_namespace)
+{
+	uint32_t f = walk("file");
+	char v[16] = {0};
+	cr_assert_eq(cbox_gofer_setxattr(C, f, "user.a", "hello", 5, 0), 0);
+	cr_expect_eq(cbox_gofer_getxattr(C, f, "user.a", NULL, 0), 5);
+	cr_expect_eq(cbox_gofer_getxattr(C, f, "user.a", v, 2), -ERANGE);
+	cr_expect_eq(cbox_gofer_getxattr(C, f, "user.a", v, sizeof(v)), 5);
+	cr_expect_str_eq(v, "hello");
+	cr_expect_eq(cbox_gofer_setxattr(C, f, "user.a", "x", 1, XATTR_CREATE), -EEXIST);
+	cr_expect_eq(cbox_gofer_setxattr(C, f, "user.b", "x", 1, XATTR_REPLACE), -ENODATA);
+	char list[64];
+	int n = cbox_gofer_listxattr(C, f, list, sizeof(list));
+	cr_expect_eq(n, 7);
+	cr_expect_eq(memcmp(list, "user.a", 7), 0);
+	cr_expect_eq(cbox_gofer_removexattr(C, f, "user.a"), 0);
+	cr_expect_eq(cbox_gofer_getxattr(C, f, "user.a", v, sizeof(v)), -ENODATA);
+	cr_expect_eq(cbox_gofer_listxattr(C, f, list, sizeof(list)), 0);
+	/* The root directory works too (a node without a parent). */
+	cr_expect_eq(cbox_gofer_setxattr(C, CBOX_GOFER_ROOT_FID, "user.d", "1", 1, 0), 0);
+	cr_expect_eq(cbox_gofer_getxattr(C, CBOX_GOFER_ROOT_FID, "user.d", v, sizeof(v)), 1);
+	/* A symlink fid names the link itself: no user.* there (Linux: EPERM / ENODATA). */
+	uint32_t l = walk("link");
+	cr_expect_eq(cbox_gofer_setxattr(C, l, "user.a", "1", 1, 0), -EPERM);
+	cr_expect_eq(cbox_gofer_getxattr(C, l, "user.a", v, sizeof(v)), -ENODATA);
+}
+
+Test(gofer_ext_rw, xattr_privileged_namespaces_refused)
+{
+	uint32_t f = walk("file");
+	char v[16];
+	/* File capabilities would be privilege for whoever runs the file on the host later. */
+	cr_expect_eq(cbox_gofer_setxattr(C, f, "security.capability", "\1\0\0\2", 4, 0), -EPERM);
+	cr_expect_eq(cbox_gofer_setxattr(C, f, "trusted.x", "1", 1, 0), -EPERM);
+	cr_expect_eq(cbox_gofer_setxattr(C, f, "system.posix_acl_access", "1", 1, 0), -EPERM);
+	cr_expect_eq(cbox_gofer_removexattr(C, f, "security.selinux"), -EPERM);
+	cr_expect_eq(cbox_gofer_getxattr(C, f, "trusted.x", v, sizeof(v)), -ENODATA);
+	cr_expect_eq(cbox_gofer_getxattr(C, f, "security.capability", v, sizeof(v)), -ENODATA);
+	cr_expect_eq(cbox_gofer_setxattr(C, f, "nonamespace", "1", 1, 0), -EOPNOTSUPP);
+	cr_expect_eq(cbox_gofer_getxattr(C, f, "", v, sizeof(v)), -ERANGE);
+	char p[128];
+	snprintf(p, sizeof(p), "%s/file", root);
+	cr_expect_lt(getxattr(p, "security.capability", v, sizeof(v)), 0);
+	cr_expect_lt(getxattr(p, "trusted.x", v, sizeof(v)), 0);
+	/* A list never shows another namespace's names. */
+	cr_assert_eq(setxattr(p, "trusted.hidden", "1", 1, 0), 0, "host setxattr (needs root)");
+	char list[128];
+	cr_expect_eq(cbox_gofer_listxattr(C, f, list, sizeof(list)), 0);
+}
+
+Test(gofer_ext_ro, bind_and_xattr_writes_refused)
+{
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_expect_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "s", 1, s), -EROFS);
+	uint32_t f = walk("file");
+	cr_expect_eq(cbox_gofer_setxattr(C, f, "user.a", "1", 1, 0), -EROFS);
+	cr_expect_eq(cbox_gofer_removexattr(C, f, "user.a"), -EROFS);
+	char v[4];
+	cr_expect_eq(cbox_gofer_getxattr(C, f, "user.a", v, sizeof(v)), -ENODATA);
+	close(s);
+}
