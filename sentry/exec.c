@@ -1,7 +1,9 @@
 /*
  * exec: the guest's execve becomes an exec of the loader, which gets the real program from the
  * sentry (see loader_abi.h). Everything that can fail the way Linux fails an execve (ENOENT,
- * EACCES, ENOEXEC, ELOOP...) is checked here, before the point of no return.
+ * EACCES, ENOEXEC, ELOOP...) is checked here, before the point of no return. "#!" scripts are
+ * resolved here too, as binfmt_script does: the interpreter becomes the program and the argv
+ * the loader receives is rewritten to [interpreter, optional argument, script, argv[1]...].
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "cbox/elf.h"
+#include "cbox/shebang.h"
 #include "cbox/loader_abi.h"
 #include "cbox/log.h"
 #include "cbox/syscalls.h"
@@ -82,9 +85,112 @@ static int prepare(struct cbox_sentry *s, struct cbox_task *t, int elf_fd)
 	return fd;
 }
 
+/* The argv of the program being exec'd, as scripts rewrite it: pre[] (owned strings), then the
+ * guest's own argv from index skip. */
+struct argv_edit {
+	char *pre[3 * CBOX_SHEBANG_MAX_DEPTH + 1];
+	int npre;
+	size_t skip;
+};
+
+static void argv_edit_free(struct argv_edit *a)
+{
+	for (int i = 0; i < a->npre; i++)
+		free(a->pre[i]);
+	a->npre = 0;
+}
+
+/* binfmt_script: argv[0] is dropped, [interp, arg?, filename] put in front. */
+static int argv_edit_script(struct argv_edit *a, const struct cbox_shebang *sb, const char *file)
+{
+	if (a->npre > 0) {
+		free(a->pre[0]);
+		memmove(a->pre, a->pre + 1, (size_t)(a->npre - 1) * sizeof(a->pre[0]));
+		a->npre--;
+	} else {
+		a->skip++;
+	}
+	const char *add[3] = {sb->interp, sb->has_arg ? sb->arg : NULL, file};
+	char *copies[3] = {NULL, NULL, NULL};
+	int n = 0;
+	for (int i = 0; i < 3; i++) {
+		if (!add[i])
+			continue;
+		if (!(copies[n++] = strdup(add[i]))) {
+			for (int j = 0; j < n; j++)
+				free(copies[j]);
+			return -ENOMEM;
+		}
+	}
+	memmove(a->pre + n, a->pre, (size_t)a->npre * sizeof(a->pre[0]));
+	memcpy(a->pre, copies, (size_t)n * sizeof(char *));
+	a->npre += n;
+	return 0;
+}
+
+/* Most argv entries read back when a script's argv is rebuilt (Linux's limit is the 6 MiB of
+ * MAX_ARG_STRLEN * ... and the stack rlimit; past this the exec gives E2BIG). */
+#define ARGV_MAX 131072
+
+/*
+ * Write the edited argv below `below` in the guest's stack (exec replaces that memory anyway):
+ * the prepended strings, then the pointer array (the guest's own argv entries are reused by
+ * address). *out gets its address. -E2BIG when it does not fit in the mapped stack.
+ */
+static int write_argv(struct cbox_sysctx *c, const struct argv_edit *a, uint64_t argv,
+                      uint64_t below, uint64_t *out)
+{
+	size_t n = 0;
+	uint64_t *orig = NULL;
+	if (argv) {
+		orig = malloc(ARGV_MAX * sizeof(*orig));
+		if (!orig)
+			return -ENOMEM;
+		for (; n < ARGV_MAX; n++) {
+			int r = cbox_sys_read(c, argv + n * 8, &orig[n], 8);
+			if (r < 0) {
+				free(orig);
+				return r;
+			}
+			if (!orig[n])
+				break;
+		}
+		if (n == ARGV_MAX) {
+			free(orig);
+			return -E2BIG;
+		}
+	}
+	size_t rest = n > a->skip ? n - a->skip : 0;
+	size_t nptr = (size_t)a->npre + rest + 1, strs = 0;
+	for (int i = 0; i < a->npre; i++)
+		strs += strlen(a->pre[i]) + 1;
+	uint64_t base = (below - strs - nptr * 8) & ~15ULL;
+	uint64_t *ptrs = malloc(nptr * sizeof(*ptrs));
+	int r = ptrs ? 0 : -ENOMEM;
+	uint64_t at = base + nptr * 8;
+	for (int i = 0; r == 0 && i < a->npre; i++) {
+		size_t l = strlen(a->pre[i]) + 1;
+		r = cbox_mem_write(c->trap->tid, at, a->pre[i], l) < 0 ? -E2BIG : 0;
+		ptrs[i] = at;
+		at += l;
+	}
+	for (size_t i = 0; r == 0 && i < rest; i++)
+		ptrs[a->npre + i] = orig[a->skip + i];
+	if (r == 0) {
+		ptrs[nptr - 1] = 0;
+		r = cbox_mem_write(c->trap->tid, base, ptrs, nptr * 8) < 0 ? -E2BIG : 0;
+	}
+	free(ptrs);
+	free(orig);
+	*out = base;
+	return r;
+}
+
 /* The loader's path, written below the guest's stack pointer (past the red zone): the register
- * rewrite needs it in guest memory, and exec replaces that memory anyway. */
-static int64_t rewrite_to_loader(struct cbox_sysctx *c, uint64_t argv, uint64_t envp)
+ * rewrite needs it in guest memory, and exec replaces that memory anyway. A script's argv goes
+ * below it. */
+static int64_t rewrite_to_loader(struct cbox_sysctx *c, const struct argv_edit *edit, uint64_t argv,
+                                 uint64_t envp)
 {
 	struct cbox_trap *tr = c->trap;
 	const char *lp = cbox_sentry_loader_path(c->s);
@@ -92,6 +198,11 @@ static int64_t rewrite_to_loader(struct cbox_sysctx *c, uint64_t argv, uint64_t 
 	uint64_t at = (tr->regs.rsp - 128 - 256) & ~15ULL;
 	if (cbox_mem_write(tr->tid, at, lp, len) < 0)
 		return -EFAULT;
+	if (edit->npre > 0 || edit->skip > 0) {
+		int r = write_argv(c, edit, argv, at, &argv);
+		if (r < 0)
+			return r;
+	}
 	struct user_regs_struct r = tr->regs;
 	r.orig_rax = SYS_execve;
 	r.rdi = at;
@@ -102,6 +213,51 @@ static int64_t rewrite_to_loader(struct cbox_sysctx *c, uint64_t argv, uint64_t 
 	if (ptrace(PTRACE_SETREGS, tr->tid, 0, &r) < 0 || ptrace(PTRACE_CONT, tr->tid, 0, 0) < 0)
 		return errno == ESRCH ? CBOX_SYSRET_DONE : -errno;
 	return CBOX_SYSRET_DONE;
+}
+
+/*
+ * Open the program for path, following "#!" interpreters as binfmt_script does (at most
+ * CBOX_SHEBANG_MAX_DEPTH of them, else ELOOP) and recording the argv changes in edit. Returns the
+ * host fd of the final (ELF) file and *out its dentry, or -errno.
+ */
+static int open_program(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const char *path,
+                        int wf, struct argv_edit *edit, struct cbox_dentry **out)
+{
+	char cur[PATH_MAX];
+	snprintf(cur, sizeof(cur), "%s", path);
+	for (int depth = 0;; depth++) {
+		struct cbox_dentry *d;
+		int fd = open_checked(s, t, dirfd, cur, wf, &d);
+		if (fd < 0)
+			return depth > 0 && fd == -EACCES ? -EACCES : fd;
+		char hdr[CBOX_SHEBANG_BUF];
+		ssize_t n = pread(fd, hdr, sizeof(hdr), 0);
+		struct cbox_shebang sb;
+		int r = n < 0 ? -EIO : cbox_shebang_parse(hdr, (size_t)n, &sb);
+		if (r == 0) {
+			*out = d;
+			return fd;
+		}
+		close(fd);
+		cbox_dentry_put(s, d);
+		if (r < 0)
+			return r;
+		if (depth == CBOX_SHEBANG_MAX_DEPTH)
+			return -ELOOP;
+		/* The script's name as the interpreter gets it: the path given to execve, or for
+		 * execveat on an fd with an empty path, /dev/fd/N. */
+		char file[PATH_MAX];
+		if (depth == 0 && cur[0] == '\0')
+			snprintf(file, sizeof(file), "/dev/fd/%d", dirfd);
+		else
+			snprintf(file, sizeof(file), "%s", cur);
+		r = argv_edit_script(edit, &sb, file);
+		if (r < 0)
+			return r;
+		snprintf(cur, sizeof(cur), "%s", sb.interp);
+		dirfd = AT_FDCWD;
+		wf = CBOX_WALK_FOLLOW;
+	}
 }
 
 int64_t cbox_exec(struct cbox_sysctx *c, int dirfd, uint64_t path_addr, uint64_t argv,
@@ -120,13 +276,17 @@ int64_t cbox_exec(struct cbox_sysctx *c, int dirfd, uint64_t path_addr, uint64_t
 	if (flags & AT_EMPTY_PATH)
 		wf |= CBOX_WALK_EMPTY_OK;
 	struct cbox_dentry *d;
-	int elf_fd = open_checked(c->s, t, dirfd, path, wf, &d);
-	if (elf_fd < 0)
+	struct argv_edit edit = {.npre = 0};
+	int elf_fd = open_program(c->s, t, dirfd, path, wf, &edit, &d);
+	if (elf_fd < 0) {
+		argv_edit_free(&edit);
 		return elf_fd;
+	}
 	int interp_fd = prepare(c->s, t, elf_fd);
 	if (interp_fd < -1) {
 		close(elf_fd);
 		cbox_dentry_put(c->s, d);
+		argv_edit_free(&edit);
 		return interp_fd;
 	}
 	char exe[PATH_MAX];
@@ -144,6 +304,7 @@ int64_t cbox_exec(struct cbox_sysctx *c, int dirfd, uint64_t path_addr, uint64_t
 		close(elf_fd);
 		if (interp_fd >= 0)
 			close(interp_fd);
+		argv_edit_free(&edit);
 		return -ENOMEM;
 	}
 	e->elf_fd = elf_fd;
@@ -159,7 +320,9 @@ int64_t cbox_exec(struct cbox_sysctx *c, int dirfd, uint64_t path_addr, uint64_t
 	t->exec = e;
 	free(t->tg->exe);
 	t->tg->exe = exe_copy;
-	return rewrite_to_loader(c, argv, envp);
+	int64_t ret = rewrite_to_loader(c, &edit, argv, envp);
+	argv_edit_free(&edit);
+	return ret;
 }
 
 /*
