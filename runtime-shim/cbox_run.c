@@ -110,7 +110,8 @@ static int run(struct cbox_run_opts *o, char **argv)
 	                                 .hostname = "cbox",
 	                                 .owner_uid = geteuid(),
 	                                 .owner_gid = getegid(),
-	                                 .tree_writable = true};
+	                                 .tree_writable = true,
+	                                 .dev_shm = o->dev_shm ? "/dev/shm" : NULL};
 	pid_t pid = (pid_t)syscall(SYS_clone,
 	                           CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
 	                               CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD,

@@ -11,6 +11,7 @@ struct cbox_run_opts {
 	int level, format;
 	const char *workdir; /* the guest's cwd and writable working folder; NULL: the caller's */
 	bool workdir_ro;     /* --ro: the working folder is read-only too */
+	bool dev_shm; /* the rootfs has /dev: serve a tmpfs /dev/shm (set by cbox_run_tree) */
 	unsigned timeout_ms; /* 0: none */
 	/* -v HOST:GUEST[:ro] */
 	struct cbox_gofer_mount *mounts;

@@ -264,6 +264,10 @@ static int add_default_hides(struct cbox_run_opts *o)
 int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const char **cwd)
 {
 	bool host_root = strcmp(o->rootfs, "/") == 0;
+	char devdir[PATH_MAX];
+	struct stat st;
+	snprintf(devdir, sizeof(devdir), "%s/dev", o->rootfs);
+	o->dev_shm = stat(devdir, &st) == 0 && S_ISDIR(st.st_mode);
 	static char wd[PATH_MAX];
 	/* The working folder: the caller's directory when the guest's root is the host's (as
 	 * bwrap --bind "$PWD" "$PWD"); the rootfs's / otherwise. */
@@ -285,13 +289,22 @@ int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const c
 	/* The order is the gofer's: /tmp first, so that a working folder under /tmp or a -v into
 	 * it lands on the guest's tmpfs; then the working folder; then -v, which may cover both.
 	 * The host root itself is never made writable, even when the caller stands in "/". */
-	struct cbox_gofer_mount *all = calloc(o->n_mounts + 2, sizeof(*all));
+	struct cbox_gofer_mount *all = calloc(o->n_mounts + 4, sizeof(*all));
 	if (!all)
 		return -1;
 	free(o->tree);
 	o->tree = all;
 	size_t n = 0;
 	all[n++] = tmp;
+	/* /dev/shm for POSIX shared memory and semaphores: a tmpfs in the gofer's tree (on an
+	 * empty tmpfs /dev of its own, since the host's /dev is never served); the sentry shows
+	 * it inside its own /dev. */
+	if (o->dev_shm) {
+		all[n++] =
+		    (struct cbox_gofer_mount){.kind = CBOX_GOFER_MOUNT_TMPFS, .target = "/dev"};
+		all[n++] =
+		    (struct cbox_gofer_mount){.kind = CBOX_GOFER_MOUNT_TMPFS, .target = "/dev/shm"};
+	}
 	if (host_root && strcmp(wd, "/") != 0)
 		all[n++] = work;
 	for (size_t i = 0; i < o->n_mounts; i++)

@@ -25,12 +25,16 @@ static const struct {
 };
 
 #define ROOT_PRIV 0xffff
+#define SHM_PRIV  0xfffe /* the /dev/shm mount point (sentry/mounts.c) */
 
 static int d_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
                     const char *name, struct cbox_dentry **out)
 {
-	(void)s;
 	(void)t;
+	if (s->shm_mp && strcmp(name, "shm") == 0) {
+		*out = cbox_dentry_get(s->shm_mp);
+		return 0;
+	}
 	for (size_t i = 0; i < CBOX_ARRAY_SIZE(entries); i++) {
 		if (strcmp(entries[i].name, name) != 0)
 			continue;
@@ -51,8 +55,8 @@ static int d_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 {
 	(void)t;
 	memset(st, 0, sizeof(*st));
-	if (d->priv == ROOT_PRIV) {
-		st->st_mode = S_IFDIR | 0755;
+	if (d->priv == ROOT_PRIV || d->priv == SHM_PRIV) {
+		st->st_mode = d->priv == ROOT_PRIV ? S_IFDIR | 0755 : S_IFDIR | 01777;
 		st->st_nlink = 2;
 	} else if (entries[d->priv].link) {
 		st->st_mode = S_IFLNK | 0777;
@@ -103,13 +107,14 @@ static int d_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
                      int (*emit)(void *ctx, const char *name, uint64_t ino, unsigned char type),
                      void *ctx)
 {
-	(void)s;
 	(void)t;
 	int r = emit(ctx, ".", d->ino, DT_DIR);
 	if (r == 0)
 		r = emit(ctx, "..", 2, DT_DIR);
 	for (size_t i = 0; r == 0 && i < CBOX_ARRAY_SIZE(entries); i++)
 		r = emit(ctx, entries[i].name, 100 + i, entries[i].link ? DT_LNK : DT_CHR);
+	if (r == 0 && s->shm_mp)
+		r = emit(ctx, "shm", s->shm_mp->ino, DT_DIR);
 	return r;
 }
 

@@ -22,6 +22,9 @@ struct cbox_sentry {
 	char loader_path[64];
 	/* the mount table: "/", "/proc", "/dev" */
 	struct cbox_mount root_mnt, proc_mnt, dev_mnt;
+	/* /dev/shm: a directory of the gofer's tree mounted on the sentry's /dev (NULL mp: none) */
+	struct cbox_mount shm_mnt;
+	struct cbox_dentry *shm_mp;
 	struct cbox_dentry *root;
 	int dev_fds[CBOX_DEV_COUNT]; /* /dev/null, zero, full, random, urandom, opened at start */
 	/* unreferenced gofer dentries kept for reuse, most recent first */

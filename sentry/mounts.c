@@ -1,6 +1,7 @@
 /* The guest's mount table ("/" from the gofer, /proc and /dev from the sentry) and the host
  * objects that stand for synthetic files. */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -118,6 +119,45 @@ static int attach(struct cbox_sentry *s, struct cbox_mount *m, const char *name)
 	return 0;
 }
 
+/*
+ * /dev/shm: the sentry serves /dev itself, so the tmpfs the gofer made for shared memory
+ * (sem_open, shm_open, multiprocessing) is mounted on a "shm" entry of the sentry's /dev.
+ */
+static int attach_dev_shm(struct cbox_sentry *s, const char *path)
+{
+	uint32_t fid = CBOX_GOFER_ROOT_FID;
+	struct cbox_gofer_stat st;
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *save = NULL, *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		uint32_t next;
+		int r = cbox_gofer_walk(s->gofer, fid, c, &next, &st);
+		if (fid != CBOX_GOFER_ROOT_FID)
+			cbox_gofer_clunk(s->gofer, fid);
+		if (r < 0)
+			return r;
+		fid = next;
+	}
+	if (fid == CBOX_GOFER_ROOT_FID || !S_ISDIR(st.mode))
+		return -ENOTDIR;
+	s->shm_mnt = (struct cbox_mount){.ops = &cbox_fs_gofer, .readonly = false};
+	s->shm_mnt.root = cbox_fs_gofer_dentry(s, s->root, "", fid, &st);
+	if (!s->shm_mnt.root)
+		return -ENOMEM;
+	/* A mount's root has no parent: ".." goes through the mount point. */
+	cbox_dentry_put(s, s->shm_mnt.root->parent);
+	s->shm_mnt.root->parent = NULL;
+	s->shm_mnt.root->mnt = &s->shm_mnt;
+	s->shm_mp = cbox_dentry_new(&s->dev_mnt, s->dev_mnt.root, "shm", S_IFDIR | 01777);
+	if (!s->shm_mp)
+		return -ENOMEM;
+	s->shm_mp->priv = 0xfffe; /* fs_dev.c: SHM_PRIV */
+	s->shm_mp->ino = 99;
+	s->shm_mp->covered_by = &s->shm_mnt;
+	s->shm_mnt.mountpoint = s->shm_mp;
+	return 0;
+}
+
 int cbox_vfs_init(struct cbox_sentry *s)
 {
 	struct cbox_gofer_stat st;
@@ -147,5 +187,7 @@ int cbox_vfs_init(struct cbox_sentry *s)
 	r = attach(s, &s->proc_mnt, "proc");
 	if (r == 0)
 		r = attach(s, &s->dev_mnt, "dev");
+	if (r == 0 && s->cfg->dev_shm)
+		r = attach_dev_shm(s, s->cfg->dev_shm);
 	return r;
 }

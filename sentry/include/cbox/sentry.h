@@ -21,6 +21,7 @@ struct cbox_sentry_config {
 	uid_t owner_uid;      /* the host ids the guest sees as its own (0) in file owners; */
 	gid_t owner_gid;      /* others show as 65534 (see fs_gofer.c) */
 	bool tree_writable;   /* the gofer's tree has writable mounts (else EROFS up front) */
+	const char *dev_shm;  /* the gofer's directory shown as /dev/shm ("/dev/shm"), or NULL */
 };
 
 /*

@@ -1,0 +1,175 @@
+#!/bin/bash
+# Real programs under the sentry: Debian's python3 (with venv and pip), gcc, make, bash, git and
+# node, each run the way a user runs it (cbox-run from the working folder, which the program may
+# write) and checked on its output. The fixtures are in programs/; each case copies them into a
+# fresh working folder.
+#
+# Two configurations by default (seccomp and ptrace, not --strict): the venv case alone takes
+# several seconds per configuration. CBOX_CONFIGS still overrides.
+CBOX_CONFIGS=${CBOX_CONFIGS:-"--platform=seccomp|--platform=ptrace"}
+. "$(dirname "$0")/lib.sh"
+need_binaries
+
+FIXTURES=$(realpath "$(dirname "$0")/programs")
+CBOX_RUN=$(realpath "$CBOX_RUN")
+ITEST_TMP=$(realpath "$ITEST_TMP")
+PY=/usr/bin/python3 # Debian's: a pyenv shim on the caller's PATH lives under the hidden /root
+NODE=/usr/bin/node
+
+# The Debian package that provides each program, for the skip messages.
+declare -A PKG=([/usr/bin/python3]=python3 [/usr/bin/gcc]=gcc [/usr/bin/make]=make
+	[/usr/bin/git]=git [/usr/bin/node]=nodejs [/usr/bin/bash]=bash)
+
+# have NAME PROGRAM...: true when every PROGRAM is installed, else a skipped check NAME.
+have() {
+	local name=$1 p
+	shift
+	for p in "$@"; do
+		if [ ! -x "$p" ]; then
+			skip_check "$name" "$p not installed (Debian package ${PKG[$p]:-?})"
+			return 1
+		fi
+	done
+}
+
+# workdir: a fresh working folder holding a copy of the fixtures, made the current directory
+# (cbox-run makes its cwd the guest's writable working folder).
+workdir() {
+	WD=$(mktemp -d "$ITEST_TMP/wd.XXXXXX")
+	cp -r "$FIXTURES/." "$WD/"
+	chmod +x "$WD/tool.py" "$WD/hello.sh"
+	cd "$WD" || exit 1
+}
+
+t_python() {
+	have python $PY || return
+	workdir
+	box $PY analyse.py data.csv
+	check "python analyse.py" "rows=3 total=17 max=gamma" "$OUT"
+	check_status "python analyse.py status" 0
+	# out.png was written into the working folder: a PNG of 3 bars of 10 px, 9 px high.
+	check "python wrote out.png" "png 30x9" \
+		"$($PY -c 'import struct,sys; d=open(sys.argv[1],"rb").read(24)
+print("png %dx%d" % struct.unpack(">II", d[16:24]) if d[:8] == b"\x89PNG\r\n\x1a\n" else "bad")' out.png 2>&1)"
+
+	box $PY stdlib.py
+	check "python stdlib" "subprocess:12 threads:0,1,4,9 sqlite:3 asyncio:ok socketpair:sp" "$OUT"
+
+	box $PY pool.py
+	check "python multiprocessing.Pool" "pool:1,4,9" "$OUT"
+
+	# A script started through its "#!" line, by the kernel.
+	box ./tool.py a b
+	check "python #! script" "tool.py argv:a b" "$OUT"
+}
+
+t_pip() {
+	have pip $PY /usr/bin/bash || return
+	workdir
+	# The user's command (pip through its "#!" script), then pip as a module, each status on
+	# its own line so one failure does not hide the other.
+	box /usr/bin/bash -c "$PY -m venv /tmp/v || exit 10
+		/tmp/v/bin/pip install -q --no-index --no-build-isolation ./pkg >/dev/null 2>&1
+		echo pip-script=\$?
+		/tmp/v/bin/python -m pip install -q --no-index --no-build-isolation ./pkg \
+			>/dev/null 2>&1
+		echo pip-module=\$?
+		/tmp/v/bin/python -c 'import qpkg, sys; print(qpkg.greet(\"cbox\"), sys.prefix)'"
+	check_status "venv created" 0
+	check_match "pip install through bin/pip" "^pip-script=0\$" "$OUT"
+	check_match "python -m pip install" "^pip-module=0\$" "$OUT"
+	check_match "installed package imports in the venv" "^hello cbox /tmp/v\$" "$OUT"
+}
+
+t_gcc_make() {
+	have gcc /usr/bin/gcc /usr/bin/make || return
+	workdir
+	box /bin/sh -c 'gcc -O2 -o /tmp/a hello.c && /tmp/a && make -s -C ./proj -j2 && ./proj/prog'
+	check "gcc, run, make -j2" "hello from gcc
+sum=5050" "$OUT"
+	check_status "gcc and make status" 0
+	# make wrote its objects and the program into the working folder: the host runs it too.
+	check "make's program on the host" "sum=5050" "$(./proj/prog 2>&1)"
+
+	box /bin/sh -c 'make -s -C ./proj clean && ls proj'
+	check "make clean" "Makefile main.c sum.c sum.h" "$(echo $OUT)"
+
+	box /usr/bin/gcc -c -o /tmp/b.o broken.c
+	check_status "gcc on a broken file fails" 1
+	# The quotes around the name depend on the locale (LANG passes through).
+	check_match "gcc reports the error" "broken.c:3:[0-9]+: error: .+undeclared_name.+ undeclared" \
+		"$ERR"
+}
+
+t_bash() {
+	have bash /usr/bin/bash || return
+	workdir
+	box /usr/bin/bash features.sh
+	local want
+	for want in "array: 3 y" "procsub: inner" "heredoc: 5" "stdin: piped" "wait: 0" \
+		"coproc: co-ping" "trap: USR1" "fifo: through" "subshell: 4" "timeout: 124" \
+		"home: /tmp/home"; do
+		check_match "bash ${want%%:*}" "^$want\$" "$OUT"
+	done
+
+	box ./hello.sh x y
+	check "bash #! script" "hello.sh 5 x y" "$OUT"
+}
+
+# make_repo DIR: a git repository with two commits at fixed dates, made on the host.
+make_repo() {
+	local g=(env GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=t@example.org
+		GIT_COMMITTER_NAME=Tester GIT_COMMITTER_EMAIL=t@example.org
+		GIT_AUTHOR_DATE=2020-01-01T00:00:00Z GIT_COMMITTER_DATE=2020-01-01T00:00:00Z
+		HOME="$WD" git -C "$1")
+	git init -q -b main "$1" &&
+		echo one >"$1/a.txt" && "${g[@]}" add a.txt && "${g[@]}" commit -qm first &&
+		echo two >>"$1/a.txt" && "${g[@]}" commit -qam second
+}
+
+t_git() {
+	have git /usr/bin/git || return
+	workdir
+	make_repo repo || {
+		report_fail "git fixture" "a repository" "git init/commit failed on the host"
+		return
+	}
+	local log
+	log=$(git -C repo log --oneline)
+	box git -C ./repo log --oneline
+	check "git log --oneline" "$log" "$OUT"
+
+	box git -C ./repo show HEAD~1:a.txt
+	check "git show" "one" "$OUT"
+
+	# A commit made inside lands in the working folder's repository.
+	box /bin/sh -c 'cd repo && echo three >>a.txt && git status --porcelain &&
+		git -c user.name=Box -c user.email=box@example.org commit -qam third &&
+		git log --oneline | wc -l'
+	check "git status and commit" " M a.txt
+3" "$OUT"
+	check "the host sees the commit" "third Box" "$(git -C repo log -1 --format='%s %an')"
+	check "the host's fsck" "" "$(git -C repo fsck 2>&1)"
+}
+
+t_node() {
+	have node $NODE /usr/bin/bash || return
+	workdir
+	box $NODE script.js
+	check "node fs, child, worker, timer" "read: written by node
+child: 42
+worker: 42
+timer: done" "$OUT"
+	check "node wrote a file" "written by node" "$(cat node-out.txt 2>&1)"
+
+	local cfg=$CFG
+	CFG="$cfg --env API_TOKEN"
+	API_TOKEN=secret box $NODE -e 'console.log(process.env.API_TOKEN ? "given" : "absent")'
+	check "node --env API_TOKEN" "given" "$OUT"
+	CFG=$cfg
+	API_TOKEN=secret box $NODE -e 'console.log(process.env.API_TOKEN ? "given" : "absent")'
+	check "node without --env" "absent" "$OUT"
+}
+
+for_each_config t_python t_pip t_gcc_make t_bash t_git t_node
+finish
