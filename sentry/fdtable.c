@@ -1,5 +1,7 @@
 /* The shadow fd table: what the sentry installed at each guest fd (see kernel.h). */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -83,9 +85,25 @@ void cbox_fdtable_put(struct cbox_sentry *s, struct cbox_fdtable *t)
 	free(t);
 }
 
+/* Remember that the host inode (dev, ino) is the guest's path of d. */
+static void remember(struct cbox_sentry *s, struct cbox_dentry *d, uint64_t dev, uint64_t ino)
+{
+	char path[PATH_MAX];
+	for (unsigned i = 0; i < CBOX_ARRAY_SIZE(s->recent); i++)
+		if (s->recent[i].path && s->recent[i].dev == dev && s->recent[i].ino == ino)
+			return;
+	if (cbox_vfs_path(d, path, sizeof(path)) < 0)
+		return;
+	struct cbox_recent *r = &s->recent[s->recent_next++ % CBOX_ARRAY_SIZE(s->recent)];
+	free(r->path);
+	*r = (struct cbox_recent){.dev = dev, .ino = ino, .path = strdup(path)};
+}
+
 int cbox_fd_set(struct cbox_sentry *s, struct cbox_task *t, int fd, struct cbox_dentry *d,
                 int flags, uint64_t dev, uint64_t ino)
 {
+	if (d->mnt->ops == &cbox_fs_gofer)
+		remember(s, d, dev, ino);
 	struct entry *e = malloc(sizeof(*e));
 	if (!e)
 		return -ENOMEM;
@@ -108,6 +126,46 @@ void cbox_fd_forget(struct cbox_sentry *s, struct cbox_task *t, int fd)
  * task's current fd is fetched (pidfd_getfd) and compared by host identity before the entry is
  * believed; a mismatch drops the entry.
  */
+/*
+ * The fd is not in the table, but the guest made it on the fast path (dup2, dup3, fcntl
+ * F_DUPFD, an fd received over a socket) from a file the sentry served: the same host inode
+ * under another fd number. Any entry with that inode names the same file, so the new fd is
+ * recorded under that dentry, with the open flags the live fd really has.
+ */
+static struct entry *adopt(struct cbox_sentry *s, struct cbox_task *t, int fd,
+                           const struct stat *st, int flags)
+{
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
+		return NULL;
+	size_t it = 0;
+	uint64_t key;
+	void *v;
+	struct cbox_dentry *d = NULL, *walked = NULL;
+	while (!d && cbox_hashmap_next(t->files->map, &it, &key, NULL, NULL, &v)) {
+		struct entry *o = v;
+		if (o->dev == (uint64_t)st->st_dev && o->ino == (uint64_t)st->st_ino)
+			d = o->d;
+	}
+	/* Its original fd may be gone (bash: open, dup2 to 0, close): the recent paths, walked
+	 * again and believed only if they still lead to the same inode. */
+	for (unsigned i = 0; !d && i < CBOX_ARRAY_SIZE(s->recent); i++) {
+		const struct cbox_recent *r = &s->recent[i];
+		if (!r->path || r->dev != (uint64_t)st->st_dev || r->ino != (uint64_t)st->st_ino)
+			continue;
+		if (cbox_vfs_walk(s, t, AT_FDCWD, r->path, 0, &walked, NULL) < 0)
+			break;
+		if (walked->host_dev == r->dev && walked->host_ino == r->ino)
+			d = walked;
+		break;
+	}
+	int rc = d && flags >= 0 ? cbox_fd_set(s, t, fd, d, flags, (uint64_t)st->st_dev,
+	                                       (uint64_t)st->st_ino)
+	                         : -1;
+	if (walked)
+		cbox_dentry_put(s, walked);
+	return rc < 0 ? NULL : cbox_hashmap_get_u64(t->files->map, (uint64_t)fd);
+}
+
 struct cbox_dentry *cbox_fd_lookup(struct cbox_sentry *s, struct cbox_task *t, int fd, int *flags,
                                    int *err)
 {
@@ -122,13 +180,17 @@ struct cbox_dentry *cbox_fd_lookup(struct cbox_sentry *s, struct cbox_task *t, i
 	}
 	struct stat st;
 	int r = fstat(host, &st);
+	int live_flags = r == 0 ? fcntl(host, F_GETFL) : -1;
 	close(host);
 	struct entry *e = cbox_hashmap_get_u64(t->files->map, (uint64_t)fd);
 	if (r < 0 || !e || e->dev != (uint64_t)st.st_dev || e->ino != (uint64_t)st.st_ino) {
 		if (e)
 			cbox_fd_forget(s, t, fd);
-		*err = -ENOENT;
-		return NULL;
+		e = r == 0 ? adopt(s, t, fd, &st, live_flags) : NULL;
+		if (!e) {
+			*err = -ENOENT;
+			return NULL;
+		}
 	}
 	if (flags)
 		*flags = e->flags;

@@ -199,6 +199,36 @@ static int ns_link(struct cbox_task *pt, int idx, char *buf, size_t size)
 	return (int)n;
 }
 
+/*
+ * fd/<n> of a pipe or socket reads as the host names it ("pipe:[123]"); the walker follows that
+ * as a relative name in fd/, and this finds the fd it names: a P_FD_TARGET, which reopens the
+ * object as Linux's magic link does (bash's <(...) and /dev/stdin on a pipe). Returns the fd or
+ * -1.
+ */
+static int fd_by_target(struct cbox_task *pt, const char *name)
+{
+	if (strchr(name, '/') || !strchr(name, ':'))
+		return -1;
+	char dir[64];
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pt->tid);
+	DIR *dp = opendir(dir);
+	if (!dp)
+		return -1;
+	int found = -1;
+	for (struct dirent *e; found < 0 && (e = readdir(dp));) {
+		char path[sizeof(dir) + sizeof(e->d_name) + 1], target[256];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		ssize_t n = readlink(path, target, sizeof(target) - 1);
+		if (n > 0) {
+			target[n] = '\0';
+			if (strcmp(target, name) == 0)
+				found = atoi(e->d_name);
+		}
+	}
+	closedir(dp);
+	return found;
+}
+
 static int lookup_dynamic(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
                           struct cbox_dentry **out)
 {
@@ -225,6 +255,13 @@ static int lookup_dynamic(struct cbox_sentry *s, struct cbox_dentry *dir, const 
 	case P_FDINFODIR: {
 		char path[64];
 		struct stat st;
+		if (v < 0 && k == P_FDDIR && (v = fd_by_target(pt, name)) >= 0 && !hidden_fd(s, v)) {
+			snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, v);
+			if (stat(path, &st) < 0)
+				return -ENOENT;
+			*out = mk(dir, name, (st.st_mode & S_IFMT) | 0600, PRIV(P_FD_TARGET, pid, v));
+			return *out ? 0 : -ENOMEM;
+		}
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, v);
 		if (v < 0 || hidden_fd(s, v) || lstat(path, &st) < 0)
 			return -ENOENT;
@@ -311,6 +348,14 @@ static int p_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	struct cbox_task *pt = has_task(k) ? resolve(s, PID(d->priv)) : NULL;
 	if (has_task(k) && !pt)
 		return -ENOENT;
+	if (k == P_FD_TARGET) {
+		/* Reopen the task's pipe (or FIFO) through the sentry's procfs: a new open of the
+		 * same object with the guest's flags, as Linux does; a socket says ENXIO there. */
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, PARG(d->priv));
+		int fd = open(path, (flags & (O_ACCMODE | O_NONBLOCK | O_APPEND)) | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
 	if ((flags & O_ACCMODE) != O_RDONLY)
 		return open_write(pt, d, flags);
 	if (k == P_NS_TARGET) {

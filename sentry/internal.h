@@ -30,6 +30,13 @@ struct cbox_sentry {
 	/* unreferenced gofer dentries kept for reuse, most recent first */
 	struct cbox_dentry *lru;
 	size_t lru_len;
+	/* Files served lately, by host identity, so that an fd the guest made on the fast path
+	 * (dup2 of a closed original) can be named again (fdtable.c) */
+	struct cbox_recent {
+		uint64_t dev, ino;
+		char *path;
+	} recent[256];
+	unsigned recent_next;
 	uint64_t refused_logged[(512 + 63) / 64]; /* refused syscalls already logged */
 	uint64_t boot_ns;
 };
