@@ -2,7 +2,7 @@
 # (as root, with apt-get on Debian 12), configure and build.
 DEB_PACKAGES := cmake make gcc pkgconf libseccomp-dev libunwind-dev libxxhash-dev \
 	libcriterion-dev busybox-static clang libclang-rt-14-dev clang-format python3 procps \
-	python3-venv python3-pip git make nodejs
+	python3-venv python3-pip git make nodejs libjson-c-dev
 BUILD := build
 
 .PHONY: all deps build run test bench format-check clean

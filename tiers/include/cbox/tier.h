@@ -1,0 +1,96 @@
+#pragma once
+/*
+ * Tiers: the sibling sandbox implementations behind the one OCI front door (`cbox create`,
+ * `cbox-run --tier`). A tier is a `const struct cbox_tier_ops`; the runtime shim owns the OCI
+ * state (<root>/<id>/state.json, the config, the hooks' JSON) and calls the tier for what only
+ * the tier knows: how to build the container, release it, signal it and tell its status.
+ *
+ * Threading: the verbs are single-threaded processes; a tier may fork.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "cbox/compiler.h"
+#include "cbox/err.h"
+
+struct cbox_oci_config;
+
+enum cbox_tier_status {
+	CBOX_TIER_CREATING = 0,
+	CBOX_TIER_CREATED,
+	CBOX_TIER_RUNNING,
+	CBOX_TIER_STOPPED,
+};
+
+/* One container as a tier sees it. Strings are owned by the caller and outlive the call. */
+struct cbox_tier_container {
+	const char *id;
+	const char *bundle;    /* absolute */
+	const char *rootfs;    /* absolute: root.path resolved against the bundle */
+	const char *state_dir; /* <root>/<id>, exists; the tier may keep its own files there */
+	const struct cbox_oci_config *config; /* NULL for start/kill/delete/status */
+	pid_t pid;                            /* the container's init: set by create */
+	unsigned long long start_time;        /* its start time (/proc/PID/stat field 22) */
+};
+
+/*
+ * Called by a tier's create once the container's process and namespaces exist and before its
+ * root is switched (the point of the OCI prestart and createRuntime hooks), with c->pid set.
+ * Returns >= 0, or < 0 with *err set: the tier then aborts the create.
+ */
+typedef int (*cbox_tier_created_fn)(void *data, const struct cbox_tier_container *c,
+                                    struct cbox_err **err);
+
+struct cbox_tier_ops {
+	const char *name;    /* "ns", "sentry", ... */
+	const char *summary; /* one line for `cbox tiers` */
+	/* >= 0 when this host can run the tier; else < 0 and why[0..n) says what is missing. */
+	int (*available)(char *why, size_t n);
+	/*
+	 * Build the container described by c->config (which must have a process) so that its
+	 * process waits for start, then return, leaving it running without a parent to wait for
+	 * it (the caller's subreaper adopts it). Sets c->pid and c->start_time. Calls created()
+	 * once as described above. On failure nothing is left running. NULL: the tier exists but
+	 * cannot be started through the OCI runtime yet.
+	 */
+	int (*create)(struct cbox_tier_container *c, cbox_tier_created_fn created, void *data,
+	              struct cbox_err **err);
+	/* Let a created container's process run (exec process.args). Precondition: status is
+	 * CBOX_TIER_CREATED. */
+	int (*start)(struct cbox_tier_container *c, struct cbox_err **err);
+	/* Send sig to the container's init, or to every process of the container when all. */
+	int (*kill)(struct cbox_tier_container *c, int sig, bool all, struct cbox_err **err);
+	/* Release what the tier holds for a stopped container (processes already gone). */
+	int (*delete)(struct cbox_tier_container *c, struct cbox_err **err);
+	/* The container's status from c->pid, c->start_time and the tier's files. */
+	enum cbox_tier_status (*status)(const struct cbox_tier_container *c);
+};
+
+/* Every tier cbox knows, in the order `cbox tiers` prints them; *n gets the count. */
+CBOX_API const struct cbox_tier_ops *const *cbox_tier_list(size_t *n);
+
+/*
+ * The tier called name, usable on this host. Errors: an unknown name (errno 0), ENOTSUP when
+ * this host cannot run it or the OCI runtime cannot start it yet; the message lists the tiers
+ * this host supports.
+ */
+CBOX_API int cbox_tier_find(const char *name, const struct cbox_tier_ops **out,
+                            struct cbox_err **err);
+
+/* The name of a status as in the OCI state ("created", ...). */
+CBOX_API const char *cbox_tier_status_name(enum cbox_tier_status s);
+
+/* The default tier when neither --tier nor the dev.cbox.tier annotation chose one. */
+#define CBOX_TIER_DEFAULT "sentry"
+/* The annotation that chooses the tier of an OCI container. */
+#define CBOX_TIER_ANNOTATION "dev.cbox.tier"
+
+/* Start time of pid (field 22 of /proc/PID/stat), or 0 when it does not exist. */
+CBOX_API unsigned long long cbox_tier_proc_start_time(pid_t pid);
+
+/* True when pid is alive, is not a zombie, and started at start_time (not a reused pid). */
+CBOX_API bool cbox_tier_proc_alive(pid_t pid, unsigned long long start_time);
+
+/* The ns tier: plain namespaces, pivot_root, capabilities, seccomp (like runc/crun). */
+extern const struct cbox_tier_ops cbox_tier_ns;

@@ -1,0 +1,59 @@
+#pragma once
+/* The ns tier's parts (tiers/ns/ only). */
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "cbox/err.h"
+#include "cbox/tier.h"
+#include "oci_config.h"
+
+/* Messages on the SOCK_SEQPACKET pair between the runtime (create) and stage 1 / the init. */
+enum ns_msg_type {
+	NS_MSG_USERNS = 1, /* stage 1 -> runtime: in a new user ns, write its id maps */
+	NS_MSG_PID,        /* stage 1 -> runtime: value = the init's pid (runtime's view) */
+	NS_MSG_HOOKS,      /* init -> runtime: namespaces and mounts ready: run the hooks */
+	NS_MSG_READY,      /* init -> runtime: waiting for start */
+	NS_MSG_ERROR,      /* stage 1 or init -> runtime: text = why; the sender exits */
+	NS_MSG_GO,         /* runtime -> stage 1 or init: carry on */
+};
+
+struct ns_msg {
+	int type;
+	int value;
+	char text[1024];
+};
+
+/* Send/receive one message. ns_recv returns 0 on EOF (the peer is gone), 1 on a message. */
+int ns_send(int sock, int type, int value, const char *text);
+int ns_recv(int sock, struct ns_msg *m);
+
+/* What the init needs; everything was resolved by the runtime before the fork. */
+struct ns_init_args {
+	const struct cbox_oci_config *cfg;
+	const char *rootfs;
+	int sock;      /* to the runtime */
+	int state_dir; /* O_PATH fd of <root>/<id>: holds exec.fifo */
+	bool userns;   /* the container has a user namespace of its own */
+	bool new_mountns, new_utsns;
+};
+
+/* The init's whole life: set up, wait for start, exec process.args. Never returns. */
+CBOX_NORETURN void ns_init_main(const struct ns_init_args *a);
+
+/* Mount namespace set-up before pivot_root: propagation, the rootfs bind, config mounts, /dev. */
+int ns_mount_prepare(const struct ns_init_args *a, struct cbox_err **err);
+/* pivot_root into the rootfs, then masked and read-only paths and a read-only root. */
+int ns_mount_finish(const struct ns_init_args *a, struct cbox_err **err);
+
+/* The tier's create op (see cbox_tier_ops.create). */
+int ns_create(struct cbox_tier_container *c, cbox_tier_created_fn created, void *data,
+              struct cbox_err **err);
+
+/* setrlimit for every process.rlimits entry. */
+int ns_apply_rlimits(const struct cbox_oci_process *p, struct cbox_err **err);
+/* Drop the bounding set, switch to process.user, set the other capability sets. */
+int ns_apply_user_caps(const struct cbox_oci_process *p, struct cbox_err **err);
+/* The file process.args[0] names inside the current root (PATH from process.env). */
+int ns_find_exec(const struct cbox_oci_process *p, char *out, size_t n, struct cbox_err **err);
+/* Load linux.seccomp (libseccomp). Precondition: no_new_privs or CAP_SYS_ADMIN. */
+int ns_apply_seccomp(const struct cbox_oci_seccomp *s, struct cbox_err **err);

@@ -1,0 +1,233 @@
+/*
+ * The ns tier's create: the runtime forks stage 1, which joins the namespaces the config names
+ * by path and unshares the new ones (the user namespace first, so that the runtime can write its
+ * id maps), then forks the init (pid 1 of a new pid namespace) and exits. The init sets the
+ * container up and blocks on <state_dir>/exec.fifo until `cbox start`. Like runc, the runtime
+ * does not wait for the init: its subreaper (containerd-shim, `cbox run`) adopts it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cbox/cleanup.h"
+#include "cbox/log.h"
+#include "internal.h"
+
+int ns_send(int sock, int type, int value, const char *text)
+{
+	struct ns_msg m = {.type = type, .value = value};
+	if (text)
+		snprintf(m.text, sizeof(m.text), "%s", text);
+	return send(sock, &m, sizeof(m), MSG_NOSIGNAL) == (ssize_t)sizeof(m) ? 0 : -errno;
+}
+
+int ns_recv(int sock, struct ns_msg *m)
+{
+	ssize_t n;
+	do
+		n = recv(sock, m, sizeof(*m), 0);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return n == 0 ? 0 : -errno;
+	if (n != (ssize_t)sizeof(*m))
+		return -EPROTO;
+	m->text[sizeof(m->text) - 1] = '\0';
+	return 1;
+}
+
+/* Report err to the runtime and exit: used by stage 1 and by the init before exec. */
+static CBOX_NORETURN void child_fail(int sock, struct cbox_err **err)
+{
+	ns_send(sock, NS_MSG_ERROR, 0, *err && (*err)->msg ? (*err)->msg : "unknown error");
+	_exit(1);
+}
+
+/* Join the namespaces named by path: the user namespace first, since it owns the others. */
+static int join_namespaces(const struct cbox_oci_linux *l, struct cbox_err **err)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < l->n_namespaces; i++) {
+			const struct cbox_oci_namespace *ns = &l->namespaces[i];
+			if (!ns->path || (pass == 0) != (ns->type == CLONE_NEWUSER))
+				continue;
+			CBOX_AUTOCLOSE int fd = open(ns->path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				return cbox_err_set(err, errno, "open namespace %s", ns->path);
+			if (setns(fd, ns->type) < 0)
+				return cbox_err_set(err, errno, "join namespace %s", ns->path);
+		}
+	return 0;
+}
+
+static CBOX_NORETURN void stage1(struct ns_init_args *a, int new_flags)
+{
+	struct cbox_err *err = NULL;
+	struct ns_msg m;
+	if (join_namespaces(&a->cfg->linux_, &err) < 0)
+		child_fail(a->sock, &err);
+	if (new_flags & CLONE_NEWUSER) {
+		if (unshare(CLONE_NEWUSER) < 0) {
+			cbox_err_set(&err, errno, "create a user namespace");
+			child_fail(a->sock, &err);
+		}
+		if (ns_send(a->sock, NS_MSG_USERNS, 0, NULL) < 0 || ns_recv(a->sock, &m) <= 0 ||
+		    m.type != NS_MSG_GO)
+			_exit(1);
+		if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) {
+			cbox_err_set(&err, errno,
+			             "become root in the new user namespace (is uid 0 "
+			             "mapped?)");
+			child_fail(a->sock, &err);
+		}
+	}
+	if (unshare(new_flags & ~CLONE_NEWUSER) < 0) {
+		cbox_err_set(&err, errno, "create the container's namespaces");
+		child_fail(a->sock, &err);
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		cbox_err_set(&err, errno, "fork the container's init");
+		child_fail(a->sock, &err);
+	}
+	if (pid == 0)
+		ns_init_main(a);
+	ns_send(a->sock, NS_MSG_PID, pid, NULL);
+	_exit(0);
+}
+
+static int write_map(pid_t pid, const char *file, const struct cbox_oci_idmap *m, size_t n,
+                     struct cbox_err **err)
+{
+	char path[64], buf[4096];
+	size_t used = 0;
+	for (size_t i = 0; i < n && used < sizeof(buf); i++)
+		used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%u %u %u\n",
+		                         m[i].container_id, m[i].host_id, m[i].size);
+	if (used >= sizeof(buf))
+		return cbox_err_set(err, E2BIG, "%s: too many mappings", file);
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	CBOX_AUTOCLOSE int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, buf, used) != (ssize_t)used)
+		return cbox_err_set(err, errno, "write %s (linux.%s)", path,
+		                    !strcmp(file, "uid_map") ? "uidMappings" : "gidMappings");
+	return 0;
+}
+
+/* The runtime's side of the set-up conversation, until the init waits for start. */
+static int converse(struct cbox_tier_container *c, int sock, pid_t stage1_pid,
+                    cbox_tier_created_fn created, void *data, struct cbox_err **err)
+{
+	const struct cbox_oci_linux *l = &c->config->linux_;
+	struct ns_msg m;
+	for (;;) {
+		int r = ns_recv(sock, &m);
+		if (r < 0)
+			return cbox_err_set(err, -r, "talking to the container's init");
+		if (r == 0)
+			return cbox_err_set(err, 0, "the container's init exited during set-up");
+		switch (m.type) {
+		case NS_MSG_USERNS:
+			if (write_map(stage1_pid, "uid_map", l->uid_mappings, l->n_uid_mappings,
+			              err) < 0 ||
+			    write_map(stage1_pid, "gid_map", l->gid_mappings, l->n_gid_mappings,
+			              err) < 0)
+				return -1;
+			break;
+		case NS_MSG_PID:
+			c->pid = m.value;
+			c->start_time = cbox_tier_proc_start_time(c->pid);
+			waitpid(stage1_pid, NULL, 0);
+			continue;
+		case NS_MSG_HOOKS:
+			if (created && created(data, c, err) < 0)
+				return -1;
+			break;
+		case NS_MSG_READY:
+			return 0;
+		case NS_MSG_ERROR:
+			return cbox_err_set(err, 0, "%s", m.text);
+		default:
+			return cbox_err_set(err, EPROTO, "unexpected message %d from the init",
+			                    m.type);
+		}
+		if (ns_send(sock, NS_MSG_GO, 0, NULL) < 0)
+			return cbox_err_set(err, errno, "talking to the container's init");
+	}
+}
+
+static int new_ns_flags(const struct cbox_oci_linux *l)
+{
+	int flags = 0;
+	for (size_t i = 0; i < l->n_namespaces; i++)
+		if (!l->namespaces[i].path)
+			flags |= l->namespaces[i].type;
+	return flags;
+}
+
+static bool has_ns(const struct cbox_oci_linux *l, int type)
+{
+	for (size_t i = 0; i < l->n_namespaces; i++)
+		if (l->namespaces[i].type == type)
+			return true;
+	return false;
+}
+
+int ns_create(struct cbox_tier_container *c, cbox_tier_created_fn created, void *data,
+              struct cbox_err **err)
+{
+	const struct cbox_oci_config *cfg = c->config;
+	int flags = new_ns_flags(&cfg->linux_);
+	if ((flags & CLONE_NEWUSER) && !cfg->linux_.n_uid_mappings)
+		return cbox_err_set(err, EINVAL,
+		                    "config.json: linux.uidMappings: required with a "
+		                    "new user namespace");
+	if (cfg->hostname && cfg->hostname[0] && !has_ns(&cfg->linux_, CLONE_NEWUTS))
+		return cbox_err_set(err, EINVAL, "config.json: hostname: needs a uts namespace");
+	char fifo[4096];
+	snprintf(fifo, sizeof(fifo), "%s/exec.fifo", c->state_dir);
+	if (mkfifo(fifo, 0600) < 0)
+		return cbox_err_set(err, errno, "mkfifo %s", fifo);
+	CBOX_AUTOCLOSE int dirfd = open(c->state_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int sv[2];
+	if (dirfd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return cbox_err_set(err, errno, "create: %s", c->state_dir);
+	struct ns_init_args a = {.cfg = cfg,
+	                         .rootfs = c->rootfs,
+	                         .sock = sv[1],
+	                         .state_dir = dirfd,
+	                         .userns = has_ns(&cfg->linux_, CLONE_NEWUSER),
+	                         .new_mountns = (flags & CLONE_NEWNS) != 0,
+	                         .new_utsns = has_ns(&cfg->linux_, CLONE_NEWUTS)};
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return cbox_err_set(err, errno, "fork");
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		stage1(&a, flags);
+	}
+	close(sv[1]);
+	c->pid = 0;
+	int r = converse(c, sv[0], pid, created, data, err);
+	close(sv[0]);
+	if (r < 0) {
+		/* Nothing may be left running after a failed create. */
+		kill(pid, SIGKILL);
+		if (c->pid > 0)
+			kill(c->pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		unlink(fifo);
+		return r;
+	}
+	return 0;
+}

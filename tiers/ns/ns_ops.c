@@ -1,0 +1,121 @@
+/* The ns tier's start, kill, delete and status, and its ops table. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cbox/cleanup.h"
+#include "internal.h"
+
+static int ns_available(char *why, size_t n)
+{
+	if (access("/proc/self/ns/mnt", F_OK) < 0 || access("/proc/self/ns/pid", F_OK) < 0) {
+		snprintf(why, n, "kernel without mount or pid namespaces");
+		return -1;
+	}
+	if (geteuid() != 0) {
+		snprintf(why, n, "needs root (rootless containers are not supported yet)");
+		return -1;
+	}
+	snprintf(why, n, "namespaces, pivot_root, capabilities and seccomp");
+	return 0;
+}
+
+static void fifo_path(const struct cbox_tier_container *c, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s/exec.fifo", c->state_dir);
+}
+
+static int ns_start(struct cbox_tier_container *c, struct cbox_err **err)
+{
+	char fifo[4096];
+	fifo_path(c, fifo, sizeof(fifo));
+	/* Non-blocking: an init that died must not hang start; its open completes on ours. */
+	CBOX_AUTOCLOSE int fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return cbox_err_set(err, errno, "open %s", fifo);
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	char b;
+	for (int waited = 0; waited < 10000; waited += 100) {
+		if (poll(&p, 1, 100) > 0 && read(fd, &b, 1) == 1) {
+			unlink(fifo);
+			return 0;
+		}
+		if (!cbox_tier_proc_alive(c->pid, c->start_time))
+			return cbox_err_set(err, 0, "the container's init (pid %d) is gone",
+			                    c->pid);
+	}
+	return cbox_err_set(err, ETIMEDOUT, "the container's init did not start");
+}
+
+/* Every process in pid's pid namespace, when that is not ours. */
+static int kill_all(pid_t init, int sig, struct cbox_err **err)
+{
+	char path[64];
+	struct stat mine, theirs, st;
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)init);
+	if (stat("/proc/self/ns/pid", &mine) < 0 || stat(path, &theirs) < 0)
+		return cbox_err_set(err, errno, "stat %s", path);
+	if (mine.st_ino == theirs.st_ino)
+		return kill(init, sig) < 0 ? cbox_err_set(err, errno, "kill %d", init) : 0;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return cbox_err_set(err, errno, "opendir /proc");
+	for (struct dirent *e; (e = readdir(d));) {
+		pid_t pid = atoi(e->d_name);
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+		if (stat(path, &st) == 0 && st.st_ino == theirs.st_ino &&
+		    st.st_dev == theirs.st_dev)
+			kill(pid, sig);
+	}
+	closedir(d);
+	return 0;
+}
+
+static int ns_kill(struct cbox_tier_container *c, int sig, bool all, struct cbox_err **err)
+{
+	if (!cbox_tier_proc_alive(c->pid, c->start_time))
+		return cbox_err_set(err, ESRCH, "container %s is not running", c->id);
+	if (all)
+		return kill_all(c->pid, sig, err);
+	if (kill(c->pid, sig) < 0)
+		return cbox_err_set(err, errno, "kill %d", c->pid);
+	return 0;
+}
+
+static int ns_delete(struct cbox_tier_container *c, struct cbox_err **err)
+{
+	char fifo[4096];
+	fifo_path(c, fifo, sizeof(fifo));
+	if (unlink(fifo) < 0 && errno != ENOENT)
+		return cbox_err_set(err, errno, "unlink %s", fifo);
+	return 0;
+}
+
+static enum cbox_tier_status ns_status(const struct cbox_tier_container *c)
+{
+	char fifo[4096];
+	if (!cbox_tier_proc_alive(c->pid, c->start_time))
+		return CBOX_TIER_STOPPED;
+	fifo_path(c, fifo, sizeof(fifo));
+	return access(fifo, F_OK) == 0 ? CBOX_TIER_CREATED : CBOX_TIER_RUNNING;
+}
+
+const struct cbox_tier_ops cbox_tier_ns = {
+    .name = "ns",
+    .summary = "plain namespaces, pivot_root, capabilities, seccomp (like runc/crun)",
+    .available = ns_available,
+    .create = ns_create,
+    .start = ns_start,
+    .kill = ns_kill,
+    .delete = ns_delete,
+    .status = ns_status,
+};

@@ -1,0 +1,205 @@
+/* The tier registry, and the host checks of the tiers that are not built yet. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/landlock.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cbox/cleanup.h"
+#include "cbox/tier.h"
+
+/* The first line of a /proc file, or "" when it cannot be read. */
+static void read_line(const char *path, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	CBOX_AUTOCLOSE int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t r = read(fd, buf, n - 1);
+	buf[r > 0 ? r : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+static bool userns_ok(char *why, size_t n)
+{
+	char v[64];
+	read_line("/proc/sys/user/max_user_namespaces", v, sizeof(v));
+	if (v[0] && atol(v) == 0) {
+		snprintf(why, n, "user namespaces disabled (user.max_user_namespaces = 0)");
+		return false;
+	}
+	if (access("/proc/self/ns/user", F_OK) < 0) {
+		snprintf(why, n, "kernel without user namespaces");
+		return false;
+	}
+	return true;
+}
+
+static int sentry_available(char *why, size_t n)
+{
+	char v[256];
+	if (!userns_ok(why, n))
+		return -1;
+	read_line("/proc/sys/kernel/seccomp/actions_avail", v, sizeof(v));
+	if (!strstr(v, "user_notif")) {
+		snprintf(why, n, "kernel without seccomp user notification (needs Linux >= 5.0)");
+		return -1;
+	}
+	snprintf(why, n, "not startable through the OCI runtime yet: use cbox-run");
+	return 0;
+}
+
+static int os_available(char *why, size_t n)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi < 0)
+		snprintf(why, n, "not built yet; host: no Landlock (%s)", strerror(errno));
+	else
+		snprintf(why, n, "not built yet; host: Landlock ABI %ld", abi);
+	return -1;
+}
+
+static int wasm_available(char *why, size_t n)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+	bool node = false;
+	for (const char *s = path ? path : "/usr/bin:/bin"; *s && !node;) {
+		size_t len = strcspn(s, ":");
+		snprintf(buf, sizeof(buf), "%.*s/node", (int)len, s);
+		node = access(buf, X_OK) == 0;
+		s += len + (s[len] == ':');
+	}
+	snprintf(why, n, "not built yet; host: %s", node ? "node found" : "no node in PATH");
+	return -1;
+}
+
+static int microvm_available(char *why, size_t n)
+{
+	CBOX_AUTOCLOSE int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		snprintf(why, n, "not built yet; host: no /dev/kvm (%s)", strerror(errno));
+	else
+		snprintf(why, n, "not built yet; host: /dev/kvm usable");
+	return -1;
+}
+
+static const struct cbox_tier_ops tier_sentry = {
+    .name = "sentry",
+    .summary = "user-space kernel: the guest reaches only the published host-syscall list",
+    .available = sentry_available,
+};
+static const struct cbox_tier_ops tier_os = {
+    .name = "os",
+    .summary = "the host kernel with Landlock, seccomp and namespaces on one process tree",
+    .available = os_available,
+};
+static const struct cbox_tier_ops tier_wasm = {
+    .name = "wasm",
+    .summary = "WebAssembly capsule (Pyodide, WASI) in Node.js inside the os tier",
+    .available = wasm_available,
+};
+static const struct cbox_tier_ops tier_microvm = {
+    .name = "microvm",
+    .summary = "own guest kernel under KVM",
+    .available = microvm_available,
+};
+
+static const struct cbox_tier_ops *const tiers[] = {&tier_sentry, &cbox_tier_ns, &tier_os,
+                                                    &tier_wasm, &tier_microvm};
+
+const struct cbox_tier_ops *const *cbox_tier_list(size_t *n)
+{
+	*n = CBOX_ARRAY_SIZE(tiers);
+	return tiers;
+}
+
+/* "ns, ..." : the tiers this host can start through the OCI runtime. */
+static void supported(char *buf, size_t n)
+{
+	char why[256];
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < CBOX_ARRAY_SIZE(tiers); i++) {
+		if (!tiers[i]->create || tiers[i]->available(why, sizeof(why)) < 0)
+			continue;
+		int w = snprintf(buf + used, n - used, "%s%s", used ? ", " : "", tiers[i]->name);
+		if (w < 0 || (size_t)w >= n - used)
+			break;
+		used += (size_t)w;
+	}
+	if (!used)
+		snprintf(buf, n, "none");
+}
+
+int cbox_tier_find(const char *name, const struct cbox_tier_ops **out, struct cbox_err **err)
+{
+	char list[256], why[256];
+	supported(list, sizeof(list));
+	for (size_t i = 0; i < CBOX_ARRAY_SIZE(tiers); i++) {
+		if (strcmp(tiers[i]->name, name) != 0)
+			continue;
+		if (tiers[i]->available(why, sizeof(why)) < 0)
+			return cbox_err_set(
+			    err, ENOTSUP,
+			    "tier '%s' is not available on this host (%s); this host "
+			    "supports: %s (see `cbox tiers`)",
+			    name, why, list);
+		if (!tiers[i]->create)
+			return cbox_err_set(
+			    err, ENOTSUP,
+			    "tier '%s': %s; the OCI runtime supports here: %s (choose "
+			    "with --tier or the annotation " CBOX_TIER_ANNOTATION ")",
+			    name, why, list);
+		*out = tiers[i];
+		return 0;
+	}
+	return cbox_err_set(err, 0, "unknown tier '%s': this host supports: %s (see `cbox tiers`)",
+	                    name, list);
+}
+
+const char *cbox_tier_status_name(enum cbox_tier_status s)
+{
+	static const char *const names[] = {"creating", "created", "running", "stopped"};
+	return (unsigned)s < CBOX_ARRAY_SIZE(names) ? names[s] : "unknown";
+}
+
+/* Fields of /proc/PID/stat after the comm: state is field 3, starttime field 22. */
+static bool proc_stat(pid_t pid, char *state, unsigned long long *start)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	read_line(path, buf, sizeof(buf));
+	char *s = strrchr(buf, ')');
+	if (!s || pid <= 0)
+		return false;
+	s += 2;
+	*state = *s;
+	for (int field = 3; field < 22; field++) {
+		s = strchr(s, ' ');
+		if (!s)
+			return false;
+		s++;
+	}
+	*start = strtoull(s, NULL, 10);
+	return true;
+}
+
+unsigned long long cbox_tier_proc_start_time(pid_t pid)
+{
+	char state;
+	unsigned long long start;
+	return proc_stat(pid, &state, &start) ? start : 0;
+}
+
+bool cbox_tier_proc_alive(pid_t pid, unsigned long long start_time)
+{
+	char state;
+	unsigned long long start;
+	if (!proc_stat(pid, &state, &start))
+		return false;
+	return state != 'Z' && state != 'X' && start == start_time;
+}
