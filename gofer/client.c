@@ -359,6 +359,16 @@ int cbox_gofer_bind(struct cbox_gofer_client *c, uint32_t cwd, const char *path,
 	return rpc_fd(c, &q, &r, NULL, sockfd);
 }
 
+int cbox_gofer_inotify(struct cbox_gofer_client *c, uint32_t fid, uint32_t mask, int ifd)
+{
+	if (ifd < 0)
+		return -EBADF;
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_INOTIFY, .fid = fid, .flags = mask};
+	struct cbox_gofer_reply r;
+	int rc = rpc_fd(c, &q, &r, NULL, ifd);
+	return rc < 0 ? rc : (int)r.fid;
+}
+
 /* Copy a GETXATTR/LISTXATTR reply's value: its length, or -ERANGE when size (not 0) is short. */
 static int copy_value(const struct cbox_gofer_reply *r, void *buf, size_t size)
 {

@@ -51,6 +51,9 @@ static inline struct cbox_gofer_node *cbox_gofer_server_lookup(const struct cbox
  * and has the handler's type.
  */
 int cbox_gofer_do_bind(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int sockfd);
+/* INOTIFY: add a watch for fid's file to the guest's inotify instance ifd; r->fid gets the wd. */
+int cbox_gofer_do_inotify(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                          struct cbox_gofer_reply *r, int ifd);
 int cbox_gofer_do_xattr(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
                         struct cbox_gofer_reply *r);
 /* Whether (dev, ino) is a socket this session bound (O_PATH opens of sockets: see do_open). */

@@ -52,31 +52,32 @@ static const int allowed[] = {
      * never allows it. */
     __NR_sigaltstack,
 #endif
-    __NR_fstatfs,       /* 138: STATFS (glibc's fstatfs) */
-    __NR_gettid,        /* 186: the crash handler's re-raise */
-    __NR_fsetxattr,     /* 190: SETXATTR on kernels before 6.13 (no setxattrat) */
-    __NR_fgetxattr,     /* 193: GETXATTR, likewise */
-    __NR_flistxattr,    /* 196: LISTXATTR, likewise */
-    __NR_fremovexattr,  /* 199: REMOVEXATTR, likewise */
-    __NR_clock_gettime, /* 228: the logger's time stamp when the vDSO is unavailable */
-    __NR_exit_group,    /* 231: exit */
-    __NR_tgkill,        /* 234: the crash handler's re-raise; abort() */
-    __NR_openat,        /* 257: WALK, OPEN, CREATE */
-    __NR_mkdirat,       /* 258: MKDIR */
-    __NR_mknodat,       /* 259: MKNOD (FIFO, socket node, regular file; never a device) */
-    __NR_fchownat,      /* 260: SETATTR uid/gid (AT_EMPTY_PATH on the fid's own fd) */
-    __NR_newfstatat,    /* 262: WALK, STAT, identity checks (glibc's fstat) */
-    __NR_unlinkat,      /* 263: UNLINK, undoing a failed CREATE or LINK */
-    __NR_renameat,      /* 264: RENAME */
-    __NR_linkat,        /* 265: LINK */
-    __NR_symlinkat,     /* 266: SYMLINK */
-    __NR_readlinkat,    /* 267: READLINK */
-    __NR_utimensat,     /* 280: SETATTR times (AT_EMPTY_PATH, never following a symlink) */
-    CBOX_NR_FCHMODAT2,  /* 452: SETATTR mode (AT_EMPTY_PATH on the fid's own fd) */
-    463,                /* setxattrat: SETXATTR (user.* only, never following a symlink) */
-    464,                /* getxattrat: GETXATTR */
-    465,                /* listxattrat: LISTXATTR */
-    466,                /* removexattrat: REMOVEXATTR */
+    __NR_fstatfs,           /* 138: STATFS (glibc's fstatfs) */
+    __NR_gettid,            /* 186: the crash handler's re-raise */
+    __NR_fsetxattr,         /* 190: SETXATTR on kernels before 6.13 (no setxattrat) */
+    __NR_fgetxattr,         /* 193: GETXATTR, likewise */
+    __NR_flistxattr,        /* 196: LISTXATTR, likewise */
+    __NR_fremovexattr,      /* 199: REMOVEXATTR, likewise */
+    __NR_clock_gettime,     /* 228: the logger's time stamp when the vDSO is unavailable */
+    __NR_exit_group,        /* 231: exit */
+    __NR_tgkill,            /* 234: the crash handler's re-raise; abort() */
+    __NR_inotify_add_watch, /* 254: INOTIFY (on the inotify fd the request carried) */
+    __NR_openat,            /* 257: WALK, OPEN, CREATE */
+    __NR_mkdirat,           /* 258: MKDIR */
+    __NR_mknodat,           /* 259: MKNOD (FIFO, socket node, regular file; never a device) */
+    __NR_fchownat,          /* 260: SETATTR uid/gid (AT_EMPTY_PATH on the fid's own fd) */
+    __NR_newfstatat,        /* 262: WALK, STAT, identity checks (glibc's fstat) */
+    __NR_unlinkat,          /* 263: UNLINK, undoing a failed CREATE or LINK */
+    __NR_renameat,          /* 264: RENAME */
+    __NR_linkat,            /* 265: LINK */
+    __NR_symlinkat,         /* 266: SYMLINK */
+    __NR_readlinkat,        /* 267: READLINK */
+    __NR_utimensat,         /* 280: SETATTR times (AT_EMPTY_PATH, never following a symlink) */
+    CBOX_NR_FCHMODAT2,      /* 452: SETATTR mode (AT_EMPTY_PATH on the fid's own fd) */
+    463,                    /* setxattrat: SETXATTR (user.* only, never following a symlink) */
+    464,                    /* getxattrat: GETXATTR */
+    465,                    /* listxattrat: LISTXATTR */
+    466,                    /* removexattrat: REMOVEXATTR */
 };
 
 const int *cbox_gofer_allowed_syscalls(size_t *n)

@@ -228,19 +228,22 @@ static int reopen(const struct cbox_gofer_node *n, uint32_t flags)
 }
 
 /*
- * OPEN with O_PATH: an fd naming a socket node, for the sentry's connect or sendto, which reaches
+ * OPEN with O_PATH: for a socket node, an fd for the sentry's connect or sendto, which reaches
  * it through a magic link of its own /proc/self/fd. Only for sockets a guest of this session
  * bound: a socket that was in the tree already belongs to a host service (the rootfs is the
  * host's own root by default, a bind may hold an agent's socket), and reaching one is what the
  * sandbox exists to prevent. Those answer ECONNREFUSED, as a socket file without a listener.
  */
-static int open_socket_path(const struct cbox_gofer_server *s, const struct cbox_gofer_node *n,
-                            uint32_t flags)
+static int open_path(const struct cbox_gofer_server *s, const struct cbox_gofer_node *n,
+                     uint32_t flags)
 {
-	if ((flags & ~(uint32_t)O_CLOEXEC) != (uint32_t)O_PATH || !S_ISSOCK(n->mode))
+	if ((flags & ~(uint32_t)O_CLOEXEC) != (uint32_t)O_PATH)
 		return -EINVAL;
-	if (!cbox_gofer_bound_has(s, n->dev, n->ino))
+	if (S_ISSOCK(n->mode) && !cbox_gofer_bound_has(s, n->dev, n->ino))
 		return -ECONNREFUSED;
+	/* Any other file: the guest's own open(O_PATH), which names the file without opening it
+	 * (no read, write or exec through it; a symlink itself with O_NOFOLLOW). What can be done
+	 * with it goes through the sentry (as a dirfd, to execveat, to linkat) or is a stat. */
 	int fd = fcntl(n->fd, F_DUPFD_CLOEXEC, 0);
 	return fd < 0 ? -errno : fd;
 }
@@ -251,7 +254,7 @@ static int do_open(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, 
 	if (n == NULL)
 		return -EBADF;
 	if (q->flags & O_PATH) {
-		int fd = open_socket_path(s, n, q->flags);
+		int fd = open_path(s, n, q->flags);
 		if (fd < 0)
 			return fd;
 		*fd_out = fd;
@@ -578,6 +581,8 @@ static int handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 		return do_mknod(s, q, r);
 	case CBOX_GOFER_BIND:
 		return cbox_gofer_do_bind(s, q, in_fd);
+	case CBOX_GOFER_INOTIFY:
+		return cbox_gofer_do_inotify(s, q, r, in_fd);
 	case CBOX_GOFER_GETXATTR:
 	case CBOX_GOFER_SETXATTR:
 	case CBOX_GOFER_LISTXATTR:
@@ -722,12 +727,14 @@ int cbox_gofer_serve_one(struct cbox_gofer_server *s)
 		log_malformed(buf, (size_t)n);
 		return -1;
 	}
-	/* Only BIND carries an fd (the guest's socket), and it always does: an fd on any other
-	 * request is refused as it always was, and never lands in the gofer's table. */
-	if ((q.type == CBOX_GOFER_BIND) != (in_fd >= 0)) {
+	/* Only BIND and INOTIFY carry an fd (the guest's socket, its inotify instance), and they
+	 * always do: an fd on any other request is refused as it always was, and never lands in
+	 * the gofer's table. */
+	bool wants_fd = q.type == CBOX_GOFER_BIND || q.type == CBOX_GOFER_INOTIFY;
+	if (wants_fd != (in_fd >= 0)) {
 		cbox_error("gofer: malformed request of type %u (tag %u): %s", q.type, q.tag,
 		           in_fd >= 0 ? "carries ancillary data (file descriptors)"
-		                      : "BIND without its socket");
+		                      : "BIND or INOTIFY without its fd");
 		return -1;
 	}
 	struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | q.type, .tag = q.tag};

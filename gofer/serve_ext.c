@@ -4,6 +4,8 @@
  * namespace, which holds nothing but that tree, and the xattr calls name a fid's inode.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <sys/inotify.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
@@ -101,6 +103,40 @@ int cbox_gofer_do_bind(struct cbox_gofer_server *s, const struct cbox_gofer_req 
 	if (fchdir(root->fd) < 0)
 		cbox_error("gofer: cannot return to the root after a bind: %s", strerror(errno));
 	return rc;
+}
+
+/*
+ * INOTIFY: watch the fid's file on the guest's inotify instance. inotify_add_watch takes a path;
+ * the gofer names the file from its own directory fds (a directory as "." after fchdir into it,
+ * anything else as its name in its parent), never following a symlink (IN_DONT_FOLLOW), and only
+ * an inotify fd is accepted. A watch reports events; it grants no access to the file.
+ */
+int cbox_gofer_do_inotify(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                          struct cbox_gofer_reply *r, int ifd)
+{
+	struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
+	struct cbox_gofer_node *root = cbox_gofer_server_lookup(s, CBOX_GOFER_ROOT_FID);
+	if (n == NULL)
+		return -EBADF;
+	uint32_t mask = q->flags | IN_DONT_FOLLOW;
+	const char *name = ".";
+	int dirfd = n->fd;
+	if (!S_ISDIR(n->mode)) {
+		if (n->parent == NULL)
+			return -EINVAL;
+		dirfd = n->parent->fd;
+		name = n->name;
+	}
+	if (fchdir(dirfd) < 0)
+		return -errno;
+	int wd = inotify_add_watch(ifd, name, mask);
+	int rc = wd < 0 ? -errno : 0;
+	if (fchdir(root->fd) < 0)
+		cbox_error("gofer: cannot return to the root after a watch: %s", strerror(errno));
+	if (rc < 0)
+		return rc == -EBADF ? -EINVAL : rc; /* an fd that is not an inotify instance */
+	r->fid = (uint32_t)wd;
+	return 0;
 }
 
 /*

@@ -309,6 +309,10 @@ static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 	case CBOX_GOFER_LISTXATTR:
 		o->fid = rd_u32(r);
 		break;
+	case CBOX_GOFER_INOTIFY:
+		o->fid = rd_u32(r);
+		o->flags = rd_u32(r);
+		break;
 	default:
 		return -EPROTO;
 	}
@@ -430,6 +434,10 @@ static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 		wr_str(w, q->name2, q->name2_len);
 		wr_blob(w, q->value, q->value_len);
 		break;
+	case CBOX_GOFER_INOTIFY:
+		wr_u32(w, q->fid);
+		wr_u32(w, q->flags);
+		break;
 	default: /* CLUNK, STAT, READLINK, STATFS, LISTXATTR */
 		wr_u32(w, q->fid);
 		break;
@@ -500,6 +508,9 @@ static void decode_reply_body(struct rd *r, struct cbox_gofer_reply *o)
 	case CBOX_GOFER_GETXATTR:
 	case CBOX_GOFER_LISTXATTR:
 		o->value = rd_blob(r, &o->value_len);
+		break;
+	case CBOX_GOFER_INOTIFY:
+		o->fid = rd_u32(r); /* the watch descriptor */
 		break;
 	default: /* empty bodies */
 		break;
@@ -578,5 +589,7 @@ int cbox_gofer_encode_reply(const struct cbox_gofer_reply *rep, void *buf, size_
 		wr_str(&w, rep->target, rep->target_len);
 	else if (t == CBOX_GOFER_GETXATTR || t == CBOX_GOFER_LISTXATTR)
 		wr_blob(&w, rep->value, rep->value_len);
+	else if (t == CBOX_GOFER_INOTIFY)
+		wr_u32(&w, rep->fid);
 	return finish(&w);
 }

@@ -163,12 +163,14 @@ int cbox_ptrace_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd
 		memcpy(&fd, CMSG_DATA(&s.cmsg.hdr), sizeof(int));
 	else if (n < 0)
 		fd = (int)n;
+	else if (n == 1 && (s.msg.msg_flags & MSG_CTRUNC))
+		fd = -EMFILE; /* the kernel dropped the fd: the task is at its RLIMIT_NOFILE */
 	cbox_mem_write(t->tid, at, &saved, sizeof(saved));
 	if (!at_exit)
 		return fd < 0 ? fd : -EIO;
 	/* The task now sits at an exit stop: the answer must be given there (finish_exit). */
 	t->at_exit = true;
-	if (fd < 0)
+	if (fd < 0 && fd != -EMFILE)
 		cbox_warn("installing an fd in task %d failed: %s", t->tid, strerror(-fd));
 	return fd;
 }

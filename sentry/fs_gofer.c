@@ -92,6 +92,8 @@ static int g_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	(void)t;
 	/* Only flags that describe the open file go to the gofer; creation is a separate request.
 	 */
+	if (flags & O_PATH)
+		return cbox_gofer_open(s->gofer, d->fid, O_PATH | O_CLOEXEC);
 	int keep = O_ACCMODE | O_APPEND | O_NONBLOCK | O_DIRECTORY | O_TRUNC | O_NOATIME | O_DSYNC |
 	           O_SYNC | O_DIRECT;
 	return cbox_gofer_open(s->gofer, d->fid, (flags & keep) | O_CLOEXEC);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -363,6 +364,11 @@ int cbox_vfs_walk(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const c
 	return r;
 }
 
+const struct cbox_fs_ops *cbox_vfs_gofer_ops(void)
+{
+	return &cbox_fs_gofer;
+}
+
 int cbox_vfs_may(const struct cbox_dentry *d, int mask)
 {
 	if (d->mnt->ops != &cbox_fs_gofer)
@@ -416,9 +422,35 @@ int cbox_vfs_path(struct cbox_dentry *d, char *buf, size_t size)
 	return (int)len;
 }
 
+/* O_PATH names a file without opening it: no permission or type checks but O_DIRECTORY's. The
+ * gofer gives its own O_PATH fd; a file of /proc or /dev is opened and then reduced to O_PATH
+ * through the sentry's /proc/self/fd, so the guest cannot read through it. */
+static int open_path(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags)
+{
+	if ((flags & O_DIRECTORY) && !S_ISDIR(d->mode))
+		return -ENOTDIR;
+	if (d->mnt->ops == &cbox_fs_gofer)
+		return d->mnt->ops->open(s, t, d, O_PATH);
+	if (S_ISLNK(d->mode))
+		return -ELOOP;
+	int fd = S_ISDIR(d->mode) && d->mnt->ops->readdir ? cbox_vfs_open_synthetic_dir(s, t, d)
+	         : d->mnt->ops->open                      ? d->mnt->ops->open(s, t, d, O_RDONLY)
+	                                                  : -ENXIO;
+	if (fd < 0)
+		return fd;
+	char link[64];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	int p = open(link, O_PATH | O_CLOEXEC);
+	int e = errno;
+	close(fd);
+	return p < 0 ? -e : p;
+}
+
 int cbox_vfs_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags)
 {
 	int acc = flags & O_ACCMODE;
+	if (flags & O_PATH)
+		return open_path(s, t, d, flags);
 	if (S_ISLNK(d->mode))
 		return -ELOOP; /* O_NOFOLLOW on a symlink */
 	if ((flags & O_DIRECTORY) && !S_ISDIR(d->mode))

@@ -19,6 +19,24 @@
 #define IARG(i)  ((int)c->trap->args[i])
 #define AT_FD(i) ((int)c->trap->args[i])
 
+/*
+ * The seccomp platform installs fds with SECCOMP_IOCTL_NOTIF_ADDFD, which refuses O_PATH files
+ * (EBADF). There an O_PATH open gives an ordinary read-only open of the same file instead
+ * (recorded as O_PATH, so the sentry's own checks still treat it as one); a symlink itself
+ * cannot be opened that way (ELOOP). The ptrace platform passes real O_PATH fds.
+ */
+static int install_path_fallback(struct cbox_sysctx *c, struct cbox_dentry *d, int flags)
+{
+	if (S_ISLNK(d->mode))
+		return -ELOOP;
+	int host = cbox_vfs_open(c->s, c->task, d, O_RDONLY | O_NONBLOCK | (flags & O_DIRECTORY));
+	if (host < 0)
+		return host;
+	int fd = cbox_sys_install(c, host, flags, d);
+	close(host);
+	return fd;
+}
+
 /* Flags the kernel accepts for open (others are ignored by Linux too, except the creation ones). */
 static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int flags, mode_t mode,
                        int rflags)
@@ -93,6 +111,8 @@ static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int fla
 	}
 	int fd = cbox_sys_install(c, host, flags, d);
 	close(host);
+	if (fd == -EBADF && (flags & O_PATH))
+		fd = install_path_fallback(c, d, flags);
 	cbox_dentry_put(c->s, d);
 	return fd;
 }

@@ -22,6 +22,9 @@
 int64_t sys_inotify_add_watch(struct cbox_sysctx *c)
 {
 	uint32_t mask = (uint32_t)ARG(2);
+	/* Linux checks the mask first: no event at all is EINVAL. */
+	if (!(mask & IN_ALL_EVENTS))
+		return -EINVAL;
 	char path[PATH_MAX];
 	int r = cbox_sys_read_path(c, ARG(1), path);
 	if (r < 0)
@@ -39,7 +42,16 @@ int64_t sys_inotify_add_watch(struct cbox_sysctx *c)
 	if (r == 0)
 		r = cbox_vfs_may(d, R_OK); /* Linux: read access to the file is needed */
 	if (r == 0 && S_ISLNK(d->mode))
-		r = -EACCES; /* IN_DONT_FOLLOW on a symlink: not offered (no O_PATH from the VFS) */
+		r = -EACCES; /* IN_DONT_FOLLOW on a symlink: not offered */
+	if (r == 0 && d->mnt->ops == cbox_vfs_gofer_ops()) {
+		/* A file of the tree: the gofer adds the watch (it may read what the sentry's
+		 * unprivileged host identity cannot). */
+		r = cbox_gofer_inotify(cbox_sentry_gofer(c->s), d->fid,
+		                       mask & ~(uint32_t)IN_DONT_FOLLOW, ifd);
+		cbox_dentry_put(c->s, d);
+		close(ifd);
+		return r;
+	}
 	if (r == 0) {
 		host = cbox_vfs_open(c->s, c->task, d, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		r = host < 0 ? host : 0;

@@ -169,6 +169,9 @@ CBOX_API int cbox_gofer_mknod(struct cbox_gofer_client *c, uint32_t dir, const c
  * -EINVAL/-ENAMETOOLONG for a bad path (refused before sending), -EAFNOSUPPORT when sockfd is
  * not an AF_UNIX socket, -ENOTSOCK, -EBADF (fid or fd), -EIO.
  */
+/* Add a watch with mask for fid's file to the inotify instance ifd (borrowed; the guest's, as
+ * a duplicate). Returns the watch descriptor or -errno (ENOENT, ENOSPC, EINVAL...). */
+CBOX_API int cbox_gofer_inotify(struct cbox_gofer_client *c, uint32_t fid, uint32_t mask, int ifd);
 CBOX_API int cbox_gofer_bind(struct cbox_gofer_client *c, uint32_t cwd, const char *path,
                              size_t len, int sockfd);
 

@@ -54,6 +54,7 @@ struct cbox_gofer_statfs {
  *            i64 atime_sec, i64 atime_nsec, i64 mtime_sec, i64 mtime_nsec
  *            (valid: CBOX_GOFER_SET_* bits, no others; with SET_SIZE size >= 0; with SET_TIMES
  *            each nsec is 0..999999999, UTIME_NOW or UTIME_OMIT)
+ *   INOTIFY  u32 fid, u32 mask (and the guest's inotify fd as SCM_RIGHTS); OK body: u32 wd
  *   BIND     u32 cwdfid, sockpath  (sockpath: u16 length + 1..108 bytes, no NUL: an AF_UNIX
  *            sun_path as the guest gave it; the packet carries the socket as SCM_RIGHTS, the
  *            only request that may carry an fd)
@@ -95,7 +96,8 @@ enum cbox_gofer_type {
 	CBOX_GOFER_SETXATTR = 17,
 	CBOX_GOFER_LISTXATTR = 18,
 	CBOX_GOFER_REMOVEXATTR = 19,
-	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_REMOVEXATTR,
+	CBOX_GOFER_INOTIFY = 20,
+	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_INOTIFY,
 };
 
 /* SETATTR's valid bits: which fields of struct cbox_gofer_setattr to apply. The gofer applies

@@ -106,6 +106,8 @@ CBOX_API int cbox_vfs_walk(struct cbox_sentry *s, struct cbox_task *t, int dirfd
  * (/proc, /dev) are checked by their own handlers.
  */
 CBOX_API int cbox_vfs_may(const struct cbox_dentry *d, int mask);
+/* The ops of the gofer's file system (to tell a file of the tree from /proc and /dev). */
+CBOX_API const struct cbox_fs_ops *cbox_vfs_gofer_ops(void);
 /* stat of a dentry as the guest sees it. */
 CBOX_API int cbox_vfs_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
                            struct stat *st);

@@ -117,13 +117,16 @@ Test(gofer_ext_rw, bind_then_connect_by_opath)
 	close(s);
 }
 
-Test(gofer_ext_rw, opath_only_for_sockets_bound_here)
+Test(gofer_ext_rw, opath_sockets_only_when_bound_here)
 {
 	int l = host_bind("hostsock2");
 	/* A socket that was in the tree already belongs to a host service: refused. */
 	cr_expect_eq(cbox_gofer_open(C, walk("hostsock2"), O_PATH | O_CLOEXEC), -ECONNREFUSED);
 	cr_expect_eq(cbox_gofer_open(C, walk("hostsock"), O_PATH), -ECONNREFUSED);
-	cr_expect_eq(cbox_gofer_open(C, walk("file"), O_PATH | O_CLOEXEC), -EINVAL);
+	/* Other files: the guest's own open(O_PATH), which reads nothing. */
+	int fd = cbox_gofer_open(C, walk("file"), O_PATH | O_CLOEXEC);
+	cr_expect_geq(fd, 0);
+	close(fd);
 	cr_expect_eq(cbox_gofer_open(C, walk("hostsock2"), O_PATH | O_RDWR), -EINVAL);
 	close(l);
 }

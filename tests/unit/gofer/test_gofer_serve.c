@@ -232,7 +232,16 @@ Test(gofer_ro, special_files)
 	uint32_t f = walk("file.txt", NULL);
 	cr_expect_eq(cbox_gofer_open(S.c, f, O_RDONLY | O_CREAT), -EINVAL);
 	cr_expect_eq(cbox_gofer_open(S.c, f, O_ACCMODE), -EINVAL);
-	cr_expect_eq(cbox_gofer_open(S.c, f, O_RDONLY | O_PATH), -EINVAL);
+	/* O_PATH names the file without opening it; no other flag may come with it. */
+	cr_expect_eq(cbox_gofer_open(S.c, f, O_WRONLY | O_PATH), -EINVAL);
+	fd = cbox_gofer_open(S.c, f, O_PATH);
+	cr_assert_geq(fd, 0, "open O_PATH: %s", strerror(-fd));
+	char c;
+	cr_expect_eq(read(fd, &c, 1), -1, "an O_PATH fd must not read");
+	cr_expect_eq(errno, EBADF);
+	close(fd);
+	/* A socket already in the tree (a host service's) is never handed out, even as O_PATH. */
+	cr_expect_eq(cbox_gofer_open(S.c, sock, O_PATH), -ECONNREFUSED);
 }
 
 Test(gofer_ro, mutations_refused)

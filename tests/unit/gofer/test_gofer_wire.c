@@ -375,3 +375,26 @@ Test(gofer_wire, xattr_replies)
 	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), 0);
 	cr_expect_eq(d.value_len, 0);
 }
+
+Test(gofer_wire, inotify_round_trips)
+{
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_INOTIFY, .tag = 9, .fid = 4, .flags = 0x102};
+	int n = cbox_gofer_encode_request(&q, buf, sizeof(buf));
+	cr_assert_gt(n, 0);
+	struct cbox_gofer_req d;
+	cr_assert_eq(cbox_gofer_decode_request(buf, (size_t)n, &d), 0);
+	cr_expect_eq(d.fid, 4);
+	cr_expect_eq(d.flags, 0x102);
+	/* One byte short of the mask: the body has the wrong length. */
+	struct cbox_gofer_hdr h;
+	memcpy(&h, buf, sizeof(h));
+	h.len = (uint32_t)n - 1;
+	memcpy(buf, &h, sizeof(h));
+	cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)n - 1, &d), -EINVAL);
+	struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_INOTIFY, .fid = 7};
+	n = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_gt(n, 0);
+	struct cbox_gofer_reply rd;
+	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)n, &rd), 0);
+	cr_expect_eq(rd.fid, 7, "the watch descriptor");
+}
