@@ -53,11 +53,17 @@ static const struct entry sys_entries[] = {
 /* Linux shows most sysctls 0644 (root may write them); the guest's root lacks the capability,
  * so a write is refused at open (EACCES), as for any read-only proc file. */
 static const struct entry kernel_entries[] = {
-    {"cap_last_cap", P_CAP_LAST_CAP, RO_MODE}, {"domainname", P_DOMAINNAME, RW_MODE},
-    {"hostname", P_HOSTNAME, RW_MODE},         {"ngroups_max", P_NGROUPS_MAX, RO_MODE},
-    {"osrelease", P_OSRELEASE, RO_MODE},       {"ostype", P_OSTYPE, RO_MODE},
-    {"overflowgid", P_OVERFLOWGID, RW_MODE},   {"overflowuid", P_OVERFLOWUID, RW_MODE},
-    {"pid_max", P_PID_MAX, RW_MODE},           {"random", P_SYS_RANDOM, DIR_MODE},
+    {"cap_last_cap", P_CAP_LAST_CAP, RO_MODE},
+    {"dmesg_restrict", P_DMESG_RESTRICT, RW_MODE},
+    {"domainname", P_DOMAINNAME, RW_MODE},
+    {"hostname", P_HOSTNAME, RW_MODE},
+    {"ngroups_max", P_NGROUPS_MAX, RO_MODE},
+    {"osrelease", P_OSRELEASE, RO_MODE},
+    {"ostype", P_OSTYPE, RO_MODE},
+    {"overflowgid", P_OVERFLOWGID, RW_MODE},
+    {"overflowuid", P_OVERFLOWUID, RW_MODE},
+    {"pid_max", P_PID_MAX, RW_MODE},
+    {"random", P_SYS_RANDOM, DIR_MODE},
 };
 
 static const struct entry random_entries[] = {
@@ -255,11 +261,13 @@ static int lookup_dynamic(struct cbox_sentry *s, struct cbox_dentry *dir, const 
 	case P_FDINFODIR: {
 		char path[64];
 		struct stat st;
-		if (v < 0 && k == P_FDDIR && (v = fd_by_target(pt, name)) >= 0 && !hidden_fd(s, v)) {
+		if (v < 0 && k == P_FDDIR && (v = fd_by_target(pt, name)) >= 0 &&
+		    !hidden_fd(s, v)) {
 			snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, v);
 			if (stat(path, &st) < 0)
 				return -ENOENT;
-			*out = mk(dir, name, (st.st_mode & S_IFMT) | 0600, PRIV(P_FD_TARGET, pid, v));
+			*out =
+			    mk(dir, name, (st.st_mode & S_IFMT) | 0600, PRIV(P_FD_TARGET, pid, v));
 			return *out ? 0 : -ENOMEM;
 		}
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, v);

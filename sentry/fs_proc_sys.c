@@ -192,6 +192,11 @@ int cbox_proc_gen_sys(struct cbox_sentry *s, struct cbox_task *t, enum cbox_proc
 	case P_MOUNTS:
 	case P_MOUNTINFO:
 		return gen_mounts(s, t, kind == P_MOUNTINFO, b);
+	case P_DMESG_RESTRICT:
+		/* The kernel log is the host's: syslog(2) is refused to the guest, as Linux refuses
+		 * a process without CAP_SYSLOG when dmesg_restrict is 1. */
+		cbox_proc_printf(b, "1\n");
+		return 0;
 	case P_CMDLINE_SYS:
 		/* The host's command line names its disks, its boot image and sometimes secrets. */
 		cbox_proc_printf(b, "BOOT_IMAGE=cbox ro\n");

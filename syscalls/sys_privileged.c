@@ -7,7 +7,12 @@
  */
 #include <errno.h>
 #include <linux/seccomp.h>
+#include <linux/nsfs.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,23 +28,82 @@
 	 CLONE_NEWPID | CLONE_NEWTIME | CLONE_NEWUSER | CLONE_NEWUTS | CLONE_SYSVSEM |             \
 	 CLONE_THREAD | CLONE_SIGHAND | CLONE_VM)
 
+/* unshare(CLONE_FS): the task's own copy of cwd, root and umask. */
+static int unshare_fs(struct cbox_sysctx *c)
+{
+	struct cbox_fs_ctx *old = c->task->fs;
+	if (old->refs == 1)
+		return 0;
+	struct cbox_fs_ctx *fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return -ENOMEM;
+	*fs = (struct cbox_fs_ctx){.refs = 1,
+	                           .cwd = cbox_dentry_get(old->cwd),
+	                           .root = cbox_dentry_get(old->root),
+	                           .umask = old->umask};
+	old->refs--; /* still held by the tasks it is shared with */
+	c->task->fs = fs;
+	return 0;
+}
+
 int64_t sys_unshare(struct cbox_sysctx *c)
 {
 	uint64_t flags = ARG(0);
 	if (flags & ~(uint64_t)UNSHARE_KNOWN)
 		return -EINVAL;
-	/* Nothing to unshare is a success on Linux. Anything else would change what the sentry
-	 * tracks (the fd table, the fs context) or need capabilities the guest lacks. */
-	return flags == 0 ? 0 : -EPERM;
+	/* What a process may unshare without privilege, and what the sentry mirrors: its fd table
+	 * and its fs context (cwd, root, umask) become its own, and System V semaphore undo
+	 * lists, which are the host kernel's alone. The host unshares the same (CONTINUE), so the
+	 * sentry's copies and the host's agree. Namespaces need capabilities the guest lacks;
+	 * CLONE_THREAD, CLONE_SIGHAND and CLONE_VM would need a single-threaded caller's
+	 * checks, which the sentry does not make. */
+	const uint64_t own = CLONE_FILES | CLONE_FS | CLONE_SYSVSEM;
+	if (flags & ~own)
+		return -EPERM;
+	if (flags & CLONE_FS) {
+		int r = unshare_fs(c);
+		if (r < 0)
+			return r;
+	}
+	if (flags & CLONE_FILES) {
+		struct cbox_fdtable *own_files = cbox_fdtable_copy(c->task->files);
+		if (!own_files)
+			return -ENOMEM;
+		cbox_fdtable_put(c->s, c->task->files);
+		c->task->files = own_files;
+	}
+	return CBOX_SYSRET_CONTINUE;
 }
+
+#ifndef NSFS_MAGIC
+#define NSFS_MAGIC 0x6e736673
+#endif
 
 int64_t sys_setns(struct cbox_sysctx *c)
 {
 	int fd = cbox_task_getfd(c->task, IARG(0));
 	if (fd < 0)
 		return fd == -EBADF ? -EBADF : -EPERM;
+	/* Linux's order: an fd that is neither a namespace nor a pidfd, or a namespace of
+	 * another type than nstype asks for, is EINVAL; joining is then EPERM (no CAP_SYS_ADMIN
+	 * in the guest, and the sandbox's namespaces are not the guest's to leave). */
+	int r = -EPERM;
+	/* NS_GET_NSTYPE answers only on a namespace file (ENOTTY elsewhere). */
+	int type = ioctl(fd, NS_GET_NSTYPE);
+	if (type >= 0) {
+		if (ARG(1) && (uint64_t)type != ARG(1))
+			r = -EINVAL;
+	} else {
+		char link[64], target[64];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, target, sizeof(target) - 1);
+		if (n > 0)
+			target[n] = '\0';
+		if (n <= 0 || strcmp(target, "anon_inode:[pidfd]") != 0)
+			r = -EINVAL;
+	}
 	close(fd);
-	return -EPERM;
+	return r;
 }
 
 /* A timespec Linux would accept for setting the clock. */
