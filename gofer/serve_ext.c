@@ -262,8 +262,8 @@ int cbox_gofer_do_xattr(struct cbox_gofer_server *s, const struct cbox_gofer_req
 		if (rc < 0)
 			return rc;
 	}
-	int dirfd;
-	const char *path;
+	int dirfd = -1;
+	const char *path = NULL;
 	int rc = xattr_target(n, &dirfd, &path);
 	if (rc < 0)
 		return rc;
