@@ -5,7 +5,7 @@ DEB_PACKAGES := cmake make gcc pkgconf libseccomp-dev libunwind-dev libxxhash-de
 	python3-venv python3-pip git make nodejs libjson-c-dev
 BUILD := build
 
-.PHONY: all deps build run test bench format-check clean
+.PHONY: all deps build release run test bench format-check clean
 
 all: build
 
@@ -31,16 +31,20 @@ build: deps
 run: build
 	@tests/integration/demo/run.sh $(BUILD)/cbox-run $(BUILD)/demo
 
-test: build format-check
+# The release preset (-O2) is built too: its optimiser finds warnings the debug build does not,
+# and `make bench` depends on it.
+test: build release format-check
 	cd $(BUILD) && ctest -j$$(nproc) --output-on-failure
 
 format-check:
 	@files=$$(git ls-files '*.c' '*.h' | grep -v '^tests/fuzz/corpus/'); \
 	clang-format --dry-run --Werror $$files
 
-bench:
+release: deps
 	cmake --preset release >/dev/null
 	cmake --build build-release -j$$(nproc)
+
+bench: release
 	bench/run.sh
 
 clean:

@@ -120,7 +120,7 @@ static void print_conditions(const struct cbox_platform_ops *ops, bool strict, c
 static void print_surface(bool json, bool strict)
 {
 	const struct cbox_platform_ops *ops = cbox_platform_find("seccomp");
-	int fast[CBOX_SYS_MAX], pass[CBOX_SYS_MAX];
+	int fast[CBOX_SYS_MAX] = {0}, pass[CBOX_SYS_MAX] = {0};
 	size_t nf = 0, np = 0, n;
 	const struct cbox_sys_entry *t = cbox_sys_table(&n);
 	for (size_t i = 0; i < n; i++) {

@@ -94,7 +94,7 @@ int oci_get_array(struct oci_path *p, json_object *obj, const char *key, json_ob
 
 int oci_get_string(struct oci_path *p, json_object *obj, const char *key, char **out)
 {
-	json_object *v;
+	json_object *v = NULL;
 	int r = typed(p, obj, key, json_type_string, "a string", &v);
 	if (r <= 0)
 		return r;
@@ -108,7 +108,7 @@ int oci_get_string(struct oci_path *p, json_object *obj, const char *key, char *
 
 int oci_get_bool(struct oci_path *p, json_object *obj, const char *key, bool *out)
 {
-	json_object *v;
+	json_object *v = NULL;
 	int r = typed(p, obj, key, json_type_boolean, "a boolean", &v);
 	if (r > 0)
 		*out = json_object_get_boolean(v);
@@ -117,7 +117,7 @@ int oci_get_bool(struct oci_path *p, json_object *obj, const char *key, bool *ou
 
 int oci_get_i64(struct oci_path *p, json_object *obj, const char *key, int64_t *out)
 {
-	json_object *v;
+	json_object *v = NULL;
 	int r = typed(p, obj, key, json_type_int, "an integer", &v);
 	if (r <= 0)
 		return r;
@@ -131,7 +131,7 @@ int oci_get_i64(struct oci_path *p, json_object *obj, const char *key, int64_t *
 
 int oci_get_u64(struct oci_path *p, json_object *obj, const char *key, uint64_t *out)
 {
-	json_object *v;
+	json_object *v = NULL;
 	int r = typed(p, obj, key, json_type_int, "an integer", &v);
 	if (r <= 0)
 		return r;
