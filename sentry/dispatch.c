@@ -120,15 +120,24 @@ void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap)
 	} else {
 		r = e->kind == CBOX_SYS_EMU ? -ENOSYS : CBOX_SYSRET_CONTINUE;
 	}
+	cbox_dispatch_answer(&c, e, r);
+}
+
+void cbox_dispatch_answer(struct cbox_sysctx *c, const struct cbox_sys_entry *e, int64_t r)
+{
+	struct cbox_sentry *s = c->s;
+	if (r == CBOX_SYSRET_DEFER)
+		return; /* answered later by defer.c, which calls this again */
 	if (s->cfg->strace)
-		strace_line(&c, e, r);
+		strace_line(c, e, r);
 	struct cbox_platform *p = s->platform;
+	struct cbox_trap *trap = c->trap;
 	int err = 0;
 	if (r == CBOX_SYSRET_CONTINUE)
 		err = p->ops->cont(p, trap);
 	else if (r != CBOX_SYSRET_DONE)
 		err = p->ops->reply(p, trap, r);
-	if (err < 0)
+	if (err < 0 && err != -ENOENT)
 		cbox_warn("answering %s of task %d: %s", cbox_sys_name(trap->nr), trap->tid,
 		          strerror(-err));
 }

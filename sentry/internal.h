@@ -1,8 +1,10 @@
 #pragma once
 /* The sentry's private state. */
+#include <poll.h>
 #include <stdbool.h>
 #include "cbox/kernel.h"
 #include "cbox/sentry.h"
+#include "cbox/syscalls.h"
 
 #define CBOX_TASK_HASH 1024
 #define CBOX_DEV_COUNT 5
@@ -37,6 +39,7 @@ struct cbox_sentry {
 		char *path;
 	} recent[256];
 	unsigned recent_next;
+	struct cbox_deferred *deferred;           /* syscalls answered later (defer.c) */
 	uint64_t refused_logged[(512 + 63) / 64]; /* refused syscalls already logged */
 	uint64_t boot_ns;
 };
@@ -47,6 +50,16 @@ void cbox_task_remove(struct cbox_sentry *s, struct cbox_task *t);
 pid_t cbox_task_vpid_of(struct cbox_sentry *s, pid_t host_pid);
 pid_t cbox_task_vpid(struct cbox_sentry *s, struct cbox_task *t);
 struct cbox_task *cbox_task_find_vpid(struct cbox_sentry *s, pid_t vpid);
+
+/* deferred answers (defer.c) */
+struct cbox_deferred;
+/* Fill pf (room for n) with the deferred calls' fds; returns how many, and *timeout_ms the
+ * time to the next retry (-1: none). */
+size_t cbox_defer_pollfds(struct cbox_sentry *s, struct pollfd *pf, size_t n, int *timeout_ms);
+/* Run the steps that are due (pf as filled by cbox_defer_pollfds, with revents). */
+void cbox_defer_run(struct cbox_sentry *s, const struct pollfd *pf, size_t n);
+/* Answer a trapped call with r, as the dispatcher does (reply, continue, or nothing). */
+void cbox_dispatch_answer(struct cbox_sysctx *c, const struct cbox_sys_entry *e, int64_t r);
 
 /* the trap loop (tracer.c) */
 int cbox_tracer_loop(struct cbox_sentry *s);

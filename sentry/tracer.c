@@ -263,15 +263,20 @@ int cbox_tracer_loop(struct cbox_sentry *s)
 		return -errno;
 	reap(s); /* events that arrived before the signalfd existed */
 	while (s->init_status < 0) {
-		struct pollfd pf[2] = {
+		/* The signalfd, the listener (seccomp), then what deferred answers wait for. */
+		struct pollfd pf[2 + 64] = {
 		    {.fd = sfd, .events = POLLIN},
 		    {.fd = s->platform->ops->poll_fd(s->platform), .events = POLLIN}};
-		int n = poll(pf, pf[1].fd >= 0 ? 2 : 1, -1);
+		int timeout;
+		size_t nd = cbox_defer_pollfds(s, pf + 2, 64, &timeout);
+		int n = poll(pf, 2 + nd, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
+		if (s->deferred)
+			cbox_defer_run(s, pf + 2, nd);
 		if (pf[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 			while (read(sfd, &si, sizeof(si)) == sizeof(si))

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <limits.h>
+#include <poll.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -18,6 +20,75 @@
 #define ARG(i)   (c->trap->args[i])
 #define IARG(i)  ((int)c->trap->args[i])
 #define AT_FD(i) ((int)c->trap->args[i])
+
+/*
+ * A FIFO's blocking open waits, on Linux, until its other end is opened. The gofer opens FIFOs
+ * without blocking (it serves every task), so the wait happens here, without blocking the
+ * sentry either (cbox_sys_defer): a reader gets its fd once a writer has written or come and
+ * gone (poll on the reader the sentry holds; that reader also lets a writer's open succeed); a
+ * writer retries until there is a reader (ENXIO until then).
+ */
+struct fifo_open {
+	struct cbox_dentry *d;
+	int flags;
+	int host; /* the reader's fd, held while waiting */
+	struct cbox_sentry *s;
+};
+
+static void fifo_drop(void *arg)
+{
+	struct fifo_open *f = arg;
+	if (f->host >= 0)
+		close(f->host);
+	cbox_dentry_put(f->s, f->d);
+	free(f);
+}
+
+static int64_t fifo_step(struct cbox_sysctx *c, void *arg)
+{
+	struct fifo_open *f = arg;
+	if (f->host < 0) {
+		int host = cbox_vfs_open(c->s, c->task, f->d, f->flags);
+		if (host == -ENXIO)
+			return CBOX_SYSRET_DEFER; /* no reader yet */
+		if (host < 0)
+			return host;
+		f->host = host;
+	}
+	return cbox_sys_install(c, f->host, f->flags, f->d);
+}
+
+static int64_t open_fifo(struct cbox_sysctx *c, struct cbox_dentry *d, int flags)
+{
+	struct fifo_open *f = malloc(sizeof(*f));
+	if (!f) {
+		cbox_dentry_put(c->s, d);
+		return -ENOMEM;
+	}
+	*f = (struct fifo_open){.d = d, .flags = flags, .host = -1, .s = c->s};
+	bool reader = (flags & O_ACCMODE) == O_RDONLY;
+	if (reader) {
+		int host = cbox_vfs_open(c->s, c->task, d, flags);
+		if (host < 0) {
+			fifo_drop(f);
+			return host;
+		}
+		f->host = host;
+		struct pollfd p = {.fd = host, .events = POLLIN};
+		if (poll(&p, 1, 0) == 1) { /* a writer has been here already */
+			int64_t r = fifo_step(c, f);
+			fifo_drop(f);
+			return r;
+		}
+		return cbox_sys_defer(c, host, POLLIN, 0, fifo_step, fifo_drop, f);
+	}
+	int64_t r = fifo_step(c, f);
+	if (r != CBOX_SYSRET_DEFER) {
+		fifo_drop(f);
+		return r;
+	}
+	return cbox_sys_defer(c, -1, 0, 10, fifo_step, fifo_drop, f);
+}
 
 /*
  * The seccomp platform installs fds with SECCOMP_IOCTL_NOTIF_ADDFD, which refuses O_PATH files
@@ -104,6 +175,9 @@ static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int fla
 		if (r < 0)
 			return r;
 	}
+	if (S_ISFIFO(d->mode) && !(flags & (O_NONBLOCK | O_PATH)) &&
+	    (flags & O_ACCMODE) != O_RDWR && d->mnt->ops == cbox_vfs_gofer_ops())
+		return open_fifo(c, d, flags); /* takes d */
 	int host = cbox_vfs_open(c->s, c->task, d, flags);
 	if (host < 0) {
 		cbox_dentry_put(c->s, d);

@@ -106,11 +106,8 @@ t_bash() {
 	workdir
 	box /usr/bin/bash features.sh
 	local want
-	# Not checked yet: "fifo: through". A FIFO's open does not block until its other end opens
-	# (the sentry would have to answer the open later; see mknod's note in syscalls.def), so
-	# a reader that opens first reads EOF. The compat case mknodat.fifo_roundtrip shows it.
 	for want in "array: 3 y" "procsub: inner" "heredoc: 5" "stdin: piped" "wait: 0" \
-		"coproc: co-ping" "trap: USR1" "subshell: 4" "timeout: 124" \
+		"coproc: co-ping" "trap: USR1" "fifo: through" "subshell: 4" "timeout: 124" \
 		"home: /tmp/home"; do
 		check_match "bash ${want%%:*}" "^$want\$" "$OUT"
 	done

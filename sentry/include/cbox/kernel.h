@@ -240,6 +240,19 @@ struct cbox_sysctx {
 	struct cbox_trap *trap;
 };
 
+/*
+ * Answer the calling task's syscall later, as a blocking call in Linux would: the task stays
+ * blocked (in its seccomp notification, or at its ptrace stop) while the sentry serves others.
+ * step(c, arg) is called with a context for the same task and call whenever fd (>= 0) reports
+ * one of events, and every retry_ms milliseconds (> 0); it returns CBOX_SYSRET_DEFER to go on
+ * waiting, else the answer (a result, -errno or CBOX_SYSRET_CONTINUE). drop(arg) runs once the
+ * wait ends either way (also when the task dies). fd stays the caller's until drop. Returns
+ * CBOX_SYSRET_DEFER (the handler returns it) or -ENOMEM.
+ */
+CBOX_API int64_t cbox_sys_defer(struct cbox_sysctx *c, int fd, short events, int retry_ms,
+                                int64_t (*step)(struct cbox_sysctx *c, void *arg),
+                                void (*drop)(void *arg), void *arg);
+
 /* Guest memory of the calling task (0 or -EFAULT). */
 CBOX_API int cbox_sys_read(struct cbox_sysctx *c, uint64_t addr, void *buf, size_t len);
 CBOX_API int cbox_sys_write(struct cbox_sysctx *c, uint64_t addr, const void *buf, size_t len);

@@ -29,6 +29,8 @@ typedef int64_t (*cbox_sys_handler)(struct cbox_sysctx *c);
 #define CBOX_SYSRET_CONTINUE ((int64_t)INT64_MIN)
 /* The handler already resumed the task in its own way (exec rewrite): reply nothing. */
 #define CBOX_SYSRET_DONE ((int64_t)INT64_MIN + 1)
+/* The answer comes later (cbox_sys_defer): the task stays blocked in the call. */
+#define CBOX_SYSRET_DEFER ((int64_t)INT64_MIN + 2)
 
 struct cbox_sys_entry {
 	int nr;
