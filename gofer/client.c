@@ -296,9 +296,10 @@ int cbox_gofer_symlink(struct cbox_gofer_client *c, uint32_t dir, const char *na
 }
 
 int cbox_gofer_rename(struct cbox_gofer_client *c, uint32_t olddir, const char *oldname,
-                      uint32_t newdir, const char *newname)
+                      uint32_t newdir, const char *newname, uint32_t flags)
 {
 	struct cbox_gofer_req q = {.type = CBOX_GOFER_RENAME,
+	                           .flags = flags,
 	                           .fid = olddir,
 	                           .name = oldname,
 	                           .name_len = slen(oldname),

@@ -68,11 +68,11 @@ static const int allowed[] = {
     __NR_fchownat,          /* 260: SETATTR uid/gid (AT_EMPTY_PATH on the fid's own fd) */
     __NR_newfstatat,        /* 262: WALK, STAT, identity checks (glibc's fstat) */
     __NR_unlinkat,          /* 263: UNLINK, undoing a failed CREATE or LINK */
-    __NR_renameat,          /* 264: RENAME */
     __NR_linkat,            /* 265: LINK */
     __NR_symlinkat,         /* 266: SYMLINK */
     __NR_readlinkat,        /* 267: READLINK */
     __NR_utimensat,         /* 280: SETATTR times (AT_EMPTY_PATH, never following a symlink) */
+    __NR_renameat2,         /* 316: RENAME (with RENAME_NOREPLACE / RENAME_EXCHANGE) */
     CBOX_NR_FCHMODAT2,      /* 452: SETATTR mode (AT_EMPTY_PATH on the fid's own fd) */
     463,                    /* setxattrat: SETXATTR (user.* only, never following a symlink) */
     464,                    /* getxattrat: GETXATTR */

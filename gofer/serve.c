@@ -398,7 +398,7 @@ static int do_rename(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 		return rc;
 	cstr(n1, q->name, q->name_len);
 	cstr(n2, q->name2, q->name2_len);
-	return renameat(d1->fd, n1, d2->fd, n2) < 0 ? -errno : 0;
+	return syscall(SYS_renameat2, d1->fd, n1, d2->fd, n2, q->flags) < 0 ? -errno : 0;
 }
 
 /* MKDIR, UNLINK, SYMLINK: one directory and one name. */

@@ -288,6 +288,7 @@ static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 		o->name = rd_str(r, &o->name_len);
 		o->fid2 = rd_u32(r);
 		o->name2 = rd_str(r, &o->name2_len);
+		o->flags = rd_u32(r);
 		break;
 	case CBOX_GOFER_LINK:
 		o->fid = rd_u32(r);
@@ -332,6 +333,9 @@ static int check_req_fields(const struct cbox_gofer_req *o)
 	if (o->name && cbox_gofer_check_name(o->name, o->name_len) < 0)
 		return -EINVAL;
 	if (o->type == CBOX_GOFER_RENAME && cbox_gofer_check_name(o->name2, o->name2_len) < 0)
+		return -EINVAL;
+	/* RENAME_NOREPLACE (1) or RENAME_EXCHANGE (2), not both; never RENAME_WHITEOUT. */
+	if (o->type == CBOX_GOFER_RENAME && o->flags > 2)
 		return -EINVAL;
 	if (o->type == CBOX_GOFER_SYMLINK && cbox_gofer_check_target(o->name2, o->name2_len) < 0)
 		return -EINVAL;
@@ -416,6 +420,7 @@ static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 		wr_str(w, q->name, q->name_len);
 		wr_u32(w, q->fid2);
 		wr_str(w, q->name2, q->name2_len);
+		wr_u32(w, q->flags);
 		break;
 	case CBOX_GOFER_LINK:
 		wr_u32(w, q->fid);
@@ -459,6 +464,8 @@ int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *buf, size_
 		rc = cbox_gofer_check_name(req->name, req->name_len);
 	if (rc == 0 && req->type == CBOX_GOFER_RENAME)
 		rc = cbox_gofer_check_name(req->name2, req->name2_len);
+	if (rc == 0 && req->type == CBOX_GOFER_RENAME && req->flags > 2)
+		rc = -EINVAL;
 	if (rc == 0 && req->type == CBOX_GOFER_SYMLINK)
 		rc = cbox_gofer_check_target(req->name2, req->name2_len);
 	if (rc == 0 && req->type == CBOX_GOFER_UNLINK && req->flags > 1)

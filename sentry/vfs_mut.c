@@ -105,7 +105,7 @@ int cbox_vfs_unlink(struct cbox_sentry *s, struct cbox_dentry *dir, const char *
 }
 
 int cbox_vfs_rename(struct cbox_sentry *s, struct cbox_dentry *odir, const char *oname,
-                    struct cbox_dentry *ndir, const char *nname)
+                    struct cbox_dentry *ndir, const char *nname, unsigned flags)
 {
 	if (odir->mnt != ndir->mnt)
 		return -EXDEV;
@@ -114,7 +114,7 @@ int cbox_vfs_rename(struct cbox_sentry *s, struct cbox_dentry *odir, const char 
 	struct cbox_dentry *c = cached(odir, oname), *n = cached(ndir, nname);
 	if ((c && c->covered_by) || (n && n->covered_by))
 		return -EBUSY;
-	int r = cbox_gofer_rename(s->gofer, odir->fid, oname, ndir->fid, nname);
+	int r = cbox_gofer_rename(s->gofer, odir->fid, oname, ndir->fid, nname, flags);
 	if (r == 0) {
 		cbox_vfs_forget(s, odir, oname);
 		cbox_vfs_forget(s, ndir, nname);

@@ -290,15 +290,13 @@ static int64_t do_rename(struct cbox_sysctx *c, int odirfd, uint64_t opath, int 
 		r = -EEXIST;
 	else if (!nd && (flags & RENAME_EXCHANGE))
 		r = -ENOENT;
-	else if (flags & (RENAME_EXCHANGE | RENAME_WHITEOUT))
-		/* Not offered by the gofer's protocol: answered as by a file system without them.
-		 */
-		r = (flags & RENAME_WHITEOUT) ? -EPERM : -EINVAL;
+	else if (flags & RENAME_WHITEOUT)
+		r = -EPERM; /* needs CAP_MKNOD: a whiteout is a device node */
 	else if (!S_ISDIR(od->mode) && (ends_with_slash(opathbuf) || ends_with_slash(npathbuf)))
 		r = -ENOTDIR;
 	else
 		r = rename_allowed(odir, od, ndir, nd)
-		        ?: cbox_vfs_rename(c->s, odir, olast, ndir, nlast);
+		        ?: cbox_vfs_rename(c->s, odir, olast, ndir, nlast, flags);
 out:
 	if (nd)
 		cbox_dentry_put(c->s, nd);

@@ -134,8 +134,9 @@ CBOX_API int cbox_gofer_unlink(struct cbox_gofer_client *c, uint32_t dir, const 
                                bool is_dir);
 CBOX_API int cbox_gofer_symlink(struct cbox_gofer_client *c, uint32_t dir, const char *name,
                                 const char *target);
+/* flags: 0, RENAME_NOREPLACE or RENAME_EXCHANGE (renameat2's). */
 CBOX_API int cbox_gofer_rename(struct cbox_gofer_client *c, uint32_t olddir, const char *oldname,
-                               uint32_t newdir, const char *newname);
+                               uint32_t newdir, const char *newname, uint32_t flags);
 CBOX_API int cbox_gofer_link(struct cbox_gofer_client *c, uint32_t target, uint32_t dir,
                              const char *name);
 

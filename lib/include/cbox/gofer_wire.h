@@ -48,7 +48,7 @@ struct cbox_gofer_statfs {
  *   WALK     u32 dirfid, name                  CLUNK, STAT, READLINK, STATFS   u32 fid
  *   OPEN     u32 fid, u32 flags                CREATE   u32 dirfid, u32 flags, u32 mode, name
  *   MKDIR    u32 dirfid, u32 mode, name        UNLINK   u32 dirfid, u32 isdir (0|1), name
- *   SYMLINK  u32 dirfid, name, target          RENAME   u32 olddir, name, u32 newdir, name
+ *   SYMLINK  u32 dirfid, name, target          RENAME   u32 olddir, name, u32 newdir, name, u32 flags (0, RENAME_NOREPLACE or RENAME_EXCHANGE)
  *   LINK     u32 fid, u32 dirfid, name         MKNOD    u32 dirfid, u32 mode, name
  *   SETATTR  u32 fid, u32 valid, u32 mode, u32 uid, u32 gid, u32 pad (0), i64 size,
  *            i64 atime_sec, i64 atime_nsec, i64 mtime_sec, i64 mtime_nsec

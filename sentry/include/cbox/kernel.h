@@ -137,8 +137,9 @@ CBOX_API int cbox_vfs_link(struct cbox_sentry *s, struct cbox_dentry *d, struct 
                            const char *name);
 CBOX_API int cbox_vfs_unlink(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
                              bool isdir);
+/* flags: 0, RENAME_NOREPLACE or RENAME_EXCHANGE. */
 CBOX_API int cbox_vfs_rename(struct cbox_sentry *s, struct cbox_dentry *odir, const char *oname,
-                             struct cbox_dentry *ndir, const char *nname);
+                             struct cbox_dentry *ndir, const char *nname, unsigned flags);
 /* chmod, chown, truncate, utimes of d (see struct cbox_gofer_setattr). */
 CBOX_API int cbox_vfs_setattr(struct cbox_sentry *s, struct cbox_dentry *d,
                               const struct cbox_gofer_setattr *a);

@@ -254,7 +254,7 @@ Test(gofer_ro, mutations_refused)
 	cr_expect_eq(cbox_gofer_mkdir(S.c, 0, "newdir", 0755), -EROFS);
 	cr_expect_eq(cbox_gofer_unlink(S.c, 0, "file.txt", false), -EROFS);
 	cr_expect_eq(cbox_gofer_unlink(S.c, 0, "dir", true), -EROFS);
-	cr_expect_eq(cbox_gofer_rename(S.c, 0, "file.txt", 0, "moved"), -EROFS);
+	cr_expect_eq(cbox_gofer_rename(S.c, 0, "file.txt", 0, "moved", 0), -EROFS);
 	cr_expect_eq(cbox_gofer_symlink(S.c, 0, "sl", "file.txt"), -EROFS);
 	cr_expect_eq(cbox_gofer_link(S.c, f, 0, "hard"), -EROFS);
 	struct stat st;
@@ -296,7 +296,7 @@ Test(gofer_rw, mutations_work)
 	cr_expect_eq(cbox_gofer_mkdir(S.c, 0, "d", 0700), 0);
 	cr_expect_eq(cbox_gofer_symlink(S.c, 0, "sl", "new"), 0);
 	cr_expect_eq(cbox_gofer_link(S.c, nf, 0, "hard"), 0);
-	cr_expect_eq(cbox_gofer_rename(S.c, 0, "hard", 0, "hard2"), 0);
+	cr_expect_eq(cbox_gofer_rename(S.c, 0, "hard", 0, "hard2", 0), 0);
 	at(p, "hard2");
 	struct stat hs;
 	cr_expect_eq(stat(p, &hs), 0);

@@ -100,7 +100,7 @@ Test(gofer_spawn, writable_rootfs)
 	cr_expect_eq(write(fd, "ok", 2), 2);
 	close(fd);
 	cr_expect_eq(cbox_gofer_mkdir(c, 0, "d", 0700), 0);
-	cr_expect_eq(cbox_gofer_rename(c, 0, "new", 0, "moved"), 0);
+	cr_expect_eq(cbox_gofer_rename(c, 0, "new", 0, "moved", 0), 0);
 	cbox_gofer_client_free(c);
 	int status = wait_exit(pid);
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);

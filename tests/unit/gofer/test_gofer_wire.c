@@ -12,17 +12,20 @@ static unsigned char buf[CBOX_GOFER_MSG_MAX];
 
 static int enc(uint32_t type, const char *name, const char *name2)
 {
-	struct cbox_gofer_req q = {
-	    .type = type,
-	    .tag = 7,
-	    .fid = 3,
-	    .fid2 = 4,
-	    .flags = type == CBOX_GOFER_UNLINK || type == CBOX_GOFER_SETXATTR ? 1 : 0x42,
-	    .mode = 0644,
-	    .name = name,
-	    .name_len = name ? strlen(name) : 0,
-	    .name2 = name2,
-	    .name2_len = name2 ? strlen(name2) : 0};
+	struct cbox_gofer_req q = {.type = type,
+	                           .tag = 7,
+	                           .fid = 3,
+	                           .fid2 = 4,
+	                           .flags = type == CBOX_GOFER_UNLINK ||
+	                                            type == CBOX_GOFER_SETXATTR ||
+	                                            type == CBOX_GOFER_RENAME
+	                                        ? 1
+	                                        : 0x42,
+	                           .mode = 0644,
+	                           .name = name,
+	                           .name_len = name ? strlen(name) : 0,
+	                           .name2 = name2,
+	                           .name2_len = name2 ? strlen(name2) : 0};
 	return cbox_gofer_encode_request(&q, buf, sizeof(buf));
 }
 
@@ -397,4 +400,27 @@ Test(gofer_wire, inotify_round_trips)
 	struct cbox_gofer_reply rd;
 	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)n, &rd), 0);
 	cr_expect_eq(rd.fid, 7, "the watch descriptor");
+}
+
+Test(gofer_wire, rename_flags_checked)
+{
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_RENAME,
+	                           .tag = 1,
+	                           .fid = 3,
+	                           .fid2 = 4,
+	                           .name = "a",
+	                           .name_len = 1,
+	                           .name2 = "b",
+	                           .name2_len = 1,
+	                           .flags = 2 /* RENAME_EXCHANGE */};
+	int n = cbox_gofer_encode_request(&q, buf, sizeof(buf));
+	cr_assert_gt(n, 0);
+	struct cbox_gofer_req d;
+	cr_assert_eq(cbox_gofer_decode_request(buf, (size_t)n, &d), 0);
+	cr_expect_eq(d.flags, 2);
+	/* RENAME_WHITEOUT (4) or both NOREPLACE and EXCHANGE (3) never travel. */
+	q.flags = 4;
+	cr_expect_eq(cbox_gofer_encode_request(&q, buf, sizeof(buf)), -EINVAL);
+	q.flags = 3;
+	cr_expect_eq(cbox_gofer_encode_request(&q, buf, sizeof(buf)), -EINVAL);
 }
