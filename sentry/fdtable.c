@@ -158,9 +158,9 @@ static struct entry *adopt(struct cbox_sentry *s, struct cbox_task *t, int fd,
 			d = walked;
 		break;
 	}
-	int rc = d && flags >= 0 ? cbox_fd_set(s, t, fd, d, flags, (uint64_t)st->st_dev,
-	                                       (uint64_t)st->st_ino)
-	                         : -1;
+	int rc = d && flags >= 0
+	             ? cbox_fd_set(s, t, fd, d, flags, (uint64_t)st->st_dev, (uint64_t)st->st_ino)
+	             : -1;
 	if (walked)
 		cbox_dentry_put(s, walked);
 	return rc < 0 ? NULL : cbox_hashmap_get_u64(t->files->map, (uint64_t)fd);

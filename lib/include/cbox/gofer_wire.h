@@ -48,14 +48,13 @@ struct cbox_gofer_statfs {
  *   WALK     u32 dirfid, name                  CLUNK, STAT, READLINK, STATFS   u32 fid
  *   OPEN     u32 fid, u32 flags                CREATE   u32 dirfid, u32 flags, u32 mode, name
  *   MKDIR    u32 dirfid, u32 mode, name        UNLINK   u32 dirfid, u32 isdir (0|1), name
- *   SYMLINK  u32 dirfid, name, target          RENAME   u32 olddir, name, u32 newdir, name, u32 flags (0, RENAME_NOREPLACE or RENAME_EXCHANGE)
- *   LINK     u32 fid, u32 dirfid, name         MKNOD    u32 dirfid, u32 mode, name
- *   SETATTR  u32 fid, u32 valid, u32 mode, u32 uid, u32 gid, u32 pad (0), i64 size,
- *            i64 atime_sec, i64 atime_nsec, i64 mtime_sec, i64 mtime_nsec
- *            (valid: CBOX_GOFER_SET_* bits, no others; with SET_SIZE size >= 0; with SET_TIMES
- *            each nsec is 0..999999999, UTIME_NOW or UTIME_OMIT)
- *   INOTIFY  u32 fid, u32 mask (and the guest's inotify fd as SCM_RIGHTS); OK body: u32 wd
- *   BIND     u32 cwdfid, sockpath  (sockpath: u16 length + 1..108 bytes, no NUL: an AF_UNIX
+ *   SYMLINK  u32 dirfid, name, target          RENAME   u32 olddir, name, u32 newdir, name, u32
+ * flags (0, RENAME_NOREPLACE or RENAME_EXCHANGE) LINK     u32 fid, u32 dirfid, name         MKNOD
+ * u32 dirfid, u32 mode, name SETATTR  u32 fid, u32 valid, u32 mode, u32 uid, u32 gid, u32 pad (0),
+ * i64 size, i64 atime_sec, i64 atime_nsec, i64 mtime_sec, i64 mtime_nsec (valid: CBOX_GOFER_SET_*
+ * bits, no others; with SET_SIZE size >= 0; with SET_TIMES each nsec is 0..999999999, UTIME_NOW or
+ * UTIME_OMIT) INOTIFY  u32 fid, u32 mask (and the guest's inotify fd as SCM_RIGHTS); OK body: u32
+ * wd BIND     u32 cwdfid, sockpath  (sockpath: u16 length + 1..108 bytes, no NUL: an AF_UNIX
  *            sun_path as the guest gave it; the packet carries the socket as SCM_RIGHTS, the
  *            only request that may carry an fd)
  *   GETXATTR, REMOVEXATTR  u32 fid, xname   (xname: u16 length + 1..255 bytes, no NUL)
