@@ -151,7 +151,7 @@ static void close_all_except(int *keep, size_t n)
 /* The server refuses mutations itself only when no part of the tree is writable. */
 static bool tree_readonly(const struct cbox_gofer_config *cfg)
 {
-	if (!cfg->readonly)
+	if (!cfg->readonly || cfg->overlay)
 		return false;
 	for (size_t i = 0; i < cfg->n_mounts; i++)
 		if (!cfg->mounts[i].readonly)

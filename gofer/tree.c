@@ -98,6 +98,50 @@ static void stage_path(char *out, size_t size, size_t i)
 	snprintf(out, size, "%s/m%zu", CBOX_GOFER_STAGE_DIR, i);
 }
 
+static int new_tmpfs(struct build *b, const char *mode, uint64_t size, unsigned attrs,
+                     const char *target);
+static void attach_at(int mnt, int target, const char *what, const char *path);
+
+#define OVERLAY_LOWER CBOX_GOFER_STAGE_DIR "/lower"
+#define OVERLAY_DIR   CBOX_GOFER_STAGE_DIR "/ov"
+
+/*
+ * The root as an overlay: the rootfs staged read-only as the lower layer, a tmpfs of the
+ * sandbox as the upper one. The host's overlayfs does copy-up and whiteouts; nothing reaches
+ * the rootfs. In a user namespace (cbox-run not run as root) overlayfs needs "userxattr".
+ */
+static void stage_overlay(struct build *b, int *tree)
+{
+	const struct cbox_gofer_config *cfg = b->cfg;
+	stage_at(tree, OVERLAY_LOWER, cfg->rootfs);
+	cbox_gofer_mounts_restrict(OVERLAY_LOWER, true);
+	if (mkdir(OVERLAY_DIR, 0700) < 0 || mkdir(CBOX_GOFER_STAGE_ROOT, 0755) < 0)
+		cbox_gofer_setup_fail(errno, "gofer: make the overlay's staging points");
+	int up = new_tmpfs(b, "0755", cfg->overlay_size, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+	                   "the overlay's upper layer");
+	CBOX_AUTOCLOSE int at = open(OVERLAY_DIR, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (at < 0)
+		cbox_gofer_setup_fail(errno, "gofer: open %s", OVERLAY_DIR);
+	attach_at(up, at, "the overlay's upper layer", OVERLAY_DIR);
+	close(up);
+	if (mkdir(OVERLAY_DIR "/upper", 0755) < 0 || mkdir(OVERLAY_DIR "/work", 0700) < 0)
+		cbox_gofer_setup_fail(errno, "gofer: make the overlay's upper and work dirs");
+	const char *opts = "lowerdir=" OVERLAY_LOWER ",upperdir=" OVERLAY_DIR
+	                   "/upper,workdir=" OVERLAY_DIR "/work";
+	char with_user[256];
+	snprintf(with_user, sizeof(with_user), "%s,userxattr", opts);
+	if (mount("cbox-overlay", CBOX_GOFER_STAGE_ROOT, "overlay", MS_NOSUID | MS_NODEV, opts) <
+	        0 &&
+	    mount("cbox-overlay", CBOX_GOFER_STAGE_ROOT, "overlay", MS_NOSUID | MS_NODEV,
+	          with_user) < 0)
+		cbox_gofer_setup_fail(errno, "gofer: mount the overlay on %s", cfg->rootfs);
+	/* Mount points missing in the rootfs may be made in the overlay: they land in the
+	 * sandbox's upper layer. */
+	struct stat st;
+	if (stat(CBOX_GOFER_STAGE_ROOT, &st) == 0)
+		b->ours[b->n_ours++] = st.st_dev;
+}
+
 /* Step 1: a private tmpfs on the staging dir holding the rootfs and every bind, each restricted
  * (pseudo-filesystems detached, nodev, nosuid, read-only when asked) before anything is mounted
  * on top, so that the restrict pass never touches the masks and the other mounts. */
@@ -112,8 +156,12 @@ static void stage_all(struct build *b)
 	if (mount("cbox-gofer", CBOX_GOFER_STAGE_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 	          "mode=0700,size=64k") < 0)
 		cbox_gofer_setup_fail(errno, "gofer: mount a tmpfs on %s", CBOX_GOFER_STAGE_DIR);
-	stage_at(&tree, CBOX_GOFER_STAGE_ROOT, cfg->rootfs);
-	cbox_gofer_mounts_restrict(CBOX_GOFER_STAGE_ROOT, cfg->readonly);
+	if (cfg->overlay) {
+		stage_overlay(b, &tree);
+	} else {
+		stage_at(&tree, CBOX_GOFER_STAGE_ROOT, cfg->rootfs);
+		cbox_gofer_mounts_restrict(CBOX_GOFER_STAGE_ROOT, cfg->readonly);
+	}
 	for (size_t i = 0; i < cfg->n_mounts; i++) {
 		if (src[i] < 0)
 			continue;
@@ -341,7 +389,7 @@ static void mkdir_p(const struct build *b, const char *path)
 
 void cbox_gofer_tree_build(const struct cbox_gofer_config *cfg)
 {
-	size_t n = cfg->n_hide + cfg->n_mounts + 1;
+	size_t n = cfg->n_hide + cfg->n_mounts + 3; /* + the overlay and its upper layer */
 	struct build b = {.cfg = cfg, .root = -1};
 	b.ours = calloc(n, sizeof(*b.ours));
 	b.ro_later = calloc(n, sizeof(*b.ro_later));

@@ -45,6 +45,12 @@ struct cbox_gofer_config {
 	const char *const *mkdirs; /* dirs (mode 0755, parents too) created after the mounts; each
 	                              must lie in a writable mount */
 	size_t n_mkdirs;
+	/* A writable root: an overlay whose lower layer is the rootfs (read-only, never changed)
+	 * and whose upper layer is a tmpfs of this sandbox (overlay_size bytes, 0 = tmpfs's
+	 * default), gone with it. Copy-up and whiteouts are the host's overlayfs. Only the rootfs's
+	 * own file system is seen through it, not mounts below it in the host's tree. */
+	bool overlay;
+	uint64_t overlay_size;
 };
 
 /*

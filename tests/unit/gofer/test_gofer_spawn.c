@@ -588,3 +588,53 @@ Test(gofer_spawn, host_root_like_cbox_run)
 	cr_expect(host_exists(work, "out"));
 	rm_rf(work);
 }
+
+Test(gofer_spawn, overlay_root_leaves_the_rootfs_alone)
+{
+	need_root();
+	struct tree t;
+	make_tree(&t);
+	char *before = listing(t.root);
+	const struct cbox_gofer_mount m[] = {
+	    {.kind = CBOX_GOFER_MOUNT_TMPFS, .target = "/newdir"}, /* made in the upper layer */
+	};
+	struct cbox_gofer_config cfg = {
+	    .rootfs = t.root, .readonly = true, .overlay = true, .mounts = m, .n_mounts = 1};
+	pid_t pid;
+	int sock = -1;
+	struct cbox_err *err = NULL;
+	cr_assert_eq(cbox_gofer_spawn(&cfg, &sock, &pid, &err), 0, "spawn: %s",
+	             err ? err->msg : "?");
+	struct cbox_gofer_client *c = cbox_gofer_client_new(sock);
+	uint32_t nf;
+	/* A new file, a copied-up file and a removed lower file: all in the upper layer. */
+	int fd = cbox_gofer_create(c, 0, "new", O_WRONLY, 0644, &nf, NULL);
+	cr_expect_geq(fd, 0, "create: %s", strerror(-fd));
+	close(fd);
+	fd = cbox_gofer_open(c, must_walk(c, "/etc/passwd", NULL), O_WRONLY | O_TRUNC);
+	cr_expect_geq(fd, 0, "open a lower file for writing: %s", strerror(-fd));
+	cr_expect_eq(write(fd, "changed", 7), 7);
+	close(fd);
+	uint32_t etc = must_walk(c, "/etc", NULL);
+	cr_expect_eq(cbox_gofer_unlink(c, etc, "shadow", false), 0);
+	uint32_t gone;
+	struct cbox_gofer_stat st;
+	cr_expect_eq(cbox_gofer_walk(c, etc, "shadow", &gone, &st), -ENOENT, "a whiteout");
+	cr_expect_eq(walk_path(c, "/newdir", &nf, &st), 0, "a mount point made in the overlay");
+	cbox_gofer_client_free(c);
+	int status = wait_exit(pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+	char *after = listing(t.root);
+	cr_expect_str_eq(after, before, "the rootfs changed under an overlay");
+	char buf[32] = {0};
+	char path[128];
+	snprintf(path, sizeof(path), "%s/etc/passwd", t.root);
+	int hf = open(path, O_RDONLY);
+	cr_assert_geq(hf, 0);
+	cr_expect_eq(read(hf, buf, sizeof(buf) - 1), 10);
+	cr_expect_str_eq(buf, "root:x:0:0");
+	close(hf);
+	free(before);
+	free(after);
+	free_tree(&t);
+}
