@@ -128,7 +128,9 @@ static void loopback_up(void)
 	struct ifreq ifr;
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
+	/* Already up in a network namespace the sandbox joined (Docker's), which the sentry may
+	 * not change: nothing to do. */
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP)) {
 		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
 		if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
 			cbox_warn("bringing up loopback: %s", strerror(errno));

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -20,7 +21,7 @@ struct jobinfo {
 	struct cbox_compat_run *run;
 	size_t target, item; /* index of target; of program or suite case */
 	char **argv;         /* owned array, borrowed strings (but argv_own) */
-	char *argv_own[2];   /* strings this job allocated */
+	char *argv_own[3];   /* strings this job allocated */
 };
 
 /* The last non-empty line of s, cut to 200 bytes, as a new string ("" when none). */
@@ -192,7 +193,7 @@ static int build_argv(struct jobinfo *ji, const struct cbox_compat_target *t, ch
                       size_t ncmd)
 {
 	size_t n = 0;
-	ji->argv = calloc(ncmd + 6, sizeof(char *));
+	ji->argv = calloc(ncmd + 8, sizeof(char *));
 	if (ji->argv == NULL)
 		return -ENOMEM;
 	if (t->platform) {
@@ -202,6 +203,17 @@ static int build_argv(struct jobinfo *ji, const struct cbox_compat_target *t, ch
 		ji->argv[n++] = ji->argv_own[0];
 		if (t->strict)
 			ji->argv[n++] = (char *)"--strict";
+		/* The test programs are shown read-only at their own path: the host tree they live
+		 * in may be hidden in the sandbox (a clone under /tmp, which is the guest's own
+		 * tmpfs there). */
+		char *abs = realpath(ji->run->tests_dir, NULL);
+		const char *dir = abs ? abs : ji->run->tests_dir;
+		int rc = asprintf(&ji->argv_own[2], "%s:%s:ro", dir, dir);
+		free(abs);
+		if (rc < 0)
+			return -ENOMEM;
+		ji->argv[n++] = (char *)"-v";
+		ji->argv[n++] = ji->argv_own[2];
 		ji->argv[n++] = (char *)"--";
 	}
 	for (size_t i = 0; i < ncmd; i++)
@@ -240,6 +252,7 @@ static void jobinfo_free(struct jobinfo *ji, size_t n)
 	for (size_t i = 0; ji && i < n; i++) {
 		free(ji[i].argv);
 		free(ji[i].argv_own[0]);
+		free(ji[i].argv_own[2]);
 		free(ji[i].argv_own[1]);
 	}
 	free(ji);

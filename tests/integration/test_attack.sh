@@ -7,7 +7,10 @@
 need_binaries
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip "$PY missing: install the Debian package python3"
-DEMO="$(cd "$(dirname "$0")" && pwd)/demo"
+# The scripts are copied next to the test's scratch files: the source tree itself may be hidden
+# in the sandbox (a clone under /tmp, which is the guest's own tmpfs there).
+DEMO="$ITEST_TMP/demo"
+cp -r "$(cd "$(dirname "$0")" && pwd)/demo" "$DEMO"
 
 # A throwaway key in the caller's home, unless one is there already (then that one, never
 # printed: only its absence inside the sandbox is checked).

@@ -4,9 +4,13 @@
 set -euo pipefail
 CBOX_RUN=$(realpath "$1")
 WORK=$2
-HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$WORK"
 cd "$WORK"
+# The scripts run from the working folder, which the sandbox shows writable; the source tree
+# itself may be hidden there (a checkout under /tmp, the guest's own tmpfs).
+cp "$SRC"/attack.py "$SRC"/listener.py "$SRC"/analyse.py .
+HERE=$PWD
 
 # The key the attack goes for: the caller's own, or a throwaway one made for the demo.
 KEY="$HOME/.ssh/id_ed25519"
