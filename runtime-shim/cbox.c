@@ -27,6 +27,8 @@ static void usage(FILE *f)
 	    "  tiers                                     the tiers and whether this host runs "
 	    "them\n"
 	    "  syscalls [--json] [--host-surface]        the sentry's syscall table\n"
+	    "  install [--dry-run] [--daemon-json PATH] [--runtime-path PATH]\n"
+	    "          [--runtime-name NAME] [--tier T]  add cbox to Docker's daemon.json\n"
 	    "  --version\n\n"
 	    "Global options: --root DIR (default /run/cbox), --log FILE, --log-format "
 	    "text|json,\n"
@@ -51,7 +53,7 @@ static const struct {
     {"create", cbox_oci_create}, {"start", cbox_oci_start},   {"state", cbox_oci_state_verb},
     {"kill", cbox_oci_kill},     {"delete", cbox_oci_delete}, {"run", cbox_oci_run},
     {"list", cbox_oci_list},     {"spec", cbox_oci_spec},     {"features", cbox_oci_features},
-    {"tiers", cbox_oci_tiers},   {"syscalls", syscalls_verb},
+    {"tiers", cbox_oci_tiers},   {"syscalls", syscalls_verb}, {"install", cbox_oci_install},
 };
 
 /* "--opt=value" or "--opt value" (one or two dashes, as runc accepts). */

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cbox/cgroup.h"
 #include "cbox/crash.h"
 #include "cbox/gofer.h"
 #include "cbox/log.h"
@@ -73,6 +74,73 @@ static void arm_timeout(unsigned ms)
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 
+/* The sandbox's cgroup, when a limit was asked for; destroyed by main. */
+static struct cbox_cgroup *sandbox_cg;
+
+static int apply_limits(const struct cbox_run_opts *o, struct cbox_err **err)
+{
+	struct cbox_cgroup_limits lim = {.memory = o->memory,
+	                                 .memory_swap = o->memory_swap,
+	                                 .cpu_quota = o->cpu_quota,
+	                                 .cpu_period = o->cpu_quota ? 100000 : 0,
+	                                 .pids = o->pids};
+	if (o->memory && !o->memory_swap) {
+		/* No swap unless asked for: a box that outgrows --memory dies rather than swaps,
+		 * so the limit means what it says. Without swap accounting there is no swap
+		 * limit to set. */
+		lim.memory_swap = o->memory;
+		struct cbox_err *e = NULL;
+		if (cbox_cgroup_apply(sandbox_cg, &lim, &e) == 0)
+			return 0;
+		bool no_accounting = e->errno_ == ENOTSUP;
+		if (!no_accounting) {
+			*err = e;
+			return -1;
+		}
+		cbox_err_free(&e);
+		lim.memory_swap = 0;
+	}
+	return cbox_cgroup_apply(sandbox_cg, &lim, err);
+}
+
+/*
+ * With --memory, --cpus or --pids: the sandbox's cgroup (cbox/run-PID), with its limits. The
+ * gofer, the sentry and so every guest task are moved in; cbox-run itself stays outside, so
+ * that the limits cannot kill the process that reports on them.
+ */
+static int make_cgroup(const struct cbox_run_opts *o)
+{
+	if (!o->memory && !o->cpu_quota && !o->pids)
+		return 0;
+	struct cbox_err *err = NULL;
+	CBOX_AUTO(cbox_cgroup_layout) *l = NULL;
+	char id[32];
+	snprintf(id, sizeof(id), "run-%d", (int)getpid());
+	if (cbox_cgroup_layout_detect(&l, &err) < 0 ||
+	    cbox_cgroup_create(l, NULL, id, &sandbox_cg, &err) < 0) {
+		cbox_err_report(&err,
+		                "cbox-run: creating the sandbox's cgroup for --memory, --cpus "
+		                "or --pids (they need root and a mounted cgroup file system)");
+		return -1;
+	}
+	if (apply_limits(o, &err) < 0) {
+		cbox_err_report(&err, "cbox-run: setting the sandbox's limits");
+		return -1;
+	}
+	return 0;
+}
+
+/* The guest (or the sentry) was killed by the kernel because of --memory. */
+static bool killed_by_memory_limit(const struct cbox_run_opts *o, int status)
+{
+	uint64_t kills = 0;
+	if (!sandbox_cg || !o->memory || cbox_cgroup_oom_kills(sandbox_cg, &kills, NULL) < 0 ||
+	    kills == 0)
+		return false;
+	return (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGKILL) ||
+	       (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
 static int run(struct cbox_run_opts *o, char **argv)
 {
 	const struct cbox_platform_ops *platform = cbox_platform_find(o->platform);
@@ -93,8 +161,16 @@ static int run(struct cbox_run_opts *o, char **argv)
 	struct cbox_err *err = NULL;
 	int gsock;
 	pid_t gpid;
+	if (make_cgroup(o) < 0)
+		return 125;
 	if (cbox_gofer_spawn(&gc, &gsock, &gpid, &err) < 0) {
 		cbox_err_report(&err, "cbox-run: starting the gofer");
+		return 125;
+	}
+	if (sandbox_cg && cbox_cgroup_add_pid(sandbox_cg, gpid, &err) < 0) {
+		cbox_err_report(&err, "cbox-run: moving the gofer into the sandbox's cgroup");
+		kill(gpid, SIGKILL);
+		waitpid(gpid, NULL, 0);
 		return 125;
 	}
 	int sync[2];
@@ -135,6 +211,13 @@ static int run(struct cbox_run_opts *o, char **argv)
 	close(sync[0]);
 	close(gsock);
 	sentry_pid = pid;
+	/* The sentry waits on the sync pipe: in the cgroup before it starts the guest, every
+	 * guest task is born inside. */
+	if (sandbox_cg && cbox_cgroup_add_pid(sandbox_cg, pid, &err) < 0) {
+		cbox_err_report(&err, "cbox-run: moving the sentry into the sandbox's cgroup");
+		kill(pid, SIGKILL);
+		return 125;
+	}
 	int r = map_ids(pid);
 	if (r < 0) {
 		cbox_error("writing the sandbox's uid/gid maps: %s", strerror(-r));
@@ -158,6 +241,12 @@ static int run(struct cbox_run_opts *o, char **argv)
 		fprintf(stderr, "cbox-run: killed after the --timeout of %u ms\n", o->timeout_ms);
 		return 137;
 	}
+	if (killed_by_memory_limit(o, status)) {
+		char size[64];
+		cbox_cgroup_format_size(o->memory, size, sizeof(size));
+		fprintf(stderr, "cbox-run: killed: the memory limit of %s was reached\n", size);
+		return 137;
+	}
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	cbox_error("the sentry died of signal %d", WTERMSIG(status));
@@ -176,6 +265,11 @@ int main(int argc, char **argv)
 	cbox_crash_install();
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	int status = run(&o, argv + first);
+	struct cbox_err *err = NULL;
+	/* Whatever is left of the sandbox dies with its cgroup. */
+	if (sandbox_cg && cbox_cgroup_destroy(sandbox_cg, &err) < 0)
+		cbox_err_report(&err, "cbox-run: removing the sandbox's cgroup");
+	cbox_cgroup_free(sandbox_cg);
 	cbox_run_opts_free(&o);
 	return status;
 }

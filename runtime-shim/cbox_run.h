@@ -2,6 +2,7 @@
 /* cbox-run's options and the sandbox they describe (cbox_run_opts.c). */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "cbox/gofer.h"
 
 struct cbox_run_opts {
@@ -11,8 +12,15 @@ struct cbox_run_opts {
 	int level, format;
 	const char *workdir; /* the guest's cwd and writable working folder; NULL: the caller's */
 	bool workdir_ro;     /* --ro: the working folder is read-only too */
+	bool overlay;        /* --overlay: a writable root over the rootfs, discarded at the end */
 	bool dev_shm; /* the rootfs has /dev: serve a tmpfs /dev/shm (set by cbox_run_tree) */
 	unsigned timeout_ms; /* 0: none */
+	/* Limits of the sandbox's cgroup (sentry, gofer and guest together); 0: not set. */
+	int64_t memory;      /* --memory, bytes */
+	int64_t memory_swap; /* --memory-swap: memory + swap, bytes; -1 unlimited */
+	int64_t cpu_quota;   /* --cpus, as microseconds per 100 ms period */
+	double cpus;         /* --cpus as given, for messages */
+	int64_t pids;        /* --pids */
 	/* -v HOST:GUEST[:ro] */
 	struct cbox_gofer_mount *mounts;
 	size_t n_mounts;

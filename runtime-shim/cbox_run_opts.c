@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cbox/cgroup.h"
 #include "cbox/log.h"
 #include "cbox_run.h"
 
@@ -37,12 +38,28 @@ static void usage(FILE *f)
 	    "                             e.g. cbox-run --workdir ~/project -- make\n"
 	    "  --ro                       keep the working folder read-only too\n"
 	    "                             e.g. cbox-run --ro -- git log --oneline\n"
+	    "  --overlay                  make the root writable through a throwaway layer: "
+	    "writes\n"
+	    "                             land in the sandbox's memory and vanish with it\n"
+	    "                             e.g. cbox-run --overlay -- sh -c 'apt-get install -y x'\n"
 	    "  --hide PATH                show PATH empty inside (repeatable)\n"
 	    "                             e.g. cbox-run --hide /etc/hosts -- cat /etc/hosts\n"
 	    "  -e, --env NAME[=VALUE]     pass NAME (with VALUE, or the caller's value)\n"
 	    "                             e.g. cbox-run --env API_TOKEN -- ./deploy.sh\n"
 	    "  --timeout DURATION         kill the sandbox after DURATION (s, ms, m; default s);\n"
 	    "                             exit status 137 e.g. cbox-run --timeout 10s -- ./task\n"
+	    "  --memory SIZE              limit the sandbox's memory (k, m, g); the guest is "
+	    "killed\n"
+	    "                             with exit status 137 when it needs more\n"
+	    "                             e.g. cbox-run --memory 512m -- python3 train.py\n"
+	    "  --memory-swap SIZE         memory plus swap (default: the --memory value, no swap;\n"
+	    "                             -1: unlimited swap) e.g. cbox-run --memory 256m "
+	    "--memory-swap 1g -- ./build\n"
+	    "  --cpus N                   CPU time, in CPUs (a fraction is fine): a quota over a\n"
+	    "                             100 ms period e.g. cbox-run --cpus 0.5 -- make -j4\n"
+	    "  --pids N                   at most N processes and threads (the sentry's and the\n"
+	    "                             gofer's count too): a fork bomb gets EAGAIN\n"
+	    "                             e.g. cbox-run --pids 64 -- bash ./script.sh\n"
 	    "  --platform=seccomp|ptrace  how guest syscalls are trapped (default: seccomp)\n"
 	    "                             e.g. cbox-run --platform=ptrace -- /bin/busybox true\n"
 	    "  --strict                   no fast path: the sentry sees every syscall\n"
@@ -56,8 +73,9 @@ static void usage(FILE *f)
 	    "  --log-format=FORMAT        text (default) or json\n"
 	    "  -h, --help                 this help\n\n"
 	    "Exit status: the program's; 128+N when it was killed by signal N; 127 when it does\n"
-	    "not exist; 126 when it cannot be executed; 137 after --timeout; 125 when the sandbox\n"
-	    "could not be set up.\n");
+	    "not exist; 126 when it cannot be executed; 137 after --timeout or when the memory\n"
+	    "limit was reached (the message says which); 125 when the sandbox could not be set\n"
+	    "up. The limits use a cgroup (cbox/run-PID, removed at the end) and need root.\n");
 }
 
 static int push(void **v, size_t *n, size_t size, const void *item)
@@ -131,6 +149,49 @@ static unsigned parse_duration(const char *s)
 	return ms >= 1 && ms < 4e9 ? (unsigned)ms : 0;
 }
 
+/* --memory, --memory-swap, --cpus, --pids. */
+static int parse_limit(struct cbox_run_opts *o, int c, const char *arg)
+{
+	char *end;
+	switch (c) {
+	case 'M':
+		if (cbox_cgroup_parse_size(arg, &o->memory) == 0)
+			return 0;
+		break;
+	case 'W':
+		if (strcmp(arg, "-1") == 0) {
+			o->memory_swap = -1;
+			return 0;
+		}
+		if (cbox_cgroup_parse_size(arg, &o->memory_swap) == 0)
+			return 0;
+		break;
+	case 'C':
+		errno = 0;
+		o->cpus = strtod(arg, &end);
+		if (!errno && end != arg && !*end &&
+		    cbox_cgroup_cpus_to_quota(o->cpus, 100000, &o->cpu_quota) == 0)
+			return 0;
+		fprintf(
+		    stderr,
+		    "cbox-run: --cpus %s: expected a number of CPUs from 0.01 to 1024, like 0.5 "
+		    "or 2\n",
+		    arg);
+		return -1;
+	case 'P':
+		errno = 0;
+		o->pids = strtoll(arg, &end, 10);
+		if (!errno && end != arg && !*end && o->pids > 0)
+			return 0;
+		fprintf(stderr, "cbox-run: --pids %s: expected a number of processes above 0\n",
+		        arg);
+		return -1;
+	}
+	fprintf(stderr, "cbox-run: --%s %s: expected a size like 512m, 2g or 100k\n",
+	        c == 'M' ? "memory" : "memory-swap", arg);
+	return -1;
+}
+
 static int parse_level_format(struct cbox_run_opts *o, int c, const char *arg)
 {
 	if (c == 'l' && (o->level = cbox_log_level_parse(arg)) < 0) {
@@ -170,6 +231,9 @@ static int parse_one(struct cbox_run_opts *o, int c, const char *arg)
 	case 'R':
 		o->workdir_ro = true;
 		return 0;
+	case 'O':
+		o->overlay = true;
+		return 0;
 	case 'H':
 		if (arg[0] != '/') {
 			fprintf(stderr, "cbox-run: --hide %s: the path must be absolute\n", arg);
@@ -191,6 +255,11 @@ static int parse_one(struct cbox_run_opts *o, int c, const char *arg)
 			return -1;
 		}
 		return 0;
+	case 'M':
+	case 'W':
+	case 'C':
+	case 'P':
+		return parse_limit(o, c, arg);
 	case 'h':
 		usage(stdout);
 		exit(0);
@@ -211,9 +280,14 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	                                         {"volume", required_argument, NULL, 'v'},
 	                                         {"workdir", required_argument, NULL, 'w'},
 	                                         {"ro", no_argument, NULL, 'R'},
+	                                         {"overlay", no_argument, NULL, 'O'},
 	                                         {"hide", required_argument, NULL, 'H'},
 	                                         {"env", required_argument, NULL, 'e'},
 	                                         {"timeout", required_argument, NULL, 'T'},
+	                                         {"memory", required_argument, NULL, 'M'},
+	                                         {"memory-swap", required_argument, NULL, 'W'},
+	                                         {"cpus", required_argument, NULL, 'C'},
+	                                         {"pids", required_argument, NULL, 'P'},
 	                                         {"help", no_argument, NULL, 'h'},
 	                                         {NULL, 0, NULL, 0}};
 	*o =
@@ -222,6 +296,16 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	while ((c = getopt_long(argc, argv, "+hv:w:e:", longopts, NULL)) != -1)
 		if (parse_one(o, c, optarg) < 0)
 			return -1;
+	if (o->memory_swap && !o->memory) {
+		fprintf(stderr, "cbox-run: --memory-swap needs --memory\n");
+		return -1;
+	}
+	if (o->memory_swap > 0 && o->memory_swap < o->memory) {
+		fprintf(stderr,
+		        "cbox-run: --memory-swap must be at least --memory: it counts memory plus "
+		        "swap\n");
+		return -1;
+	}
 	if (optind >= argc) {
 		fprintf(stderr, "cbox-run: no program given\n");
 		usage(stderr);
@@ -317,7 +401,8 @@ int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const c
 	                                 .mounts = all,
 	                                 .n_mounts = n,
 	                                 .mkdirs = mkdirs,
-	                                 .n_mkdirs = 1};
+	                                 .n_mkdirs = 1,
+	                                 .overlay = o->overlay};
 	return 0;
 }
 

@@ -42,6 +42,9 @@ int cbox_oci_list(const struct cbox_oci_global *g, int argc, char **argv);
 int cbox_oci_spec(const struct cbox_oci_global *g, int argc, char **argv);
 int cbox_oci_features(const struct cbox_oci_global *g, int argc, char **argv);
 int cbox_oci_tiers(const struct cbox_oci_global *g, int argc, char **argv);
+/* `cbox install`: add cbox to Docker's daemon.json (see oci_install.c); --tier is the default of
+ * the entry's tier. */
+int cbox_oci_install(const struct cbox_oci_global *g, int argc, char **argv);
 
 /*
  * Check a container id: 1..1024 characters of [A-Za-z0-9_+.-], not "." or "..", so that

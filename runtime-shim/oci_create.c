@@ -49,6 +49,26 @@ static int write_pid_file(const char *path, pid_t pid, struct cbox_err **err)
 	return 0;
 }
 
+/* mkdir -p, as runc's MkdirAll: containerd's shim passes a --root whose parents may not exist
+ * yet (<exec-root>/runtime-runc/moby). Each new directory is 0700: state files name pids. */
+static int mkdir_parents(const char *path, struct cbox_err **err)
+{
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return cbox_err_set(err, ENAMETOOLONG, "create the state root %s", path);
+	for (char *p = buf + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+			return cbox_err_set(err, errno, "create the state root %s", buf);
+		if (c == '\0')
+			return 0;
+		*p = c;
+	}
+}
+
 struct create_ctx {
 	struct cbox_oci_state *st;
 	const struct cbox_oci_config *cfg;
@@ -84,8 +104,6 @@ static int check_config(const struct cbox_oci_config *cfg, struct cbox_err **err
 		return cbox_err_set(err, ENOTSUP,
 		                    "config.json: hooks: createContainer and "
 		                    "startContainer hooks are not supported yet");
-	if (cfg->has_linux && cfg->linux_.has_resources)
-		cbox_debug("linux.resources ignored: cgroup limits are not applied by this build");
 	return 0;
 }
 
@@ -147,8 +165,8 @@ int cbox_oci_do_create(const struct cbox_oci_global *g, const char *id, const ch
 	int r = 0;
 	if (!st.rootfs)
 		r = cbox_err_set(err, errno, "config.json: root.path: %s", root_path);
-	else if (mkdir(g->root, 0700) < 0 && errno != EEXIST)
-		r = cbox_err_set(err, errno, "create the state root %s", g->root);
+	else
+		r = mkdir_parents(g->root, err);
 	snprintf(st.dir, sizeof(st.dir), "%s/%s", g->root, id);
 	if (r == 0 && mkdir(st.dir, 0700) < 0)
 		r = errno == EEXIST ? cbox_err_set(err, EEXIST, "container %s already exists", id)

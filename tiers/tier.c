@@ -10,6 +10,7 @@
 
 #include "cbox/cleanup.h"
 #include "cbox/tier.h"
+#include "sentry/sentry_tier.h"
 
 /* The first line of a /proc file, or "" when it cannot be read. */
 static void read_line(const char *path, char *buf, size_t n)
@@ -21,35 +22,6 @@ static void read_line(const char *path, char *buf, size_t n)
 	ssize_t r = read(fd, buf, n - 1);
 	buf[r > 0 ? r : 0] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
-}
-
-static bool userns_ok(char *why, size_t n)
-{
-	char v[64];
-	read_line("/proc/sys/user/max_user_namespaces", v, sizeof(v));
-	if (v[0] && atol(v) == 0) {
-		snprintf(why, n, "user namespaces disabled (user.max_user_namespaces = 0)");
-		return false;
-	}
-	if (access("/proc/self/ns/user", F_OK) < 0) {
-		snprintf(why, n, "kernel without user namespaces");
-		return false;
-	}
-	return true;
-}
-
-static int sentry_available(char *why, size_t n)
-{
-	char v[256];
-	if (!userns_ok(why, n))
-		return -1;
-	read_line("/proc/sys/kernel/seccomp/actions_avail", v, sizeof(v));
-	if (!strstr(v, "user_notif")) {
-		snprintf(why, n, "kernel without seccomp user notification (needs Linux >= 5.0)");
-		return -1;
-	}
-	snprintf(why, n, "not startable through the OCI runtime yet: use cbox-run");
-	return 0;
 }
 
 static int os_available(char *why, size_t n)
@@ -87,11 +59,6 @@ static int microvm_available(char *why, size_t n)
 	return -1;
 }
 
-static const struct cbox_tier_ops tier_sentry = {
-    .name = "sentry",
-    .summary = "user-space kernel: the guest reaches only the published host-syscall list",
-    .available = sentry_available,
-};
 static const struct cbox_tier_ops tier_os = {
     .name = "os",
     .summary = "the host kernel with Landlock, seccomp and namespaces on one process tree",
@@ -108,7 +75,7 @@ static const struct cbox_tier_ops tier_microvm = {
     .available = microvm_available,
 };
 
-static const struct cbox_tier_ops *const tiers[] = {&tier_sentry, &cbox_tier_ns, &tier_os,
+static const struct cbox_tier_ops *const tiers[] = {&cbox_tier_sentry, &cbox_tier_ns, &tier_os,
                                                     &tier_wasm, &tier_microvm};
 
 const struct cbox_tier_ops *const *cbox_tier_list(size_t *n)

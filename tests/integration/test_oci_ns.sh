@@ -121,7 +121,7 @@ oci --log-format json --log "$SCRATCH/log.json" run --bundle "$BUNDLE" bad
 check_match "--log-format json: the error line" '^\{"level":"error","msg":"run: config\.json: process\.args\[1\]' "$(tail -n 1 "$SCRATCH/log.json")"
 edit "c['process']['args'] = ['true']"
 oci --tier nope run --bundle "$BUNDLE" t
-check_match "an unknown tier lists what this host supports" "unknown tier 'nope': this host supports: ns" "$ERR"
+check_match "an unknown tier lists what this host supports" "unknown tier 'nope': this host supports: .*ns" "$ERR"
 edit "c['process']['args'] = ['nosuchprogram']"
 oci run --bundle "$BUNDLE" t
 check_match "a missing program is named" 'exec: "nosuchprogram": executable file not found' "$ERR"

@@ -27,6 +27,8 @@ struct ns_msg {
 int ns_send(int sock, int type, int value, const char *text);
 int ns_recv(int sock, struct ns_msg *m);
 
+struct cbox_cgroup;
+
 /* What the init needs; everything was resolved by the runtime before the fork. */
 struct ns_init_args {
 	const struct cbox_oci_config *cfg;
@@ -35,6 +37,7 @@ struct ns_init_args {
 	int state_dir; /* O_PATH fd of <root>/<id>: holds exec.fifo */
 	bool userns;   /* the container has a user namespace of its own */
 	bool new_mountns, new_utsns;
+	struct cbox_cgroup *cgroup; /* stage 1 joins it before forking the init; may be NULL */
 };
 
 /* The init's whole life: set up, wait for start, exec process.args. Never returns. */
@@ -44,6 +47,9 @@ CBOX_NORETURN void ns_init_main(const struct ns_init_args *a);
 int ns_mount_prepare(const struct ns_init_args *a, struct cbox_err **err);
 /* pivot_root into the rootfs, then masked and read-only paths and a read-only root. */
 int ns_mount_finish(const struct ns_init_args *a, struct cbox_err **err);
+/* Write linux.sysctl under the container's /proc/sys (after the pivot, before readonlyPaths).
+ * Errors: a key with "/" or "..", or the write failing (named). */
+int ns_apply_sysctl(const struct cbox_oci_linux *l, struct cbox_err **err);
 
 /* The tier's create op (see cbox_tier_ops.create). */
 int ns_create(struct cbox_tier_container *c, cbox_tier_created_fn created, void *data,

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cbox/cgroup.h"
 #include "cbox/cleanup.h"
 #include "cbox/log.h"
 #include "internal.h"
@@ -70,6 +71,10 @@ static CBOX_NORETURN void stage1(struct ns_init_args *a, int new_flags)
 {
 	struct cbox_err *err = NULL;
 	struct ns_msg m;
+	/* Into the cgroup first, while still in the runtime's namespaces and with its rights:
+	 * the init and everything it starts are then born under the limits. */
+	if (a->cgroup && cbox_cgroup_add_pid(a->cgroup, 0, &err) < 0)
+		child_fail(a->sock, &err);
 	if (join_namespaces(&a->cfg->linux_, &err) < 0)
 		child_fail(a->sock, &err);
 	if (new_flags & CLONE_NEWUSER) {
@@ -196,20 +201,32 @@ int ns_create(struct cbox_tier_container *c, cbox_tier_created_fn created, void 
 		return cbox_err_set(err, errno, "mkfifo %s", fifo);
 	CBOX_AUTOCLOSE int dirfd = open(c->state_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	int sv[2];
-	if (dirfd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+	if (dirfd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		unlink(fifo);
 		return cbox_err_set(err, errno, "create: %s", c->state_dir);
+	}
+	CBOX_AUTO(cbox_cgroup) *cg = NULL;
+	if (cbox_tier_cgroup_create(c, &cg, err) < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		unlink(fifo);
+		return -1;
+	}
 	struct ns_init_args a = {.cfg = cfg,
 	                         .rootfs = c->rootfs,
 	                         .sock = sv[1],
 	                         .state_dir = dirfd,
 	                         .userns = has_ns(&cfg->linux_, CLONE_NEWUSER),
 	                         .new_mountns = (flags & CLONE_NEWNS) != 0,
-	                         .new_utsns = has_ns(&cfg->linux_, CLONE_NEWUTS)};
+	                         .new_utsns = has_ns(&cfg->linux_, CLONE_NEWUTS),
+	                         .cgroup = cg};
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(sv[0]);
 		close(sv[1]);
+		cbox_tier_cgroup_abort(c, cg);
+		unlink(fifo);
 		return cbox_err_set(err, errno, "fork");
 	}
 	if (pid == 0) {
@@ -226,6 +243,7 @@ int ns_create(struct cbox_tier_container *c, cbox_tier_created_fn created, void 
 		if (c->pid > 0)
 			kill(c->pid, SIGKILL);
 		waitpid(pid, NULL, 0);
+		cbox_tier_cgroup_abort(c, cg);
 		unlink(fifo);
 		return r;
 	}

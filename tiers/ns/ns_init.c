@@ -21,7 +21,7 @@ static CBOX_NORETURN void fail(const struct ns_init_args *a, struct cbox_err **e
 	_exit(1);
 }
 
-static int apply_sysctl(const struct cbox_oci_linux *l, struct cbox_err **err)
+int ns_apply_sysctl(const struct cbox_oci_linux *l, struct cbox_err **err)
 {
 	for (size_t i = 0; i < l->n_sysctl; i++) {
 		char path[512];
@@ -110,7 +110,7 @@ void ns_init_main(const struct ns_init_args *a)
 		cbox_err_set(&err, errno, "set hostname '%s'", a->cfg->hostname);
 		fail(a, &err);
 	}
-	if (apply_sysctl(&a->cfg->linux_, &err) < 0 || ns_apply_rlimits(&a->cfg->process, &err) < 0)
+	if (ns_apply_rlimits(&a->cfg->process, &err) < 0)
 		fail(a, &err);
 	/* Resolve the program before reporting success, so that a wrong args[0] fails create
 	 * (with a message) instead of start. */

@@ -137,7 +137,7 @@ static int do_mount(const char *src, int target, const char *type, unsigned long
 }
 
 /* A bind mount: bind, then a remount for the flags a bind ignores (ro, nosuid, ...). */
-static int mount_bind(const struct cbox_oci_mount *m, int target, unsigned long flags,
+static int mount_bind(int root, const struct cbox_oci_mount *m, int target, unsigned long flags,
                       struct cbox_err **err)
 {
 	if (do_mount(m->source, target, NULL, flags & (MS_BIND | MS_REC), NULL) < 0)
@@ -145,14 +145,16 @@ static int mount_bind(const struct cbox_oci_mount *m, int target, unsigned long 
 	unsigned long extra = flags & ~(MS_BIND | MS_REC);
 	if (!extra)
 		return 0;
+	/* target still names the directory under the new mount: resolve the destination again
+	 * to reach the mount itself (a remount of a non-root dentry is EINVAL). */
+	CBOX_AUTOCLOSE int fd = open_in_root(root, m->destination, O_PATH);
+	if (fd < 0)
+		return cbox_err_set(err, errno, "resolve %s after its mount", m->destination);
 	/* Keep the flags the kernel locked on the source (nodev, nosuid in a user ns). */
-	char t[64];
 	struct statvfs sv;
-	snprintf(t, sizeof(t), "/proc/self/fd/%d", target);
-	CBOX_AUTOCLOSE int fd = open(t, O_PATH | O_CLOEXEC);
-	if (fd >= 0 && fstatvfs(fd, &sv) == 0)
+	if (fstatvfs(fd, &sv) == 0)
 		extra |= sv.f_flag & (ST_NOSUID | ST_NODEV | ST_NOEXEC | ST_RDONLY);
-	if (do_mount(NULL, fd >= 0 ? fd : target, NULL, MS_BIND | MS_REMOUNT | extra, NULL) < 0)
+	if (do_mount(NULL, fd, NULL, MS_BIND | MS_REMOUNT | extra, NULL) < 0)
 		return cbox_err_set(err, errno, "remount %s with its options", m->destination);
 	return 0;
 }
@@ -180,7 +182,7 @@ static int mount_one(const struct ns_init_args *a, int root, const struct cbox_o
 		return -1;
 	int r;
 	if (bind) {
-		r = mount_bind(m, target, flags | MS_BIND, err);
+		r = mount_bind(root, m, target, flags | MS_BIND, err);
 	} else {
 		r = do_mount(m->source ? m->source : type, target, type, flags, data);
 		if (r < 0 && errno == EINVAL && !strcmp(type, "devpts") && strstr(data, "gid=")) {
@@ -197,9 +199,13 @@ static int mount_one(const struct ns_init_args *a, int root, const struct cbox_o
 			r = cbox_err_set(err, errno, "mount %s (%s) on %s",
 			                 m->source ? m->source : "", type, m->destination);
 	}
-	if (r == 0 && prop && do_mount(NULL, target, NULL, prop, NULL) < 0)
-		r = cbox_err_set(err, errno, "set the propagation of %s", m->destination);
-	return r;
+	if (r < 0 || !prop)
+		return r;
+	/* As in mount_bind: the propagation is set on the new mount, found by resolving again. */
+	CBOX_AUTOCLOSE int mnt = open_in_root(root, m->destination, O_PATH);
+	if (mnt < 0 || do_mount(NULL, mnt, NULL, prop, NULL) < 0)
+		return cbox_err_set(err, errno, "set the propagation of %s", m->destination);
+	return 0;
 }
 
 /* The devices every container gets (runc's default list). */
@@ -234,7 +240,7 @@ static int make_devices(const struct ns_init_args *a, int root, struct cbox_err 
 		snprintf(host, sizeof(host), "/dev/%s", devs[i].name);
 		struct cbox_oci_mount m = {.destination = path, .source = host};
 		CBOX_AUTOCLOSE int t = make_in_root(root, path, true, err);
-		if (t < 0 || mount_bind(&m, t, MS_BIND, err) < 0)
+		if (t < 0 || mount_bind(root, &m, t, MS_BIND, err) < 0)
 			return -1;
 	}
 	for (size_t i = 0; i < CBOX_ARRAY_SIZE(links); i++)
@@ -303,6 +309,9 @@ int ns_mount_finish(const struct ns_init_args *a, struct cbox_err **err)
 	if (mount(NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) < 0 || umount2(".", MNT_DETACH) < 0 ||
 	    chdir("/") < 0)
 		return cbox_err_set(err, errno, "detach the old root");
+	/* Before readonlyPaths (runc's order): Docker lists /proc/sys there and sets sysctls. */
+	if (ns_apply_sysctl(l, err) < 0)
+		return -1;
 	for (size_t i = 0; i < l->n_readonly_paths; i++)
 		if (remount_ro(l->readonly_paths[i], err) < 0)
 			return -1;

@@ -97,7 +97,7 @@ static int ns_delete(struct cbox_tier_container *c, struct cbox_err **err)
 	fifo_path(c, fifo, sizeof(fifo));
 	if (unlink(fifo) < 0 && errno != ENOENT)
 		return cbox_err_set(err, errno, "unlink %s", fifo);
-	return 0;
+	return cbox_tier_cgroup_delete(c, err);
 }
 
 static enum cbox_tier_status ns_status(const struct cbox_tier_container *c)

@@ -94,3 +94,16 @@ CBOX_API bool cbox_tier_proc_alive(pid_t pid, unsigned long long start_time);
 
 /* The ns tier: plain namespaces, pivot_root, capabilities, seccomp (like runc/crun). */
 extern const struct cbox_tier_ops cbox_tier_ns;
+
+/* ---- the container's cgroup, shared by the tiers (tiers/tier_cgroup.c) ---- */
+struct cbox_cgroup;
+/* Create the container's cgroup (linux.cgroupsPath, or cbox/<id>) with linux.resources'
+ * limits and record it in the state directory. *out is NULL when the host has no usable cgroup
+ * and no limit was asked for. Errors name the file and the value. */
+CBOX_API int cbox_tier_cgroup_create(const struct cbox_tier_container *c, struct cbox_cgroup **out,
+                                     struct cbox_err **err);
+/* After a failed create: kill what is in cg, remove it and its record. NULL-safe. */
+CBOX_API void cbox_tier_cgroup_abort(const struct cbox_tier_container *c, struct cbox_cgroup *cg);
+/* `delete`: kill what is left in the recorded cgroup and remove it; warns when its memory
+ * limit killed a process. No record: nothing to do. */
+CBOX_API int cbox_tier_cgroup_delete(const struct cbox_tier_container *c, struct cbox_err **err);

@@ -1,0 +1,150 @@
+#!/bin/bash
+# Resource limits through cgroups: cbox-run --memory/--pids/--cpus (sentry tier) and
+# linux.resources with `cbox run` (ns tier). A memory hog dies with 137 and a message naming
+# the limit, a bounded fork bomb gets EAGAIN and the sandbox survives, the cpu quota is in the
+# cgroup while the guest runs, and no cgroup is left afterwards.
+. "$(dirname "$0")/lib.sh"
+
+need_root
+need_binaries
+LIMITS="$HELPERS/cbox-test-limits"
+[ -x "$LIMITS" ] || skip "cbox-test-limits not found in HELPERS=$HELPERS"
+grep -q cgroup /proc/self/mountinfo || skip "no cgroup file system mounted"
+CONFIGS=("--platform=seccomp" "--platform=ptrace")
+
+# lbox OPTIONS... -- PROGRAM...: like box, with cbox-run options of the test's own.
+lbox() {
+	# shellcheck disable=SC2086
+	timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG "$@" >"$SCRATCH/out" 2>"$SCRATCH/err" \
+		</dev/null
+	STATUS=$?
+	OUT=$(cat "$SCRATCH/out")
+	ERR=$(cat "$SCRATCH/err")
+}
+
+# cgroups_named NAME: the cgroup directories called NAME on any hierarchy.
+cgroups_named() {
+	find /sys/fs/cgroup -mindepth 1 -type d -name "$1" 2>/dev/null
+}
+
+memory_hog() {
+	lbox --memory 64m -- "$LIMITS" alloc 200
+	check_status "--memory 64m: a 200 MiB hog exits 137" 137
+	check_match "  ... and the message names the limit" \
+		"^cbox-run: killed: the memory limit of 64 MiB was reached$" "$ERR"
+	lbox --memory 64m -- "$LIMITS" alloc 16
+	check_status "--memory 64m: 16 MiB is fine" 0
+	check "  ... and prints" "allocated 16" "$OUT"
+}
+
+fork_bomb() {
+	lbox --pids 16 -- "$LIMITS" forks 100
+	check_status "--pids 16: the sandbox survives a fork bomb" 0
+	check_match "  ... whose forks fail with EAGAIN" "^forked [0-9]+ eagain [1-9][0-9]* other 0$" \
+		"$OUT"
+	local forked
+	forked=$(printf '%s' "$OUT" | awk '{print $2}')
+	[ -n "$forked" ] && [ "$forked" -lt 16 ] && pass "  ... fewer than 16 forks succeed" ||
+		report_fail "  ... fewer than 16 forks succeed" "< 16" "$forked"
+}
+
+cpu_quota() {
+	# No timeout wrapper: $! must be cbox-run itself, whose pid names the cgroup (run-PID);
+	# the guest's sleep bounds it.
+	# shellcheck disable=SC2086
+	"$CBOX_RUN" $CFG --cpus 0.5 -- "$BB" sleep 2 >/dev/null 2>&1 </dev/null &
+	local pid=$! quota="" period="" i d
+	for ((i = 0; i < 50; i++)); do
+		for d in $(cgroups_named "run-$pid"); do
+			if [ -f "$d/cpu.cfs_quota_us" ]; then
+				quota=$(cat "$d/cpu.cfs_quota_us") period=$(cat "$d/cpu.cfs_period_us")
+			elif [ -f "$d/cpu.max" ]; then
+				read -r quota period <"$d/cpu.max"
+			fi
+		done
+		[ -n "$quota" ] && break
+		sleep 0.1
+	done
+	check "--cpus 0.5: quota/period in the cgroup while the guest runs" "50000/100000" \
+		"$quota/$period"
+	wait "$pid"
+	STATUS=$?
+	check_status "  ... and the guest runs to its end" 0
+	check "  ... and its cgroup is gone afterwards" "" "$(cgroups_named "run-$pid")"
+}
+
+bad_limits() {
+	lbox --memory 12q -- true
+	check_status "--memory 12q: refused" 125
+	check_match "  ... with a message" "expected a size like 512m" "$ERR"
+	lbox --cpus 0 -- true
+	check_match "--cpus 0: refused with a message" "expected a number of CPUs" "$ERR"
+	lbox --memory-swap 1g -- true
+	check_match "--memory-swap alone: refused" "needs --memory" "$ERR"
+}
+
+for_each_config memory_hog fork_bomb cpu_quota
+bad_limits
+check "no cbox-run cgroup is left" "" "$(cgroups_named 'run-*')"
+
+# The ns tier: linux.resources from config.json through `cbox run`.
+if [ -n "${CBOX:-}" ] && [ -x "$CBOX" ] && command -v python3 >/dev/null; then
+	CFG=ns
+	ROOT="$SCRATCH/state"
+	BUNDLE="$SCRATCH/bundle"
+	mkdir -p "$BUNDLE/rootfs/bin"
+	cp "$BB" "$BUNDLE/rootfs/bin/busybox"
+	cp "$LIMITS" "$BUNDLE/rootfs/bin/limits"
+	for a in sh cat sleep; do ln -s busybox "$BUNDLE/rootfs/bin/$a"; done
+	"$CBOX" spec --bundle "$BUNDLE" >/dev/null || report_fail "cbox spec" 0 "$?"
+	cp "$BUNDLE/config.json" "$SCRATCH/base.json"
+
+	# ns_run ARGS_JSON RESOURCES_JSON [CGROUPS_PATH]: `cbox run` of ARGS; sets OUT ERR STATUS.
+	ns_run() {
+		python3 - "$SCRATCH/base.json" "$BUNDLE/config.json" "$1" "$2" "${3:-}" <<'EOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["annotations"] = {"dev.cbox.tier": "ns"}
+c["process"]["args"] = json.loads(sys.argv[3])
+c["linux"]["resources"] = json.loads(sys.argv[4])
+if sys.argv[5]:
+    c["linux"]["cgroupsPath"] = sys.argv[5]
+json.dump(c, open(sys.argv[2], "w"))
+EOF
+		timeout -k 5 30 "$CBOX" --root "$ROOT" run --bundle "$BUNDLE" "lim$RANDOM" \
+			>"$SCRATCH/out" 2>"$SCRATCH/err" </dev/null
+		STATUS=$?
+		OUT=$(cat "$SCRATCH/out")
+		ERR=$(cat "$SCRATCH/err")
+	}
+
+	ns_run '["limits", "alloc", "200"]' '{"memory": {"limit": 67108864, "swap": 67108864}}'
+	check_status "ns: memory.limit 64 MiB: a 200 MiB hog exits 137" 137
+	check_match "  ... and the message names the limit" \
+		"killed: the memory limit of 64 MiB was reached" "$ERR"
+	ns_run '["limits", "forks", "100"]' '{"pids": {"limit": 16}}'
+	check_status "ns: pids.limit 16: the container survives a fork bomb" 0
+	check_match "  ... whose forks fail with EAGAIN" "^forked 1[0-5] eagain [1-9][0-9]* other 0$" \
+		"$OUT"
+	ns_run '["sh", "-c", "grep memory /proc/self/cgroup"]' '{"pids": {"limit": 100}}'
+	check_match "ns: the container sees its cgroup as / (its cgroup namespace)" \
+		"^[0-9]+:memory:/$" "$OUT"
+	ns_run '["sh", "-c", "sleep 0.5"]' \
+		'{"cpu": {"quota": 25000, "period": 100000, "shares": 512}}' /cbox-itest/cpu &
+	for ((i = 0; i < 30; i++)); do
+		q=$(cat /sys/fs/cgroup/cpu*/cbox-itest/cpu/cpu.cfs_quota_us 2>/dev/null | head -n 1)
+		[ -n "$q" ] && break
+		sleep 0.05
+	done
+	wait
+	check "ns: cpu.quota 25000 is in the cgroupsPath's cgroup while it runs" 25000 "${q:-}"
+	ns_run '["true"]' '{"memory": {"limit": 67108864, "swap": 33554432}}'
+	check_status "ns: swap below memory: the run fails" 1
+	check_match "  ... naming the limits" "memory\+swap limit .* is below the memory limit" "$ERR"
+	check "ns: no cgroup of a container is left" "" \
+		"$(cgroups_named 'lim*'; cgroups_named cpu | grep cbox-itest)"
+	rmdir /sys/fs/cgroup/*/cbox-itest 2>/dev/null
+else
+	skip_check "ns tier limits" "cbox or python3 missing"
+fi
+finish

@@ -1,0 +1,198 @@
+#!/bin/bash
+# The OCI runtime with the sentry tier (the default): run, exit status, env and cwd as given,
+# bind mounts rw and ro, a masked path, a read-only root, hostname, /dev/shm, rlimits, hooks,
+# create/state/start/kill/delete, a network namespace given by path (Docker's), the platform
+# chosen by annotation, and the configs the tier refuses.
+. "$(dirname "$0")/lib.sh"
+
+need_root
+[ -n "${CBOX:-}" ] && [ -x "$CBOX" ] || skip "CBOX (cbox) not built or not set"
+[ -x "$BB" ] || skip "$BB missing: install the Debian package busybox-static"
+command -v python3 >/dev/null || skip "python3 missing"
+
+ROOT="$SCRATCH/state"
+BUNDLE="$SCRATCH/bundle"
+mkdir -p "$BUNDLE/rootfs/bin" "$BUNDLE/rootfs/etc" "$BUNDLE/rootfs/dev" "$BUNDLE/rootfs/data" \
+	"$BUNDLE/rootfs/ro" "$BUNDLE/rootfs/work" "$BUNDLE/rootfs/tmp" "$SCRATCH/data" "$SCRATCH/rodata"
+cp "$BB" "$BUNDLE/rootfs/bin/busybox"
+for a in $("$BB" --list); do
+	[ "$a" = busybox ] || ln -s busybox "$BUNDLE/rootfs/bin/$a"
+done
+echo secret >"$BUNDLE/rootfs/etc/masked"
+echo inside >"$SCRATCH/rodata/file"
+"$CBOX" spec --bundle "$BUNDLE" || { echo "FAIL cbox spec"; exit 1; }
+cp "$BUNDLE/config.json" "$SCRATCH/base.json"
+CFG="sentry"
+
+# edit PYTHON: rewrites config.json from the spec's output; `c` is the config. No tier
+# annotation: the sentry is the default.
+edit() {
+	python3 - "$SCRATCH/base.json" "$BUNDLE/config.json" "$SCRATCH" <<EOF
+import json, sys
+c = json.load(open(sys.argv[1]))
+scratch = sys.argv[3]
+c["mounts"].append({"destination": "/tmp", "type": "tmpfs", "source": "tmpfs", "options": ["size=1m"]})
+def netns(path):
+    for n in c["linux"]["namespaces"]:
+        if n["type"] == "network":
+            n["path"] = path
+$1
+json.dump(c, open(sys.argv[2], "w"))
+EOF
+}
+
+oci() {
+	timeout -k 5 30 "$CBOX" --root "$ROOT" "$@" >"$SCRATCH/out" 2>"$SCRATCH/err" </dev/null
+	STATUS=$?
+	OUT=$(cat "$SCRATCH/out")
+	ERR=$(cat "$SCRATCH/err")
+}
+
+# runsh SCRIPT [PYTHON]: `cbox run` of sh -c SCRIPT with the config edits.
+runsh() {
+	edit "c['process']['args'] = ['sh', '-c', '''$1''']
+${2:-}"
+	oci run --bundle "$BUNDLE" "t$RANDOM"
+}
+
+runsh 'echo hello; exit 7'
+check "run prints the output" hello "$OUT"
+check_status "run returns the guest's exit status" 7
+export CBOX_HOST_SECRET=leak
+runsh 'echo "$FOO|${CBOX_HOST_SECRET:-}|$(pwd)"' "c['process']['env'] = ['PATH=/bin', 'FOO=bar baz']
+c['process']['cwd'] = '/etc'"
+check "env and cwd from config.json, nothing from the host" "bar baz||/etc" "$OUT"
+unset CBOX_HOST_SECRET
+runsh 'echo rw >/data/f && cat /data/f; cat /ro/file; echo x >/ro/new 2>/dev/null || echo ro' \
+	"c['mounts'] += [{'destination': '/data', 'type': 'bind', 'source': scratch + '/data', 'options': ['rbind', 'rw']}, {'destination': '/ro', 'type': 'none', 'source': scratch + '/rodata', 'options': ['bind', 'ro']}]"
+check "bind mounts: rw, then ro" "rw
+inside
+ro" "$OUT"
+check "  ... the rw bind wrote to the host" rw "$(cat "$SCRATCH/data/f" 2>/dev/null)"
+runsh 'echo "[$(cat /etc/masked)]"' "c['linux']['maskedPaths'].append('/etc/masked')"
+check "a masked path is empty" "[]" "$OUT"
+runsh 'touch /x; touch /tmp/x && echo tmp' "c['root']['readonly'] = True"
+check "read-only root, writable /tmp" tmp "$OUT"
+check_match "  ... EROFS" "Read-only file system" "$ERR"
+runsh 'touch /work/x && echo wrote' "c['root']['readonly'] = False"
+check "a writable root" wrote "$OUT"
+rm -f "$BUNDLE/rootfs/work/x"
+runsh 'echo data >/dev/shm/s && cat /dev/shm/s'
+check "/dev/shm" data "$OUT"
+runsh 'touch /run/x && echo made' "c['mounts'].append({'destination': '/run', 'type': 'tmpfs', 'source': 'tmpfs'})"
+check "a tmpfs target missing from the rootfs is made (as runc does)" made "$OUT"
+check "  ... in the rootfs, not through the tmpfs" "" "$(ls "$BUNDLE/rootfs/run")"
+runsh 'hostname' "c['hostname'] = 'boxy'"
+check "hostname" boxy "$OUT"
+runsh 'ulimit -n' "c['process']['rlimits'] = [{'type': 'RLIMIT_NOFILE', 'soft': 123, 'hard': 456}]"
+check "rlimit nofile" 123 "$OUT"
+runsh 'true' "c['hooks'] = {'prestart': [{'path': '/bin/sh', 'args': ['sh', '-c', 'cat > ' + scratch + '/hook.json']}], 'poststop': [{'path': '/bin/sh', 'args': ['sh', '-c', 'echo stopped > ' + scratch + '/poststop']}]}"
+check_match "a prestart hook gets the state on stdin" '"status":"creating"' "$(cat "$SCRATCH/hook.json" 2>/dev/null)"
+check "a poststop hook ran" stopped "$(cat "$SCRATCH/poststop" 2>/dev/null)"
+runsh 'true' "c['hooks'] = {'createRuntime': [{'path': '/bin/false'}]}"
+check_status "a failing hook fails the run" 1
+check "  ... and leaves no state behind" "" "$(ls "$ROOT")"
+
+# What the tier refuses, by name.
+runsh 'id' "c['process']['user'] = {'uid': 1000, 'gid': 1000}"
+check_match "process.user uid 1000 is refused" "process\.user: uid 1000 gid 1000: the sentry tier runs the guest as uid 0" "$ERR"
+runsh 'true' "c['annotations'] = {'dev.cbox.platform': 'nope'}"
+check_match "an unknown platform annotation" "dev\.cbox\.platform: unknown platform 'nope'" "$ERR"
+runsh 'true' "c['mounts'].append({'destination': '/o', 'type': 'overlay', 'source': 'overlay'})"
+check_match "an unsupported mount type" "type 'overlay' is not supported by the sentry tier" "$ERR"
+
+# The network: a new namespace holds loopback only; one given by path is joined.
+runsh 'ip -o addr show | cut -d" " -f2 | sort -u | tr "\n" " "'
+check "a new network namespace: loopback only" "lo " "$OUT"
+NETNS="cboxtest$$"
+if ip netns add "$NETNS" 2>/dev/null; then
+	ip netns exec "$NETNS" ip addr add 10.99.7.1/24 dev lo
+	ip netns exec "$NETNS" ip link set lo up
+	runsh 'ip -o -4 addr show dev lo | grep -o "10\.99\.7\.1/24"' "netns('/run/netns/$NETNS')"
+	check "a network namespace given by path is joined" "10.99.7.1/24" "$OUT"
+	ip netns del "$NETNS"
+else
+	skip_check "netns by path" "ip netns add failed"
+fi
+
+# The lifecycle, step by step; the platform chosen by annotation shows on the host: the ptrace
+# platform gives the guest the install socket at fd 1022, the seccomp platform does not.
+guest_pid() {
+	descendants "$1" | awk '$2 == "sleep" { print $1; exit }'
+}
+for platform in ptrace seccomp; do
+	CFG="sentry $platform"
+	edit "c['process']['args'] = ['sleep', '30']
+c['annotations'] = {'dev.cbox.platform': '$platform', 'dev.cbox.strict': 'true'}"
+	oci create --bundle "$BUNDLE" --pid-file "$SCRATCH/pid" life
+	check_status "create" 0
+	oci state life
+	check_match "state: created" '"status": ?"created"' "$OUT"
+	pid=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["pid"])')
+	check "the pid file holds the container's pid" "$(cat "$SCRATCH/pid")" "$pid"
+	oci start life
+	check_status "start" 0
+	oci state life
+	check_match "state: running" '"status": ?"running"' "$OUT"
+	g=""
+	for _ in $(seq 50); do
+		g=$(guest_pid "$pid") && [ -n "$g" ] && break
+		sleep 0.1
+	done
+	if [ "$platform" = ptrace ]; then
+		check_match "the ptrace platform (install socket)" '^socket:' "$(readlink "/proc/$g/fd/1022")"
+	else
+		check "the seccomp platform (no install socket)" "" "$(readlink "/proc/$g/fd/1022")"
+	fi
+	oci kill life KILL
+	check_status "kill" 0
+	for _ in $(seq 50); do
+		oci state life
+		printf '%s' "$OUT" | grep -q stopped && break
+		sleep 0.1
+	done
+	check_match "state: stopped" '"status": ?"stopped"' "$OUT"
+	check "nothing of the sandbox is left" "" "$(descendants "$pid")"
+	oci delete life
+	check_status "delete" 0
+	check "delete removes the state" "" "$(ls "$ROOT")"
+done
+CFG="sentry"
+
+rm -f "$SCRATCH/pid"
+# A signal to the container's pid reaches the guest's init (a shell with a trap).
+edit "c['process']['args'] = ['sh', '-c', 'trap \"echo got TERM; exit 3\" TERM; echo ready; while :; do sleep 0.1; done']"
+timeout -k 5 30 "$CBOX" --root "$ROOT" run --bundle "$BUNDLE" --pid-file "$SCRATCH/pid" sig \
+	>"$SCRATCH/sig.out" 2>&1 </dev/null &
+RUN=$!
+for _ in $(seq 50); do
+	grep -q ready "$SCRATCH/sig.out" 2>/dev/null && break
+	sleep 0.1
+done
+kill -TERM "$(cat "$SCRATCH/pid")"
+wait "$RUN"
+STATUS=$?
+check "SIGTERM to the container's pid is forwarded to the guest" "ready
+got TERM" "$(cat "$SCRATCH/sig.out")"
+check_status "  ... and its exit status is the run's" 3
+rm -f "$SCRATCH/pid"
+edit "c['process']['args'] = ['sleep', '30']"
+timeout -k 5 30 "$CBOX" --root "$ROOT" run --bundle "$BUNDLE" --pid-file "$SCRATCH/pid" killed \
+	>/dev/null 2>&1 </dev/null &
+RUN=$!
+g=""
+for _ in $(seq 50); do
+	[ -s "$SCRATCH/pid" ] && g=$(guest_pid "$(cat "$SCRATCH/pid")") && [ -n "$g" ] && break
+	sleep 0.1
+done
+kill -KILL "$g"
+wait "$RUN"
+STATUS=$?
+check_status "a guest killed by SIGKILL: the run's status is 137" 137
+oci run --detach --bundle "$BUNDLE" forced
+oci delete --force forced
+check_status "delete --force of a running container" 0
+check "  ... removes its state" "" "$(ls "$ROOT")"
+oci tiers
+check_match "cbox tiers lists the sentry tier" '^sentry +available' "$OUT"
+finish

@@ -1,0 +1,303 @@
+/*
+ * A sandbox's cgroup on the host: create it in each hierarchy, move processes in, freeze, kill,
+ * remove; and its record in the OCI state directory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cbox/cleanup.h"
+#include "internal.h"
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
+	nanosleep(&ts, NULL);
+}
+
+static int read_text(const char *path, char *buf, size_t n, struct cbox_err **err)
+{
+	CBOX_AUTOCLOSE int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cbox_err_set(err, errno, "open %s", path);
+	size_t used = 0;
+	for (ssize_t r; used + 1 < n; used += (size_t)r)
+		if ((r = read(fd, buf + used, n - 1 - used)) <= 0) {
+			if (r < 0 && errno == EINTR)
+				r = 0;
+			else if (r < 0)
+				return cbox_err_set(err, errno, "read %s", path);
+			else
+				break;
+		}
+	buf[used] = '\0';
+	return 0;
+}
+
+int cbox_cgroup_layout_detect(struct cbox_cgroup_layout **out, struct cbox_err **err)
+{
+	CBOX_AUTOFREE char *mi = malloc(1 << 20);
+	char self[8192];
+	if (!mi)
+		return cbox_err_set(err, ENOMEM, "mountinfo");
+	if (read_text("/proc/self/mountinfo", mi, 1 << 20, err) < 0 ||
+	    read_text("/proc/self/cgroup", self, sizeof(self), err) < 0)
+		return -1;
+	return cbox_cgroup_layout_parse(mi, self, out, err);
+}
+
+void cbox_cgroup_free(struct cbox_cgroup *cg)
+{
+	if (!cg)
+		return;
+	for (int c = 0; c < CBOX_CGROUP_NCTL; c++)
+		free(cg->d[c].path);
+	free(cg);
+}
+
+const char *cbox_cgroup_dir(const struct cbox_cgroup *cg, enum cbox_cgroup_ctl c)
+{
+	return c < CBOX_CGROUP_NCTL ? cg->d[c].path : NULL;
+}
+
+/* mkdir base/rel one level at a time; d->created counts the levels made here. */
+static int mkdir_under(const char *base, const char *rel, struct cg_dir *d, struct cbox_err **err)
+{
+	char path[PATH_MAX];
+	int len = snprintf(path, sizeof(path), "%s%s%s", base,
+	                   base[strlen(base) - 1] == '/' ? "" : "/", rel[0] == '/' ? rel + 1 : rel);
+	if (len < 0 || (size_t)len >= sizeof(path))
+		return cbox_err_set(err, ENAMETOOLONG, "cgroup %s/%s", base, rel);
+	if (!(d->path = strdup(path)))
+		return cbox_err_set(err, ENOMEM, "cgroup");
+	for (char *p = path + strlen(base) + 1; p;) {
+		char *slash = strchr(p, '/');
+		if (slash)
+			*slash = '\0';
+		if (mkdir(path, 0755) == 0)
+			d->created++;
+		else if (errno != EEXIST)
+			return cbox_err_set(err, errno, "create cgroup %s", path);
+		if (slash)
+			*slash = '/';
+		p = slash ? slash + 1 : NULL;
+	}
+	return 0;
+}
+
+/* rmdir the leaf, retrying while the kernel still holds exiting tasks, then the empty parents
+ * this handle made. */
+static int remove_dir(struct cg_dir *d, struct cbox_err **err)
+{
+	if (!d->path)
+		return 0;
+	int r = -1;
+	for (int i = 0; i < 100 && r < 0; i++) {
+		r = rmdir(d->path);
+		if (r < 0 && errno == ENOENT)
+			r = 0;
+		else if (r < 0 && errno != EBUSY)
+			break;
+		else if (r < 0)
+			sleep_ms(10);
+	}
+	if (r < 0)
+		return cbox_err_set(err, errno, "remove cgroup %s", d->path);
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s", d->path);
+	for (int i = 1; i < d->created; i++) {
+		char *slash = strrchr(path, '/');
+		if (!slash || slash == path)
+			break;
+		*slash = '\0';
+		/* Another sandbox may share the parent (cbox/): leave it when it is in use. */
+		if (rmdir(path) < 0)
+			break;
+	}
+	d->created = 0;
+	return 0;
+}
+
+/* True when the space-separated list holds the word. */
+static bool has_word(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *p = list; (p = strstr(p, w)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* On v2, a controller works in a cgroup only when every ancestor lists it in
+ * cgroup.subtree_control. */
+static int enable_controllers(const char *mount, const char *leaf, struct cbox_err **err)
+{
+	static const char *const want[] = {"memory", "pids", "cpu"};
+	char dir[PATH_MAX], avail[512], on[512];
+	snprintf(dir, sizeof(dir), "%s", leaf);
+	size_t mlen = strlen(mount);
+	/* From the mount point down to the leaf's parent. */
+	for (char *end = dir + mlen; end;) {
+		char *next = strchr(end + 1, '/');
+		char saved = *end;
+		*end = '\0';
+		const char *at = dir[0] ? dir : "/";
+		if (cg_read(at, "cgroup.controllers", avail, sizeof(avail), err) < 0 ||
+		    cg_read(at, "cgroup.subtree_control", on, sizeof(on), err) < 0)
+			return -1;
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			char add[32];
+			snprintf(add, sizeof(add), "+%s", want[i]);
+			if (has_word(avail, want[i]) && !has_word(on, want[i]) &&
+			    cg_write(at, "cgroup.subtree_control", add, err) < 0)
+				return -1;
+		}
+		*end = saved;
+		end = next;
+	}
+	return 0;
+}
+
+static const char *choose_base(const struct cbox_cgroup_layout *l, int c, bool absolute, char *buf,
+                               size_t n)
+{
+	if (absolute)
+		return l->mount[c];
+	snprintf(buf, n, "%s%s", l->mount[c], strcmp(l->own[c], "/") == 0 ? "" : l->own[c]);
+	/* v2's rule of no processes in a cgroup that hands controllers to its children means
+	 * the caller's own cgroup (which holds the caller) cannot be the parent there. */
+	if (l->mode == CBOX_CGROUP_V2 && strcmp(l->own[c], "/") != 0)
+		return l->mount[c];
+	return access(buf, W_OK) == 0 ? buf : l->mount[c];
+}
+
+int cbox_cgroup_create(const struct cbox_cgroup_layout *l, const char *cgroups_path, const char *id,
+                       struct cbox_cgroup **out, struct cbox_err **err)
+{
+	char rel[PATH_MAX], base[PATH_MAX];
+	if (l->mode == CBOX_CGROUP_NONE)
+		return cbox_err_set(err, ENOTSUP, "no cgroup file system is mounted");
+	if (cbox_cgroup_resolve_path(cgroups_path, id, rel, sizeof(rel), err) < 0)
+		return -1;
+	CBOX_AUTO(cbox_cgroup) *cg = calloc(1, sizeof(*cg));
+	if (!cg)
+		return cbox_err_set(err, ENOMEM, "cgroup");
+	cg->v2 = l->mode == CBOX_CGROUP_V2;
+	for (int c = 0; c < CBOX_CGROUP_NCTL; c++) {
+		if (!l->mount[c])
+			continue;
+		const char *b = choose_base(l, c, rel[0] == '/', base, sizeof(base));
+		int r = mkdir_under(b, rel, &cg->d[c], err);
+		if (r == 0 && cg->v2 && c == CBOX_CGROUP_UNIFIED)
+			r = enable_controllers(l->mount[c], cg->d[c].path, err);
+		if (r < 0) {
+			for (int k = 0; k <= c; k++)
+				remove_dir(&cg->d[k], NULL);
+			return -1;
+		}
+	}
+	*out = cbox_steal_ptr(&cg);
+	return 0;
+}
+
+int cbox_cgroup_add_pid(struct cbox_cgroup *cg, pid_t pid, struct cbox_err **err)
+{
+	char v[32];
+	snprintf(v, sizeof(v), "%d", (int)pid);
+	for (int c = 0; c < CBOX_CGROUP_NCTL; c++)
+		if (cg->d[c].path && cg_write(cg->d[c].path, "cgroup.procs", v, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* Wait (up to 5 s) until the state file reads want. */
+static int wait_state(const char *dir, const char *file, const char *want, struct cbox_err **err)
+{
+	char buf[512];
+	for (int i = 0; i < 500; i++) {
+		if (cg_read(dir, file, buf, sizeof(buf), err) < 0)
+			return -1;
+		if (strstr(buf, want))
+			return 0;
+		sleep_ms(10);
+	}
+	return cbox_err_set(err, ETIMEDOUT, "%s/%s did not reach '%s'", dir, file, want);
+}
+
+int cbox_cgroup_freeze(struct cbox_cgroup *cg, bool frozen, struct cbox_err **err)
+{
+	const char *u = cg->d[CBOX_CGROUP_UNIFIED].path, *f = cg->d[CBOX_CGROUP_FREEZER].path;
+	if (u && cg_has(u, "cgroup.freeze")) {
+		if (cg_write(u, "cgroup.freeze", frozen ? "1" : "0", err) < 0)
+			return -1;
+		return wait_state(u, "cgroup.events", frozen ? "frozen 1" : "frozen 0", err);
+	}
+	if (f) {
+		const char *s = frozen ? "FROZEN" : "THAWED";
+		if (cg_write(f, "freezer.state", s, err) < 0)
+			return -1;
+		return wait_state(f, "freezer.state", s, err);
+	}
+	return cbox_err_set(err, ENOTSUP, "no freezer: neither cgroup.freeze nor the v1 freezer");
+}
+
+/* SIGKILL every pid listed in any hierarchy; the number of pids seen. */
+static int kill_listed(struct cbox_cgroup *cg)
+{
+	static char buf[1 << 16];
+	int seen = 0;
+	for (int c = 0; c < CBOX_CGROUP_NCTL; c++) {
+		if (!cg->d[c].path ||
+		    cg_read(cg->d[c].path, "cgroup.procs", buf, sizeof(buf), NULL) < 0)
+			continue;
+		for (char *p = buf; *p;) {
+			char *end;
+			long pid = strtol(p, &end, 10);
+			if (end == p)
+				break;
+			if (pid > 0 && kill((pid_t)pid, SIGKILL) == 0)
+				seen++;
+			p = *end ? end + 1 : end;
+		}
+	}
+	return seen;
+}
+
+int cbox_cgroup_kill(struct cbox_cgroup *cg, struct cbox_err **err)
+{
+	const char *u = cg->d[CBOX_CGROUP_UNIFIED].path;
+	bool kill_file = u && cg_has(u, "cgroup.kill");
+	for (int i = 0; i < 500; i++) {
+		if (kill_file)
+			cg_write(u, "cgroup.kill", "1", NULL);
+		/* Frozen, none of them can fork a child that the walk would miss; v1 keeps frozen
+		 * tasks from dying, so the group is thawed right after the signals. */
+		bool frozen = !kill_file && cbox_cgroup_freeze(cg, true, NULL) == 0;
+		int seen = kill_listed(cg);
+		if (frozen)
+			cbox_cgroup_freeze(cg, false, NULL);
+		if (seen == 0)
+			return 0;
+		sleep_ms(10);
+	}
+	return cbox_err_set(err, ETIMEDOUT, "processes are left in cgroup %s after SIGKILL",
+	                    u ? u : cg->d[CBOX_CGROUP_MEMORY].path);
+}
+
+int cbox_cgroup_destroy(struct cbox_cgroup *cg, struct cbox_err **err)
+{
+	if (cbox_cgroup_kill(cg, err) < 0)
+		return -1;
+	int r = 0;
+	for (int c = 0; c < CBOX_CGROUP_NCTL; c++)
+		if (remove_dir(&cg->d[c], r < 0 ? NULL : err) < 0)
+			r = -1;
+	return r;
+}

@@ -1,0 +1,75 @@
+#pragma once
+/* The sentry tier's parts (tiers/sentry/ only). */
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "cbox/err.h"
+#include "cbox/gofer.h"
+#include "cbox/sentry.h"
+#include "cbox/tier.h"
+#include "oci_config.h"
+
+/*
+ * What one sentry sandbox is made of, translated from config.json before anything starts (so
+ * that a config the sentry cannot honour fails `cbox create` with a message, nothing running).
+ * Every string the gofer and sentry configs point to is owned by the plan or by the OCI config,
+ * which must outlive it.
+ */
+struct sentry_plan {
+	struct cbox_gofer_config gofer;
+	struct cbox_sentry_config sentry; /* gofer_sock is filled in by the sentry process */
+	const char *netns_path; /* a network namespace to join (Docker's), or NULL: a new one */
+	const struct cbox_oci_rlimit *rlimits;
+	size_t n_rlimits;
+	/* storage */
+	struct cbox_gofer_mount *mounts;
+	size_t n_mounts;
+	const char **hide;
+	size_t n_hide;
+	char **strings; /* allocated paths the mounts point to */
+	size_t n_strings;
+};
+
+/*
+ * Translate c->config (root, mounts, maskedPaths, readonlyPaths, process, hostname, namespaces,
+ * annotations dev.cbox.platform / dev.cbox.strict) into *p. Errors (EINVAL/ENOTSUP, the message
+ * names the config.json field): process.user other than 0:0, a mount type the sentry does not
+ * serve, a malformed size= or annotation, an unknown platform; ENOMEM. On failure *p is freed.
+ */
+int sentry_plan_build(const struct cbox_tier_container *c, struct sentry_plan *p,
+                      struct cbox_err **err);
+
+/* Free what sentry_plan_build allocated; safe on a zeroed plan. */
+void sentry_plan_free(struct sentry_plan *p);
+
+/* The tier's create op (see cbox_tier_ops.create). */
+int sentry_tier_create(struct cbox_tier_container *c, cbox_tier_created_fn created, void *data,
+                       struct cbox_err **err);
+
+/*
+ * The sandbox monitor's whole life (the container's pid): see sentry_create.c. sock talks to
+ * the runtime's create; state_dir holds exec.fifo and sentry.pid. Never returns.
+ */
+CBOX_NORETURN void sentry_monitor_main(struct sentry_plan *p, const char *state_dir, int sock);
+
+/* Messages on the SOCK_SEQPACKET pair between the runtime's create and the monitor. */
+enum sentry_msg_type {
+	SENTRY_MSG_HOOKS = 1, /* monitor -> runtime: namespaces exist: run the hooks */
+	SENTRY_MSG_READY,     /* monitor -> runtime: everything set up, waiting for start */
+	SENTRY_MSG_ERROR,     /* monitor -> runtime: text = why; the monitor exits */
+	SENTRY_MSG_GO,        /* runtime -> monitor: carry on */
+};
+
+struct sentry_msg {
+	int type;
+	char text[1024];
+};
+
+/* Send one message; 0 or -errno. */
+int sentry_msg_send(int sock, int type, const char *text);
+/* Receive one message: 1, 0 on EOF (the peer is gone), or -errno. */
+int sentry_msg_recv(int sock, struct sentry_msg *m);
+
+/* <state_dir>/sentry.pid: "PID STARTTIME" of the sentry process, written by the monitor. */
+#define SENTRY_PID_FILE "sentry.pid"

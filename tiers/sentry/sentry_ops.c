@@ -1,0 +1,169 @@
+/*
+ * The sentry tier's host check, start, kill, delete and status, and its ops table. The
+ * container's pid is the sandbox monitor's (sentry_monitor.c); the sentry's own pid is in
+ * <state>/sentry.pid, the guest's init is the sentry's child.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cbox/cleanup.h"
+#include "internal.h"
+#include "sentry_tier.h"
+
+/* The first line of path, or "" when it cannot be read. */
+static void read_line(const char *path, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	CBOX_AUTOCLOSE int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r = fd < 0 ? -1 : read(fd, buf, n - 1);
+	buf[r > 0 ? r : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+static int sentry_available(char *why, size_t n)
+{
+	char v[256];
+	read_line("/proc/sys/user/max_user_namespaces", v, sizeof(v));
+	if ((v[0] && atol(v) == 0) || access("/proc/self/ns/user", F_OK) < 0) {
+		snprintf(why, n, "user namespaces disabled or missing (user.max_user_namespaces)");
+		return -1;
+	}
+	read_line("/proc/sys/kernel/seccomp/actions_avail", v, sizeof(v));
+	if (!strstr(v, "user_notif")) {
+		snprintf(why, n, "kernel without seccomp user notification (needs Linux >= 5.0)");
+		return -1;
+	}
+	snprintf(why, n, "seccomp user notification and user namespaces");
+	return 0;
+}
+
+static void state_file(const struct cbox_tier_container *c, const char *name, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s/%s", c->state_dir, name);
+}
+
+static int sentry_start(struct cbox_tier_container *c, struct cbox_err **err)
+{
+	char fifo[4096];
+	state_file(c, "exec.fifo", fifo, sizeof(fifo));
+	/* Non-blocking: a monitor that died must not hang start; its open completes on ours. */
+	CBOX_AUTOCLOSE int fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return cbox_err_set(err, errno, "open %s", fifo);
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	char b;
+	for (int waited = 0; waited < 10000; waited += 100) {
+		if (poll(&p, 1, 100) > 0 && read(fd, &b, 1) == 1) {
+			unlink(fifo);
+			return 0;
+		}
+		if (!cbox_tier_proc_alive(c->pid, c->start_time))
+			return cbox_err_set(err, 0, "the sandbox monitor (pid %d) is gone", c->pid);
+	}
+	return cbox_err_set(err, ETIMEDOUT, "the sandbox monitor did not start");
+}
+
+/* The sentry's pid from <state>/sentry.pid, when that process still runs; else 0. */
+static pid_t sentry_pid(const struct cbox_tier_container *c)
+{
+	char path[4096], buf[128];
+	state_file(c, SENTRY_PID_FILE, path, sizeof(path));
+	read_line(path, buf, sizeof(buf));
+	int pid = 0;
+	unsigned long long start = 0;
+	if (sscanf(buf, "%d %llu", &pid, &start) != 2 || !cbox_tier_proc_alive(pid, start))
+		return 0;
+	return pid;
+}
+
+static bool same_file(const char *path, const struct stat *st)
+{
+	struct stat s;
+	return stat(path, &s) == 0 && s.st_ino == st->st_ino && s.st_dev == st->st_dev;
+}
+
+/* Every guest task: the processes in the pid namespace of the sentry's child (the guest's
+ * init), which holds them all. */
+static int kill_guests(pid_t sentry, int sig, struct cbox_err **err)
+{
+	char path[64], buf[64];
+	struct stat ns;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)sentry, (int)sentry);
+	read_line(path, buf, sizeof(buf));
+	pid_t init = atoi(buf);
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)init);
+	if (init <= 0 || stat(path, &ns) < 0)
+		return 0; /* no guest (yet, or any more) */
+	DIR *d = opendir("/proc");
+	if (!d)
+		return cbox_err_set(err, errno, "opendir /proc");
+	for (struct dirent *e; (e = readdir(d));) {
+		pid_t pid = atoi(e->d_name);
+		snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+		if (pid > 0 && same_file(path, &ns))
+			kill(pid, sig);
+	}
+	closedir(d);
+	return 0;
+}
+
+static int sentry_kill(struct cbox_tier_container *c, int sig, bool all, struct cbox_err **err)
+{
+	if (!cbox_tier_proc_alive(c->pid, c->start_time))
+		return cbox_err_set(err, ESRCH, "container %s is not running", c->id);
+	if (all) {
+		pid_t sentry = sentry_pid(c);
+		if (sentry > 0 && kill_guests(sentry, sig, err) < 0)
+			return -1;
+		/* SIGKILL of everything: the sentry too (its guests die with it, EXITKILL), and
+		 * the monitor (its gofer dies with it). */
+		if (sig != SIGKILL)
+			return 0;
+		if (sentry > 0)
+			kill(sentry, SIGKILL);
+	}
+	/* One signal goes to the monitor, which passes it on to the guest's init. */
+	if (kill(c->pid, sig) < 0)
+		return cbox_err_set(err, errno, "kill %d", c->pid);
+	return 0;
+}
+
+static int sentry_delete(struct cbox_tier_container *c, struct cbox_err **err)
+{
+	static const char *const files[] = {"exec.fifo", SENTRY_PID_FILE};
+	for (size_t i = 0; i < CBOX_ARRAY_SIZE(files); i++) {
+		char path[4096];
+		state_file(c, files[i], path, sizeof(path));
+		if (unlink(path) < 0 && errno != ENOENT)
+			return cbox_err_set(err, errno, "unlink %s", path);
+	}
+	return cbox_tier_cgroup_delete(c, err);
+}
+
+static enum cbox_tier_status sentry_status(const struct cbox_tier_container *c)
+{
+	char fifo[4096];
+	if (!cbox_tier_proc_alive(c->pid, c->start_time))
+		return CBOX_TIER_STOPPED;
+	state_file(c, "exec.fifo", fifo, sizeof(fifo));
+	return access(fifo, F_OK) == 0 ? CBOX_TIER_CREATED : CBOX_TIER_RUNNING;
+}
+
+const struct cbox_tier_ops cbox_tier_sentry = {
+    .name = "sentry",
+    .summary = "user-space kernel: the guest reaches only the published host-syscall list",
+    .available = sentry_available,
+    .create = sentry_tier_create,
+    .start = sentry_start,
+    .kill = sentry_kill,
+    .delete = sentry_delete,
+    .status = sentry_status,
+};

@@ -1,0 +1,358 @@
+/*
+ * config.json -> the gofer's tree and the sentry's settings. The sentry serves /proc, /sys and
+ * /dev itself, so the mounts and paths the config puts there are its business, not the gofer's:
+ * they are skipped with a debug line. What the guest would otherwise miss or get wrong (a
+ * mount type the gofer cannot build, a user the sentry cannot show) is refused here, before
+ * anything runs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cbox/cleanup.h"
+#include "cbox/log.h"
+#include "internal.h"
+
+static const char *keep_string(struct sentry_plan *p, char *s)
+{
+	if (!s)
+		return NULL;
+	p->strings[p->n_strings++] = s;
+	return s;
+}
+
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* /proc, /sys and /dev (but /dev/shm, which the gofer holds) are the sentry's own. */
+static bool sentry_owned(const char *path)
+{
+	if (under(path, "/dev/shm"))
+		return false;
+	return under(path, "/proc") || under(path, "/sys") || under(path, "/dev");
+}
+
+static bool has_option(const struct cbox_oci_mount *m, const char *opt)
+{
+	for (size_t i = 0; i < m->n_options; i++)
+		if (strcmp(m->options[i], opt) == 0)
+			return true;
+	return false;
+}
+
+/* tmpfs's size=: bytes with an optional k/m/g suffix; a percentage keeps tmpfs's default. */
+static int tmpfs_size(const struct cbox_oci_mount *m, uint64_t *size, struct cbox_err **err)
+{
+	*size = 0;
+	for (size_t i = 0; i < m->n_options; i++) {
+		const char *v = m->options[i];
+		if (strncmp(v, "size=", 5) != 0)
+			continue;
+		char *end;
+		errno = 0;
+		unsigned long long n = strtoull(v + 5, &end, 10);
+		unsigned shift = 0;
+		if (*end && strchr("kK", *end))
+			shift = 10;
+		else if (*end && strchr("mM", *end))
+			shift = 20;
+		else if (*end && strchr("gG", *end))
+			shift = 30;
+		if (*end == '%' && end[1] == '\0') {
+			cbox_debug("mount %s: %s: tmpfs's default size used", m->destination, v);
+			continue;
+		}
+		if (errno || end == v + 5 || (shift && end[1]) || (!shift && *end) ||
+		    n > (UINT64_MAX >> shift))
+			return cbox_err_set(err, EINVAL,
+			                    "config.json: mounts: %s: bad option '%s' (expected "
+			                    "size=BYTES[k|m|g])",
+			                    m->destination, v);
+		*size = (uint64_t)n << shift;
+	}
+	return 0;
+}
+
+static bool is_pseudo(const char *type)
+{
+	static const char *const types[] = {"proc",   "sysfs",   "devpts",  "mqueue",
+	                                    "cgroup", "cgroup2", "devtmpfs"};
+	for (size_t i = 0; type && i < CBOX_ARRAY_SIZE(types); i++)
+		if (strcmp(type, types[i]) == 0)
+			return true;
+	return false;
+}
+
+/* The gofer's /dev/shm lives on a tmpfs /dev of its own (the host's /dev is never served). */
+static int add_dev_for_shm(const struct cbox_tier_container *c, struct sentry_plan *p)
+{
+	char dev[4096];
+	struct stat st;
+	snprintf(dev, sizeof(dev), "%s/dev", c->rootfs);
+	if (stat(dev, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		cbox_warn("mount /dev/shm skipped: the rootfs has no /dev directory");
+		return 0;
+	}
+	p->mounts[p->n_mounts++] =
+	    (struct cbox_gofer_mount){.kind = CBOX_GOFER_MOUNT_TMPFS, .target = "/dev"};
+	p->sentry.dev_shm = "/dev/shm";
+	return 1;
+}
+
+/*
+ * Make a mount's missing target in the rootfs, as runc does (the gofer never creates anything in
+ * the rootfs): containerd's default spec mounts a tmpfs at /run, which images need not have.
+ * Each component is opened beneath the previous one without following a symlink, so nothing is
+ * ever made outside the rootfs; a symlink or any failure leaves the target to the gofer, whose
+ * error then names it. Targets inside an earlier mount are the gofer's to make.
+ */
+static void make_target(const struct cbox_tier_container *c, const struct sentry_plan *p,
+                        const struct cbox_gofer_mount *g)
+{
+	for (size_t i = 0; i < p->n_mounts; i++)
+		if (under(g->target, p->mounts[i].target))
+			return;
+	struct stat st;
+	bool dir =
+	    g->kind == CBOX_GOFER_MOUNT_TMPFS || stat(g->source, &st) < 0 || S_ISDIR(st.st_mode);
+	int fd = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", g->target);
+	for (char *name = strtok(path, "/"); name && fd >= 0;) {
+		char *next = strtok(NULL, "/");
+		bool last = !next;
+		if (last && !dir) {
+			int f = openat(fd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+			if (f >= 0)
+				close(f);
+			break;
+		}
+		if (mkdirat(fd, name, 0755) == 0)
+			cbox_debug("mount %s: made %s in the rootfs", g->target, name);
+		int sub = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = sub;
+		name = next;
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+static int add_mount(const struct cbox_tier_container *c, struct sentry_plan *p,
+                     const struct cbox_oci_mount *m, struct cbox_err **err)
+{
+	const char *dst = m->destination;
+	bool bind = (m->type && strcmp(m->type, "bind") == 0) || has_option(m, "bind") ||
+	            has_option(m, "rbind");
+	bool tmpfs = !bind && m->type && strcmp(m->type, "tmpfs") == 0;
+	if (dst[0] != '/')
+		return cbox_err_set(err, EINVAL,
+		                    "config.json: mounts: destination '%s' is not absolute", dst);
+	if (!bind && !tmpfs && is_pseudo(m->type)) {
+		cbox_debug("mount %s (%s) skipped: the sentry serves its own", dst, m->type);
+		return 0;
+	}
+	if (!bind && !tmpfs)
+		return cbox_err_set(err, ENOTSUP,
+		                    "config.json: mounts: %s: type '%s' is not supported by the "
+		                    "sentry tier (bind and tmpfs are; use the ns tier)",
+		                    dst, m->type ? m->type : "(none)");
+	if (sentry_owned(dst)) {
+		cbox_debug("mount %s skipped: the sentry serves /proc, /sys and /dev", dst);
+		return 0;
+	}
+	if (strcmp(dst, "/dev/shm") == 0 && add_dev_for_shm(c, p) == 0)
+		return 0;
+	struct cbox_gofer_mount g = {.target = dst, .readonly = has_option(m, "ro")};
+	if (tmpfs) {
+		g.kind = CBOX_GOFER_MOUNT_TMPFS;
+		if (tmpfs_size(m, &g.size, err) < 0)
+			return -1;
+	} else {
+		if (!m->source || !m->source[0])
+			return cbox_err_set(err, EINVAL,
+			                    "config.json: mounts: %s: a bind mount needs a source",
+			                    dst);
+		g.kind = CBOX_GOFER_MOUNT_BIND;
+		/* A relative source is relative to the bundle, as runc reads it. */
+		char *src = NULL;
+		if (m->source[0] == '/')
+			src = strdup(m->source);
+		else if (asprintf(&src, "%s/%s", c->bundle, m->source) < 0)
+			src = NULL;
+		if (!(g.source = keep_string(p, src)))
+			return cbox_err_set(err, ENOMEM, "mount %s", dst);
+	}
+	make_target(c, p, &g);
+	p->mounts[p->n_mounts++] = g;
+	return 0;
+}
+
+/*
+ * A read-only path becomes a read-only bind of the rootfs's own file over itself. The source
+ * is a host path that the gofer resolves on the host, following symlinks: a symlink in the
+ * image could name any host file, so the path is first resolved beneath the rootfs with no
+ * symlink at all, and skipped otherwise.
+ */
+static int add_readonly_path(const struct cbox_tier_container *c, struct sentry_plan *p,
+                             const char *path)
+{
+	if (path[0] != '/' || sentry_owned(path)) {
+		cbox_debug("readonlyPaths: %s skipped (the sentry's own, or not absolute)", path);
+		return 0;
+	}
+	CBOX_AUTOCLOSE int root = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+	                       .resolve =
+	                           RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
+	CBOX_AUTOCLOSE int fd =
+	    root < 0 ? -1 : (int)syscall(SYS_openat2, root, path + 1, sizeof(how), &how);
+	if (fd < 0) {
+		cbox_debug("readonlyPaths: %s skipped: %s", path, strerror(errno));
+		return 0;
+	}
+	char *src = NULL;
+	if (asprintf(&src, "%s%s", c->rootfs, path) < 0 || !keep_string(p, src))
+		return -1;
+	p->mounts[p->n_mounts++] = (struct cbox_gofer_mount){
+	    .kind = CBOX_GOFER_MOUNT_BIND, .source = src, .target = path, .readonly = true};
+	return 0;
+}
+
+static int add_tree(const struct cbox_tier_container *c, struct sentry_plan *p,
+                    struct cbox_err **err)
+{
+	const struct cbox_oci_config *cfg = c->config;
+	const struct cbox_oci_linux *l = &cfg->linux_;
+	for (size_t i = 0; i < l->n_masked_paths; i++) {
+		if (sentry_owned(l->masked_paths[i]))
+			cbox_debug("maskedPaths: %s skipped: the sentry serves it",
+			           l->masked_paths[i]);
+		else
+			p->hide[p->n_hide++] = l->masked_paths[i];
+	}
+	for (size_t i = 0; i < cfg->n_mounts; i++)
+		if (add_mount(c, p, &cfg->mounts[i], err) < 0)
+			return -1;
+	for (size_t i = 0; i < l->n_readonly_paths; i++)
+		if (add_readonly_path(c, p, l->readonly_paths[i]) < 0)
+			return cbox_err_set(err, ENOMEM, "readonlyPaths");
+	bool writable = !cfg->root_readonly;
+	for (size_t i = 0; i < p->n_mounts; i++)
+		writable |= !p->mounts[i].readonly;
+	p->gofer = (struct cbox_gofer_config){.rootfs = c->rootfs,
+	                                      .readonly = cfg->root_readonly,
+	                                      .hide = p->hide,
+	                                      .n_hide = p->n_hide,
+	                                      .mounts = p->mounts,
+	                                      .n_mounts = p->n_mounts};
+	p->sentry.tree_writable = writable;
+	return 0;
+}
+
+static int read_annotations(const struct cbox_oci_config *cfg, struct sentry_plan *p,
+                            struct cbox_err **err)
+{
+	const char *platform = cbox_oci_config_annotation(cfg, "dev.cbox.platform");
+	const char *strict = cbox_oci_config_annotation(cfg, "dev.cbox.strict");
+	p->sentry.platform = cbox_platform_find(platform ? platform : "seccomp");
+	if (!p->sentry.platform)
+		return cbox_err_set(err, EINVAL,
+		                    "config.json: annotations: dev.cbox.platform: unknown platform "
+		                    "'%s' (use seccomp or ptrace)",
+		                    platform);
+	if (strict && strcmp(strict, "true") != 0 && strcmp(strict, "false") != 0)
+		return cbox_err_set(err, EINVAL,
+		                    "config.json: annotations: dev.cbox.strict: expected 'true' or "
+		                    "'false', not '%s'",
+		                    strict);
+	p->sentry.strict = strict && strcmp(strict, "true") == 0;
+	return 0;
+}
+
+static char *empty_env[] = {NULL};
+
+/* The process, the namespaces and what the sentry does not apply (logged, so a user who looks
+ * can see it). */
+static int read_process(const struct cbox_oci_config *cfg, struct sentry_plan *p,
+                        struct cbox_err **err)
+{
+	const struct cbox_oci_process *proc = &cfg->process;
+	const struct cbox_oci_linux *l = &cfg->linux_;
+	/* The guest always sees itself as uid 0 and gid 0 (the sentry maps one id): running it
+	 * as another user would silently give it root's view of its files. */
+	if (proc->user.uid != 0 || proc->user.gid != 0)
+		return cbox_err_set(
+		    err, ENOTSUP,
+		    "config.json: process.user: uid %u gid %u: the sentry tier runs "
+		    "the guest as uid 0 / gid 0 only (a limitation of this version); "
+		    "drop --user, or use the ns tier",
+		    proc->user.uid, proc->user.gid);
+	if (proc->user.n_additional_gids)
+		cbox_debug("process.user.additionalGids ignored: the guest has gid 0 only");
+	p->sentry.argv = proc->args;
+	/* The environment is the config's, as given: nothing of the runtime's leaks in. */
+	p->sentry.envp = proc->env ? proc->env : empty_env;
+	p->sentry.cwd = proc->cwd ? proc->cwd : "/";
+	p->sentry.hostname = cfg->hostname && cfg->hostname[0] ? cfg->hostname : NULL;
+	p->rlimits = proc->rlimits;
+	p->n_rlimits = proc->n_rlimits;
+	if (proc->has_caps || l->seccomp)
+		cbox_debug("process.capabilities and linux.seccomp ignored: the guest has no "
+		           "capabilities and the sentry's own filter");
+	for (size_t i = 0; i < l->n_namespaces; i++) {
+		const struct cbox_oci_namespace *ns = &l->namespaces[i];
+		if (ns->type == CLONE_NEWNET && ns->path)
+			p->netns_path = ns->path;
+		else if (ns->path)
+			cbox_debug("linux.namespaces: %s ignored: the sentry makes its own",
+			           ns->path);
+	}
+	return 0;
+}
+
+int sentry_plan_build(const struct cbox_tier_container *c, struct sentry_plan *p,
+                      struct cbox_err **err)
+{
+	const struct cbox_oci_config *cfg = c->config;
+	const struct cbox_oci_linux *l = &cfg->linux_;
+	*p = (struct sentry_plan){0};
+	/* At most: every config mount, a /dev for /dev/shm, every read-only path. */
+	size_t max = cfg->n_mounts + 1 + l->n_readonly_paths;
+	p->mounts = calloc(max, sizeof(*p->mounts));
+	p->strings = calloc(max, sizeof(*p->strings));
+	p->hide = calloc(l->n_masked_paths + 1, sizeof(*p->hide));
+	if (!p->mounts || !p->strings || !p->hide) {
+		sentry_plan_free(p);
+		return cbox_err_set(err, ENOMEM, "sentry tier: plan");
+	}
+	p->sentry.owner_uid = geteuid();
+	p->sentry.owner_gid = getegid();
+	if (read_annotations(cfg, p, err) < 0 || read_process(cfg, p, err) < 0 ||
+	    add_tree(c, p, err) < 0) {
+		sentry_plan_free(p);
+		return -1;
+	}
+	return 0;
+}
+
+void sentry_plan_free(struct sentry_plan *p)
+{
+	for (size_t i = 0; i < p->n_strings; i++)
+		free(p->strings[i]);
+	free(p->strings);
+	free(p->mounts);
+	free(p->hide);
+	*p = (struct sentry_plan){0};
+}
