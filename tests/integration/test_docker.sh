@@ -1,7 +1,7 @@
 #!/bin/bash
 # cbox under a real Docker engine and a real containerd (issue 4): a private dockerd whose
 # daemon.json `cbox install` writes, `docker run --runtime=...` (output, exit status, run -d +
-# stop + rm, exec), then `ctr run --runc-binary cbox` against a private containerd. Both daemons
+# stop + rm), then `ctr run --runc-binary cbox` against a private containerd. Both daemons
 # get their own data, exec and state directories and sockets under the scratch dir, and are
 # stopped on every way out. Debian packages: docker.io (dockerd, docker, containerd,
 # containerd-shim-runc-v2), busybox-static.
@@ -147,10 +147,6 @@ docker_checks() {
 	local rt=$1 id
 	CFG="docker --runtime=$rt"
 	dk run --rm --runtime="$rt" local/busybox echo hi
-	if printf '%s' "$ERR" | grep -q "not startable through the OCI runtime"; then
-		skip_check "docker run" "this tier is not OCI-capable yet: $ERR"
-		return
-	fi
 	check "docker run echo hi" hi "$OUT"
 	dk run --rm --runtime="$rt" local/busybox sh -c 'exit 3'
 	check_status "docker run: the exit status comes back" 3
@@ -178,15 +174,11 @@ docker_checks() {
 	dk inspect -f '{{.State.ExitCode}}' "$id"
 	check "docker stop: SIGTERM reaches a handler" 5 "$OUT"
 
-	# exec needs `cbox exec` (setns into the container, then the tier's caps and seccomp).
+	# Not checked: docker exec. cbox has no exec verb yet (it needs setns into the container
+	# and the tier's caps and seccomp for the ns tier, a new guest task in the running sentry
+	# for the sentry tier); docker answers "unknown verb 'exec'".
 	dk run -d --runtime="$rt" local/busybox sleep 100
 	id=$OUT
-	dk exec "$id" echo inexec
-	if printf '%s' "$OUT$ERR" | grep -q "unknown verb 'exec'"; then
-		skip_check "docker exec" "cbox has no exec verb yet: $OUT$ERR"
-	else
-		check "docker exec" inexec "$OUT"
-	fi
 	dk rm -f "$id"
 	check_status "docker rm -f of a running container" 0
 	dk ps -aq
@@ -230,11 +222,7 @@ ct task rm t3
 ct container rm t3
 check_status "ctr container rm" 0
 ct run --rm --runc-binary "$CBOX" "$IMG" t4 echo hi
-if printf '%s' "$ERR" | grep -q "not startable through the OCI runtime"; then
-	skip_check "ctr run (sentry tier)" "the sentry tier is not OCI-capable yet"
-else
-	check "ctr run (sentry tier) echo hi" hi "$OUT"
-fi
+check "ctr run (sentry tier) echo hi" hi "$OUT"
 ct container ls -q
 check "no container left" "" "$OUT"
 finish
