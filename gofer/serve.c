@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -48,6 +49,16 @@ static void fill_stat(struct cbox_gofer_stat *o, const struct stat *st)
 	    .ctime_sec = st->st_ctim.tv_sec,
 	    .ctime_nsec = st->st_ctim.tv_nsec,
 	};
+}
+
+/* Mark o when the node's mount is read-only: the mount, not the file system, decides (a
+ * writable bind and the read-only rootfs may share one host file system). */
+static void mark_mount(struct cbox_gofer_stat *o, const struct cbox_gofer_server *s, uint32_t fid)
+{
+	const struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, fid);
+	struct statfs sf;
+	if (n && fstatfs(n->fd, &sf) == 0 && (sf.f_flags & ST_RDONLY))
+		o->flags |= CBOX_GOFER_STAT_RDONLY;
 }
 
 /* Find a free slot, growing the table up to CBOX_GOFER_FID_MAX. Fid 0 is never handed out. */
@@ -135,6 +146,7 @@ static int do_walk(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 	if (rc < 0)
 		return rc;
 	fill_stat(&r->stat, &st);
+	mark_mount(&r->stat, s, r->fid);
 	return 0;
 }
 
@@ -161,6 +173,7 @@ static int do_stat(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 	if (fstatat(n->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
 	fill_stat(&r->stat, &st);
+	mark_mount(&r->stat, s, q->fid);
 	return 0;
 }
 

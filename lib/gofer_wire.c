@@ -10,7 +10,7 @@
 #include "cbox/gofer_wire.h"
 
 _Static_assert(sizeof(struct cbox_gofer_hdr) == 16, "header is 16 bytes on the wire");
-_Static_assert(sizeof(struct cbox_gofer_stat) == 112, "stat has no padding");
+_Static_assert(sizeof(struct cbox_gofer_stat) == 120, "stat has no padding");
 _Static_assert(sizeof(struct cbox_gofer_statfs) == 80, "statfs has no padding");
 
 struct rd {
@@ -558,6 +558,8 @@ int cbox_gofer_decode_reply(const void *buf, size_t len, struct cbox_gofer_reply
 	decode_reply_body(&r, out);
 	if (r.bad || r.left != 0)
 		return -EINVAL;
+	if (out->stat.flags & ~(uint64_t)CBOX_GOFER_STAT_RDONLY)
+		return -EINVAL; /* a flag this sentry does not know */
 	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_READLINK) &&
 	    cbox_gofer_check_target(out->target, out->target_len) < 0)
 		return -EINVAL;

@@ -4,8 +4,31 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "cbox/log.h"
 #include "internal.h"
+
+/*
+ * Read-only file systems (the rootfs, -v ...:ro) do not change through the sandbox, so the sentry
+ * keeps what it learned of their files instead of asking the gofer again: the attributes from
+ * the walk (for a short while, since the host may still change its own files), and one open fd
+ * per file, reopened locally through the sentry's /proc/self/fd for each later open. A reopen
+ * gives a new open file description, as every open must, and reads nothing the gofer's open did
+ * not already grant (it is read-only, and the host checks the sentry's own identity too).
+ */
+#define RO_STAT_TTL_NS 2000000000ULL
+#define RO_FDS_MAX     256
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
 
 /*
  * The guest is uid 0 and gid 0 of a user namespace that maps only one host id (the one cbox-run
@@ -68,18 +91,33 @@ static int g_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 	if (r < 0)
 		return r;
 	*out = cbox_fs_gofer_dentry(s, dir, name, fid, &st);
-	return *out ? 0 : -ENOMEM;
+	if (!*out)
+		return -ENOMEM;
+	if ((st.flags & CBOX_GOFER_STAT_RDONLY) &&
+	    ((*out)->ro_stat = malloc(sizeof(struct stat)))) {
+		fill_stat(s, &st, (*out)->ro_stat);
+		(*out)->ro_stat_ns = now_ns();
+	}
+	return 0;
 }
 
 static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
                   struct stat *st)
 {
 	(void)t;
+	if (d->ro_stat && now_ns() - d->ro_stat_ns < RO_STAT_TTL_NS) {
+		*st = *d->ro_stat;
+		return 0;
+	}
 	struct cbox_gofer_stat g;
 	int r = cbox_gofer_stat(s->gofer, d->fid, &g);
 	if (r < 0)
 		return r;
 	fill_stat(s, &g, st);
+	if (d->ro_stat) {
+		*d->ro_stat = *st;
+		d->ro_stat_ns = now_ns();
+	}
 	/* Refresh what the permission checks rely on. */
 	d->mode = st->st_mode;
 	d->uid = st->st_uid;
@@ -96,7 +134,26 @@ static int g_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 		return cbox_gofer_open(s->gofer, d->fid, O_PATH | O_CLOEXEC);
 	int keep = O_ACCMODE | O_APPEND | O_NONBLOCK | O_DIRECTORY | O_TRUNC | O_NOATIME | O_DSYNC |
 	           O_SYNC | O_DIRECT;
-	return cbox_gofer_open(s->gofer, d->fid, (flags & keep) | O_CLOEXEC);
+	bool plain_read = (flags & (O_ACCMODE | O_TRUNC | O_DIRECT)) == O_RDONLY &&
+	                  (S_ISREG(d->mode) || S_ISDIR(d->mode)) && d->ro_stat;
+	if (plain_read && d->ro_fd1) {
+		char link[64];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", d->ro_fd1 - 1);
+		int fd = open(link, (flags & (O_NONBLOCK | O_DIRECTORY | O_NOATIME)) | O_RDONLY |
+		                        O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+		/* EACCES: the sentry's own host identity may not read it; the gofer may. */
+	}
+	int fd = cbox_gofer_open(s->gofer, d->fid, (flags & keep) | O_CLOEXEC);
+	if (fd >= 0 && plain_read && !d->ro_fd1 && s->n_ro_fds < RO_FDS_MAX) {
+		int kept = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (kept >= 0) {
+			d->ro_fd1 = kept + 1;
+			s->n_ro_fds++;
+		}
+	}
+	return fd;
 }
 
 static int g_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, char *buf,
@@ -108,6 +165,13 @@ static int g_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_de
 
 static void g_release(struct cbox_sentry *s, struct cbox_dentry *d)
 {
+	free(d->ro_stat);
+	d->ro_stat = NULL;
+	if (d->ro_fd1) {
+		close(d->ro_fd1 - 1);
+		d->ro_fd1 = 0;
+		s->n_ro_fds--;
+	}
 	if (d->fid != CBOX_GOFER_ROOT_FID && s->gofer)
 		cbox_gofer_clunk(s->gofer, d->fid);
 }

@@ -40,6 +40,7 @@ struct cbox_sentry {
 	} recent[256];
 	unsigned recent_next;
 	struct cbox_deferred *deferred;           /* syscalls answered later (defer.c) */
+	size_t n_ro_fds;                          /* fds kept by read-only dentries */
 	uint64_t refused_logged[(512 + 63) / 64]; /* refused syscalls already logged */
 	uint64_t boot_ns;
 };

@@ -24,7 +24,12 @@ struct cbox_gofer_stat {
 	int64_t atime_sec, atime_nsec;
 	int64_t mtime_sec, mtime_nsec;
 	int64_t ctime_sec, ctime_nsec;
+	uint64_t flags; /* CBOX_GOFER_STAT_* */
 };
+
+/* cbox_gofer_stat.flags: the file lies on a read-only mount of the gofer's tree (the sentry may
+ * keep what it learns of it). */
+#define CBOX_GOFER_STAT_RDONLY 1u
 
 struct cbox_gofer_statfs {
 	uint64_t type;

@@ -57,6 +57,11 @@ struct cbox_dentry {
 	uint32_t mode;     /* S_IFMT bits and permissions, cached at lookup */
 	uint32_t uid, gid; /* owner as the guest sees it (0: the guest's own id), cached */
 	bool unlinked;     /* removed from the tree (getcwd: ENOENT) */
+	/* gofer, read-only file systems only (fs_gofer.c): the attributes as last seen, and an
+	 * open fd kept so that later opens reopen it locally (fd + 1; 0: none) */
+	struct stat *ro_stat;
+	uint64_t ro_stat_ns;
+	int ro_fd1;
 	uint64_t ino;      /* inode number the guest sees */
 	uint64_t host_dev; /* gofer: the host file's dev/ino, to recognise its fds */
 	uint64_t host_ino;

@@ -436,7 +436,7 @@ Test(gofer_malformed, serve_returns_error)
 	int rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	cr_expect_eq(cbox_gofer_serve(sv[1], rfd, true), -1);
 	/* The first request was answered, the third never read. */
-	cr_expect_eq(recv(sv[0], b, sizeof(b), MSG_DONTWAIT), 16 + 112);
+	cr_expect_eq(recv(sv[0], b, sizeof(b), MSG_DONTWAIT), 16 + 120);
 	cr_expect_eq(recv(sv[0], b, sizeof(b), MSG_DONTWAIT), -1);
 	close(sv[0]);
 	close(sv[1]);

@@ -143,7 +143,7 @@ Test(gofer_wire, replies_round_trip)
 	    .type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALK, .tag = 9, .fid = 5};
 	r.stat.ino = 1234;
 	int len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
-	cr_assert_eq(len, 16 + 4 + 112);
+	cr_assert_eq(len, 16 + 4 + 120);
 	struct cbox_gofer_reply d;
 	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), 0);
 	cr_expect_eq(d.fid, 5);
@@ -267,7 +267,7 @@ Test(gofer_wire, mknod_round_trips)
 	    .type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_MKNOD, .tag = 2, .fid = 77};
 	r.stat.mode = 010644;
 	len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
-	cr_assert_eq(len, 16 + 4 + 112);
+	cr_assert_eq(len, 16 + 4 + 120);
 	struct cbox_gofer_reply d;
 	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), 0);
 	cr_expect_eq(d.fid, 77);
@@ -423,4 +423,20 @@ Test(gofer_wire, rename_flags_checked)
 	cr_expect_eq(cbox_gofer_encode_request(&q, buf, sizeof(buf)), -EINVAL);
 	q.flags = 3;
 	cr_expect_eq(cbox_gofer_encode_request(&q, buf, sizeof(buf)), -EINVAL);
+}
+
+Test(gofer_wire, stat_flags_checked)
+{
+	struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_STAT, .tag = 1};
+	r.stat.flags = CBOX_GOFER_STAT_RDONLY;
+	int len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_gt(len, 0);
+	struct cbox_gofer_reply d;
+	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), 0);
+	cr_expect_eq(d.stat.flags, CBOX_GOFER_STAT_RDONLY);
+	/* A flag the sentry does not know is refused, not ignored. */
+	r.stat.flags = 2;
+	len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_gt(len, 0);
+	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), -EINVAL);
 }
