@@ -12,6 +12,7 @@
 #include "oci_config.h"
 #include "oci_config_internal.h"
 
+/* Indexed by capability number; NULL-terminated for cbox_oci_cap_names. */
 static const char *const cap_names[] = {
     "CAP_CHOWN",
     "CAP_DAC_OVERRIDE",
@@ -54,11 +55,17 @@ static const char *const cap_names[] = {
     "CAP_PERFMON",
     "CAP_BPF",
     "CAP_CHECKPOINT_RESTORE",
+    NULL,
 };
+
+const char *const *cbox_oci_cap_names(void)
+{
+	return cap_names;
+}
 
 int cbox_oci_cap_from_name(const char *name)
 {
-	for (size_t i = 0; i < CBOX_ARRAY_SIZE(cap_names); i++)
+	for (size_t i = 0; cap_names[i]; i++)
 		if (!strcasecmp(name, cap_names[i]))
 			return (int)i;
 	return -1;

@@ -201,6 +201,8 @@ CBOX_API const char *cbox_oci_hook_kind_name(enum cbox_oci_hook_kind kind);
 
 /* Capability number for a name such as "CAP_SYS_ADMIN", or -1 when unknown. */
 CBOX_API int cbox_oci_cap_from_name(const char *name);
+/* Every capability name cbox knows, by number, NULL-terminated (for `cbox features`). */
+CBOX_API const char *const *cbox_oci_cap_names(void);
 
 /* Free a config and everything it holds; NULL-safe. */
 CBOX_API void cbox_oci_config_free(struct cbox_oci_config *c);

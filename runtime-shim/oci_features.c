@@ -27,48 +27,6 @@ static const char *const actions[] = {
 static const char *const ops[] = {"SCMP_CMP_EQ", "SCMP_CMP_GE",        "SCMP_CMP_GT", "SCMP_CMP_LE",
                                   "SCMP_CMP_LT", "SCMP_CMP_MASKED_EQ", "SCMP_CMP_NE", NULL};
 static const char *const archs[] = {"SCMP_ARCH_X86", "SCMP_ARCH_X86_64", "SCMP_ARCH_X32", NULL};
-static const char *const cap_all[] = {"CAP_CHOWN",
-                                      "CAP_DAC_OVERRIDE",
-                                      "CAP_DAC_READ_SEARCH",
-                                      "CAP_FOWNER",
-                                      "CAP_FSETID",
-                                      "CAP_KILL",
-                                      "CAP_SETGID",
-                                      "CAP_SETUID",
-                                      "CAP_SETPCAP",
-                                      "CAP_LINUX_IMMUTABLE",
-                                      "CAP_NET_BIND_SERVICE",
-                                      "CAP_NET_BROADCAST",
-                                      "CAP_NET_ADMIN",
-                                      "CAP_NET_RAW",
-                                      "CAP_IPC_LOCK",
-                                      "CAP_IPC_OWNER",
-                                      "CAP_SYS_MODULE",
-                                      "CAP_SYS_RAWIO",
-                                      "CAP_SYS_CHROOT",
-                                      "CAP_SYS_PTRACE",
-                                      "CAP_SYS_PACCT",
-                                      "CAP_SYS_ADMIN",
-                                      "CAP_SYS_BOOT",
-                                      "CAP_SYS_NICE",
-                                      "CAP_SYS_RESOURCE",
-                                      "CAP_SYS_TIME",
-                                      "CAP_SYS_TTY_CONFIG",
-                                      "CAP_MKNOD",
-                                      "CAP_LEASE",
-                                      "CAP_AUDIT_WRITE",
-                                      "CAP_AUDIT_CONTROL",
-                                      "CAP_SETFCAP",
-                                      "CAP_MAC_OVERRIDE",
-                                      "CAP_MAC_ADMIN",
-                                      "CAP_SYSLOG",
-                                      "CAP_WAKE_ALARM",
-                                      "CAP_BLOCK_SUSPEND",
-                                      "CAP_AUDIT_READ",
-                                      "CAP_PERFMON",
-                                      "CAP_BPF",
-                                      "CAP_CHECKPOINT_RESTORE",
-                                      NULL};
 int cbox_oci_features(const struct cbox_oci_global *g, int argc, char **argv)
 {
 	(void)g, (void)argc, (void)argv;
@@ -79,7 +37,7 @@ int cbox_oci_features(const struct cbox_oci_global *g, int argc, char **argv)
 	json_object_object_add(f, "mountOptions", strings(mount_opts));
 	json_object *l = json_object_new_object();
 	json_object_object_add(l, "namespaces", strings(namespaces));
-	json_object_object_add(l, "capabilities", strings(cap_all));
+	json_object_object_add(l, "capabilities", strings(cbox_oci_cap_names()));
 	json_object *cg = json_object_new_object();
 	json_object_object_add(cg, "v1", json_object_new_boolean(0));
 	json_object_object_add(cg, "v2", json_object_new_boolean(0));

@@ -1,4 +1,5 @@
 /* The tier registry, and the host checks of the tiers that are not built yet. */
+#include <poll.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
@@ -169,4 +170,25 @@ bool cbox_tier_proc_alive(pid_t pid, unsigned long long start_time)
 	if (!proc_stat(pid, &state, &start))
 		return false;
 	return state != 'Z' && state != 'X' && start == start_time;
+}
+
+int cbox_tier_release_fifo(struct cbox_tier_container *c, const char *who, struct cbox_err **err)
+{
+	char fifo[4096];
+	snprintf(fifo, sizeof(fifo), "%s/exec.fifo", c->state_dir);
+	/* Non-blocking: a process that died must not hang start; its open completes on ours. */
+	CBOX_AUTOCLOSE int fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return cbox_err_set(err, errno, "open %s", fifo);
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	char b;
+	for (int waited = 0; waited < 10000; waited += 100) {
+		if (poll(&p, 1, 100) > 0 && read(fd, &b, 1) == 1) {
+			unlink(fifo);
+			return 0;
+		}
+		if (!cbox_tier_proc_alive(c->pid, c->start_time))
+			return cbox_err_set(err, 0, "%s (pid %d) is gone", who, c->pid);
+	}
+	return cbox_err_set(err, ETIMEDOUT, "%s did not start", who);
 }

@@ -34,24 +34,7 @@ static void fifo_path(const struct cbox_tier_container *c, char *buf, size_t n)
 
 static int ns_start(struct cbox_tier_container *c, struct cbox_err **err)
 {
-	char fifo[4096];
-	fifo_path(c, fifo, sizeof(fifo));
-	/* Non-blocking: an init that died must not hang start; its open completes on ours. */
-	CBOX_AUTOCLOSE int fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return cbox_err_set(err, errno, "open %s", fifo);
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-	char b;
-	for (int waited = 0; waited < 10000; waited += 100) {
-		if (poll(&p, 1, 100) > 0 && read(fd, &b, 1) == 1) {
-			unlink(fifo);
-			return 0;
-		}
-		if (!cbox_tier_proc_alive(c->pid, c->start_time))
-			return cbox_err_set(err, 0, "the container's init (pid %d) is gone",
-			                    c->pid);
-	}
-	return cbox_err_set(err, ETIMEDOUT, "the container's init did not start");
+	return cbox_tier_release_fifo(c, "the container's init", err);
 }
 
 /* Every process in pid's pid namespace, when that is not ours. */

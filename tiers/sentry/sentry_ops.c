@@ -52,23 +52,7 @@ static void state_file(const struct cbox_tier_container *c, const char *name, ch
 
 static int sentry_start(struct cbox_tier_container *c, struct cbox_err **err)
 {
-	char fifo[4096];
-	state_file(c, "exec.fifo", fifo, sizeof(fifo));
-	/* Non-blocking: a monitor that died must not hang start; its open completes on ours. */
-	CBOX_AUTOCLOSE int fd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return cbox_err_set(err, errno, "open %s", fifo);
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-	char b;
-	for (int waited = 0; waited < 10000; waited += 100) {
-		if (poll(&p, 1, 100) > 0 && read(fd, &b, 1) == 1) {
-			unlink(fifo);
-			return 0;
-		}
-		if (!cbox_tier_proc_alive(c->pid, c->start_time))
-			return cbox_err_set(err, 0, "the sandbox monitor (pid %d) is gone", c->pid);
-	}
-	return cbox_err_set(err, ETIMEDOUT, "the sandbox monitor did not start");
+	return cbox_tier_release_fifo(c, "the sandbox monitor", err);
 }
 
 /* The sentry's pid from <state>/sentry.pid, when that process still runs; else 0. */

@@ -92,6 +92,15 @@ CBOX_API unsigned long long cbox_tier_proc_start_time(pid_t pid);
 /* True when pid is alive, is not a zombie, and started at start_time (not a reused pid). */
 CBOX_API bool cbox_tier_proc_alive(pid_t pid, unsigned long long start_time);
 
+/*
+ * `start` for tiers that block their container on <state>/exec.fifo (as runc does): open the
+ * fifo's reading end, which releases the process blocked opening its writing end, and remove
+ * it. who names that process in errors ("the container's init"). Fails when it is gone
+ * (c->pid and c->start_time) or has not started within 10 s.
+ */
+CBOX_API int cbox_tier_release_fifo(struct cbox_tier_container *c, const char *who,
+                                    struct cbox_err **err);
+
 /* The ns tier: plain namespaces, pivot_root, capabilities, seccomp (like runc/crun). */
 extern const struct cbox_tier_ops cbox_tier_ns;
 
