@@ -522,6 +522,13 @@ int64_t sys_ioctl(struct cbox_sysctx *c)
 		return cbox_exec_loader_request(c);
 	if (reserved(c, IARG(0)))
 		return -EBADF;
+	/* TIOCSTI pushes bytes into a terminal's input, and TIOCLINUX can read and write the
+	 * console: on the caller's own terminal either would type commands into the user's shell
+	 * once the sandbox is gone. The guest never gets them, whatever terminal it holds (Linux
+	 * refuses TIOCSTI to a process without CAP_SYS_ADMIN on a terminal that is not its
+	 * controlling one: EPERM). */
+	if ((unsigned)ARG(1) == TIOCSTI || (unsigned)ARG(1) == TIOCLINUX)
+		return -EPERM;
 	int err = 0;
 	struct cbox_dentry *d = cbox_fd_lookup(c->s, c->task, IARG(0), NULL, &err);
 	/* Files the sentry generates (memfds standing for /proc files and directories) have no

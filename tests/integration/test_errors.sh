@@ -97,5 +97,31 @@ t_seccomp_listener() {
 	check "a seccomp listener for the guest is refused" "EPERM" "$OUT"
 }
 
-for_each_config t_errors t_seccomp_listener
+# Security: TIOCSTI would type into the caller's terminal after the sandbox is gone. Run with a
+# real terminal on stdin (script(1) gives one when available; else /dev/ptmx's slave via python).
+t_tiocsti() {
+	local out
+	out=$(python3 - "$CBOX_RUN" "$GUEST" $CFG <<'PY' 2>&1
+import os, pty, sys
+cbox_run, guest, cfg = sys.argv[1], sys.argv[2], sys.argv[3:]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(cbox_run, [cbox_run] + cfg + ["--", guest, "tiocsti"])
+out = b""
+while True:
+    try:
+        b = os.read(fd, 1024)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+os.waitpid(pid, 0)
+print(out.decode(errors="replace").strip())
+PY
+)
+	check "TIOCSTI on the caller's terminal is refused" "EPERM" "$(printf '%s' "$out" | tr -d '\r' | tail -n 1)"
+}
+
+for_each_config t_errors t_seccomp_listener t_tiocsti
 finish

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -416,11 +417,23 @@ static int cmd_seccomp_listener(void)
 	return 0;
 }
 
+/* Try to push a byte into the input of the terminal on fd 0 (TIOCSTI). Prints the errno name
+ * or "injected". */
+static int cmd_tiocsti(void)
+{
+	char ch = 'x';
+	if (ioctl(0, TIOCSTI, &ch) < 0)
+		printf("%s\n", errname(errno));
+	else
+		printf("injected\n");
+	return 0;
+}
+
 static void usage(void)
 {
-	fprintf(stderr,
-	        "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
-	        "kill-self SIG|signal-child|open PATH|enametoolong|fds|segv|seccomp-listener\n");
+	fprintf(stderr, "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
+	                "kill-self SIG|signal-child|open "
+	                "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti\n");
 }
 
 int main(int argc, char **argv)
@@ -458,6 +471,8 @@ int main(int argc, char **argv)
 		return cmd_segv();
 	if (!strcmp(c, "seccomp-listener"))
 		return cmd_seccomp_listener();
+	if (!strcmp(c, "tiocsti"))
+		return cmd_tiocsti();
 	usage();
 	return 2;
 }
