@@ -35,10 +35,17 @@ static int write_str(const char *path, const char *s)
  * cbox-run runs as root, else the caller's own uid. Whatever the sentry or a guest holds, the
  * host sees it as that uid.
  */
+/* The host uid and gid the sandbox's uid 0 is: nobody when cbox-run runs as root, else the
+ * caller's own (see map_ids). */
+static uid_t sandbox_uid(void)
+{
+	return geteuid() == 0 ? 65534 : geteuid();
+}
+
 static int map_ids(pid_t pid)
 {
 	char path[64], map[64];
-	uid_t uid = geteuid() == 0 ? 65534 : geteuid();
+	uid_t uid = sandbox_uid();
 	gid_t gid = geteuid() == 0 ? 65534 : getegid();
 	snprintf(path, sizeof(path), "/proc/%d/setgroups", pid);
 	int r = write_str(path, "deny");
@@ -173,6 +180,9 @@ static int run(struct cbox_run_opts *o, char **argv)
 		waitpid(gpid, NULL, 0);
 		return 125;
 	}
+	struct cbox_run_tty tty = {.master = -1, .slave = -1};
+	if (o->tty && cbox_run_tty_open(&tty, sandbox_uid()) < 0)
+		return 125;
 	int sync[2];
 	if (pipe2(sync, O_CLOEXEC) < 0)
 		return 125;
@@ -187,7 +197,9 @@ static int run(struct cbox_run_opts *o, char **argv)
 	                                 .owner_uid = geteuid(),
 	                                 .owner_gid = getegid(),
 	                                 .tree_writable = true,
-	                                 .dev_shm = o->dev_shm ? "/dev/shm" : NULL};
+	                                 .dev_shm = o->dev_shm ? "/dev/shm" : NULL,
+	                                 .tty = o->tty,
+	                                 .tty_fd = tty.slave};
 	pid_t pid = (pid_t)syscall(SYS_clone,
 	                           CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
 	                               CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD,
@@ -203,6 +215,11 @@ static int run(struct cbox_run_opts *o, char **argv)
 		if (read(sync[0], &c, 1) != 1)
 			_exit(125);
 		close(sync[0]);
+		/* -t: the guest's stdin, stdout and stderr are the sandbox's pseudo-terminal. */
+		if (o->tty &&
+		    (dup2(tty.slave, 0) < 0 || dup2(tty.slave, 1) < 0 || dup2(tty.slave, 2) < 0))
+			cbox_die(125, "-t: the pseudo-terminal as stdin/stdout/stderr: %s",
+			         strerror(errno));
 		if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
 			cbox_die(125, "becoming root in the sandbox's user namespace: %s",
 			         strerror(errno));
@@ -232,9 +249,16 @@ static int run(struct cbox_run_opts *o, char **argv)
 	signal(SIGHUP, on_signal);
 	arm_timeout(o->timeout_ms);
 	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+	if (o->tty) {
+		if (cbox_run_tty_relay(&tty, pid, &status) < 0) {
+			cbox_run_tty_restore();
 			return 125;
+		}
+	} else {
+		while (waitpid(pid, &status, 0) < 0)
+			if (errno != EINTR)
+				return 125;
+	}
 	kill(gpid, SIGKILL);
 	waitpid(gpid, NULL, 0);
 	if (timed_out) {

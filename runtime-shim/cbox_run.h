@@ -2,6 +2,7 @@
 /* cbox-run's options and the sandbox they describe (cbox_run_opts.c). */
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdint.h>
 #include "cbox/gofer.h"
 
@@ -13,6 +14,7 @@ struct cbox_run_opts {
 	const char *workdir; /* the guest's cwd and writable working folder; NULL: the caller's */
 	bool workdir_ro;     /* --ro: the working folder is read-only too */
 	bool overlay;        /* --overlay: a writable root over the rootfs, discarded at the end */
+	bool tty;            /* -t: a pseudo-terminal of the sandbox's own */
 	bool dev_shm; /* the rootfs has /dev: serve a tmpfs /dev/shm (set by cbox_run_tree) */
 	unsigned timeout_ms; /* 0: none */
 	/* Limits of the sandbox's cgroup (sentry, gofer and guest together); 0: not set. */
@@ -56,3 +58,16 @@ char **cbox_run_env(struct cbox_run_opts *o);
 
 /* Free everything o holds. */
 void cbox_run_opts_free(struct cbox_run_opts *o);
+
+/* -t (cbox_run_tty.c): a pseudo-terminal for the guest. */
+struct cbox_run_tty {
+	int master, slave;
+};
+/* Allocate it, with the caller's terminal modes and size, owned by uid (the sandbox's host
+ * uid). 0, or -1 after a message. */
+int cbox_run_tty_open(struct cbox_run_tty *t, uid_t uid);
+/* Relay between the caller's terminal (raw meanwhile) and the master until the sentry exits;
+ * *status gets its wait status. 0 or -1. */
+int cbox_run_tty_relay(struct cbox_run_tty *t, pid_t sentry, int *status);
+/* Give the caller's terminal its modes back (also from a signal handler's path). */
+void cbox_run_tty_restore(void);

@@ -38,6 +38,9 @@ static void usage(FILE *f)
 	    "                             e.g. cbox-run --workdir ~/project -- make\n"
 	    "  --ro                       keep the working folder read-only too\n"
 	    "                             e.g. cbox-run --ro -- git log --oneline\n"
+	    "  -t, --tty                  give the program a terminal of its own (a pty cbox-run\n"
+	    "                             relays to yours): for shells and editors\n"
+	    "                             e.g. cbox-run -t -- bash\n"
 	    "  --overlay                  make the root writable through a throwaway layer: "
 	    "writes\n"
 	    "                             land in the sandbox's memory and vanish with it\n"
@@ -234,6 +237,9 @@ static int parse_one(struct cbox_run_opts *o, int c, const char *arg)
 	case 'O':
 		o->overlay = true;
 		return 0;
+	case 't':
+		o->tty = true;
+		return 0;
 	case 'H':
 		if (arg[0] != '/') {
 			fprintf(stderr, "cbox-run: --hide %s: the path must be absolute\n", arg);
@@ -281,6 +287,7 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	                                         {"workdir", required_argument, NULL, 'w'},
 	                                         {"ro", no_argument, NULL, 'R'},
 	                                         {"overlay", no_argument, NULL, 'O'},
+	                                         {"tty", no_argument, NULL, 't'},
 	                                         {"hide", required_argument, NULL, 'H'},
 	                                         {"env", required_argument, NULL, 'e'},
 	                                         {"timeout", required_argument, NULL, 'T'},
@@ -293,7 +300,7 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	*o =
 	    (struct cbox_run_opts){.platform = "seccomp", .rootfs = "/", .level = CBOX_LOG_WARNING};
 	int c;
-	while ((c = getopt_long(argc, argv, "+hv:w:e:", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+htv:w:e:", longopts, NULL)) != -1)
 		if (parse_one(o, c, optarg) < 0)
 			return -1;
 	if (o->memory_swap && !o->memory) {

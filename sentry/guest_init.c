@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -126,6 +127,11 @@ int cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd)
 	close(sync_fd);
 	/* Its own session and process group, as a container's init has (pgid = sid = pid 1). */
 	setsid();
+	/* With cbox-run -t, fd 0 is the sandbox's own pseudo-terminal: it becomes the session's
+	 * controlling terminal (job control, /dev/tty). Never the caller's terminal: without -t
+	 * the guest has no controlling terminal at all. */
+	if (s->cfg->tty && ioctl(0, TIOCSCTTY, 0) < 0)
+		fail(125, "taking the pseudo-terminal as controlling terminal", -errno);
 	r = drop_privileges();
 	if (r < 0)
 		fail(125, "dropping privileges", -r);

@@ -83,5 +83,7 @@ int cbox_sentry_seccomp_install(void);
 int cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd);
 int cbox_vfs_open_synthetic_dir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d);
 void cbox_vfs_fini(struct cbox_sentry *s);
+/* "/dev/pts/N" for the sandbox's pseudo-terminal when rdev is it (cbox-run -t), else -ENOENT. */
+int cbox_dev_tty_name(const struct cbox_sentry *s, dev_t rdev, char *buf, size_t size);
 /* A memfd holding data, sealed against writes, positioned at 0 (synthetic files). */
 int cbox_memfd_with(const char *name, const void *data, size_t len);

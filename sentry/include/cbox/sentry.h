@@ -22,6 +22,8 @@ struct cbox_sentry_config {
 	gid_t owner_gid;      /* others show as 65534 (see fs_gofer.c) */
 	bool tree_writable;   /* the gofer's tree has writable mounts (else EROFS up front) */
 	const char *dev_shm;  /* the gofer's directory shown as /dev/shm ("/dev/shm"), or NULL */
+	bool tty;             /* fds 0-2 are a pseudo-terminal of the sandbox's: it becomes the */
+	int tty_fd;           /* guest's controlling terminal, and /dev/tty reopens tty_fd */
 };
 
 /*

@@ -1,0 +1,142 @@
+/*
+ * cbox-run -t: the guest gets a pseudo-terminal of its own, never the caller's terminal. The
+ * caller's terminal is put in raw mode and cbox-run copies bytes both ways between it and the
+ * pty's master, and passes window-size changes on; whatever the guest does to its terminal
+ * (modes, TIOCSTI, job control) stays inside the pty.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "cbox/log.h"
+#include "cbox_run.h"
+
+static struct termios saved;
+static bool raw_set;
+static volatile sig_atomic_t winch;
+
+static void on_winch(int sig)
+{
+	(void)sig;
+	winch = 1;
+}
+
+int cbox_run_tty_open(struct cbox_run_tty *t, uid_t uid)
+{
+	*t = (struct cbox_run_tty){.master = -1, .slave = -1};
+	t->master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (t->master < 0 || grantpt(t->master) < 0 || unlockpt(t->master) < 0) {
+		cbox_error("-t: allocating a pseudo-terminal: %s", strerror(errno));
+		return -1;
+	}
+	const char *name = ptsname(t->master);
+	t->slave = name ? open(name, O_RDWR | O_NOCTTY | O_CLOEXEC) : -1;
+	if (t->slave < 0) {
+		cbox_error("-t: opening the pseudo-terminal: %s", strerror(errno));
+		return -1;
+	}
+	/* The sentry reopens the terminal for /dev/tty as the sandbox's host uid: the pty is the
+	 * sandbox's own, so it is given to that uid (it is no one else's business). */
+	if (fchown(t->slave, uid, (gid_t)-1) < 0)
+		cbox_warn("-t: giving the pseudo-terminal to uid %u: %s", (unsigned)uid,
+		          strerror(errno));
+	/* The guest's terminal starts as the caller's: same modes and size. */
+	struct winsize ws;
+	if (isatty(0)) {
+		struct termios tio;
+		if (tcgetattr(0, &tio) == 0)
+			tcsetattr(t->slave, TCSANOW, &tio);
+		if (ioctl(0, TIOCGWINSZ, &ws) == 0)
+			ioctl(t->slave, TIOCSWINSZ, &ws);
+	}
+	return 0;
+}
+
+/* The caller's terminal in raw mode while the guest runs (restored by cbox_run_tty_restore). */
+static void make_raw(void)
+{
+	if (!isatty(0) || tcgetattr(0, &saved) < 0)
+		return;
+	struct termios raw = saved;
+	cfmakeraw(&raw);
+	if (tcsetattr(0, TCSANOW, &raw) == 0)
+		raw_set = true;
+}
+
+void cbox_run_tty_restore(void)
+{
+	if (raw_set)
+		tcsetattr(0, TCSANOW, &saved);
+	raw_set = false;
+}
+
+/* Copy what is readable from in to out; returns bytes copied, 0 at EOF, -1 on error. */
+static ssize_t pump(int in, int out)
+{
+	char buf[4096];
+	ssize_t n = read(in, buf, sizeof(buf));
+	if (n <= 0)
+		return n < 0 && (errno == EAGAIN || errno == EINTR) ? 1 : n;
+	for (ssize_t off = 0; off < n;) {
+		ssize_t w = write(out, buf + off, (size_t)(n - off));
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		off += w;
+	}
+	return n;
+}
+
+int cbox_run_tty_relay(struct cbox_run_tty *t, pid_t sentry, int *status)
+{
+	/* The guest holds the slave through the sentry; cbox-run's copy would keep the master
+	 * from seeing the end of the guest's output. */
+	close(t->slave);
+	t->slave = -1;
+	make_raw();
+	signal(SIGWINCH, on_winch);
+	bool in_open = true;
+	for (;;) {
+		pid_t r = waitpid(sentry, status, WNOHANG);
+		if (r == sentry)
+			break;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (winch) {
+			winch = 0;
+			struct winsize ws;
+			if (ioctl(0, TIOCGWINSZ, &ws) == 0)
+				ioctl(t->master, TIOCSWINSZ, &ws);
+		}
+		struct pollfd pf[2] = {{.fd = t->master, .events = POLLIN},
+		                       {.fd = in_open ? 0 : -1, .events = POLLIN}};
+		if (poll(pf, 2, 100) < 0 && errno != EINTR)
+			return -1;
+		if (pf[0].revents & POLLIN)
+			pump(t->master, 1);
+		if (pf[1].revents & (POLLIN | POLLHUP)) {
+			if (pump(0, t->master) <= 0) {
+				in_open = false;
+				char eof = 4; /* ^D: the guest's read sees the end of input */
+				(void)!write(t->master, &eof, 1);
+			}
+		}
+	}
+	/* What the guest wrote last. */
+	int fl = fcntl(t->master, F_GETFL);
+	fcntl(t->master, F_SETFL, fl | O_NONBLOCK);
+	while (pump(t->master, 1) > 1)
+		;
+	cbox_run_tty_restore();
+	close(t->master);
+	t->master = -1;
+	return 0;
+}
