@@ -22,12 +22,23 @@
  * views of the host root. */
 #define BENCH_FILE "/etc/hostname"
 
+/* write-read: the file it creates in the current directory (the sandbox's writable working
+ * folder), and its unit: one operation writes and reads back one MiB. */
+#define WR_FILE  "cbox-bench-write-read.tmp"
+#define WR_CHUNK (1024 * 1024)
+
+/* fork-exec: a dynamic program every Debian host has, so the exec goes through the dynamic
+ * loader as real programs do. */
+#define EXEC_PROG "/bin/true"
+
 struct bench {
 	const char *name;
 	/* Runs the operation n times; returns 0, or -1 with errno set and a message printed. */
 	int (*run)(long n);
 	/* One line for --help; pipe-pingpong counts a round trip as one operation. */
 	const char *help;
+	/* N when none is given, and the largest N accepted (write-read: MiB on the disk). */
+	long default_n, max_n;
 };
 
 static long long now_ns(void)
@@ -169,6 +180,116 @@ static int run_fork_wait(long n)
 	return 0;
 }
 
+/* Checks that the len bytes read at file offset off match the pattern written (pat, repeated every
+ * WR_CHUNK bytes). A read may return less than asked, so off need not be chunk-aligned. */
+static int check_pattern(const char *got, size_t len, long long off, const char *pat)
+{
+	while (len > 0) {
+		size_t at = (size_t)(off % WR_CHUNK), k = WR_CHUNK - at < len ? WR_CHUNK - at : len;
+
+		if (memcmp(got, pat + at, k) != 0) {
+			fprintf(stderr,
+			        "cbox-bench-guest: " WR_FILE
+			        " reads back wrong data near offset %lld\n",
+			        off);
+			return -1;
+		}
+		got += k;
+		off += (long long)k;
+		len -= k;
+	}
+	return 0;
+}
+
+/* Writes n MiB to WR_FILE in 1 MiB write() calls, closes it, reads it back in 1 MiB read() calls
+ * and checks the size and the contents, then unlinks it. No fsync: the benchmark measures the
+ * path through the sandbox to the page cache (where cbox, bwrap and native write to the host file
+ * system, runsc writes into its own memory overlay), not the disk. */
+static int run_write_read(long n)
+{
+	static char buf[WR_CHUNK], back[WR_CHUNK];
+	long long total = 0;
+	ssize_t r;
+	int fd;
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (char)('a' + i % 26);
+	fd = open(WR_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		perror("open " WR_FILE " for writing (is the current directory writable?)");
+		return -1;
+	}
+	for (long i = 0; i < n; i++) {
+		for (size_t off = 0; off < sizeof(buf); off += (size_t)r) {
+			r = write(fd, buf + off, sizeof(buf) - off);
+			if (r < 0 && errno == EINTR)
+				r = 0;
+			else if (r <= 0) {
+				perror("write " WR_FILE);
+				close(fd);
+				return -1;
+			}
+		}
+	}
+	if (close(fd) < 0) {
+		perror("close " WR_FILE);
+		return -1;
+	}
+	fd = open(WR_FILE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		perror("open " WR_FILE " for reading");
+		return -1;
+	}
+	while ((r = read(fd, back, sizeof(back))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			perror("read " WR_FILE);
+			close(fd);
+			return -1;
+		}
+		if (check_pattern(back, (size_t)r, total, buf) < 0) {
+			close(fd);
+			return -1;
+		}
+		total += r;
+	}
+	close(fd);
+	if (unlink(WR_FILE) < 0) {
+		perror("unlink " WR_FILE);
+		return -1;
+	}
+	if (total != (long long)n * WR_CHUNK) {
+		fprintf(stderr, "cbox-bench-guest: wrote %lld bytes, read back %lld\n",
+		        (long long)n * WR_CHUNK, total);
+		return -1;
+	}
+	return 0;
+}
+
+static int run_fork_exec(long n)
+{
+	char *const argv[] = {"true", NULL};
+	char *const envp[] = {NULL};
+
+	for (long i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("fork");
+			return -1;
+		}
+		if (pid == 0) {
+			execve(EXEC_PROG, argv, envp);
+			perror("execve " EXEC_PROG);
+			_exit(127);
+		}
+		if (wait_child(pid, "fork-exec") < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int run_true(long n)
 {
 	(void)n;
@@ -176,19 +297,27 @@ static int run_true(long n)
 }
 
 static const struct bench benches[] = {
-    {"getppid", run_getppid, "raw getppid syscall (an emulated syscall under cbox)"},
-    {"open-close", run_open_close, "open(\"" BENCH_FILE "\") + close"},
-    {"stat", run_stat, "stat(\"" BENCH_FILE "\")"},
-    {"pipe-pingpong", run_pipe_pingpong, "one byte each way between two processes"},
-    {"fork-wait", run_fork_wait, "fork + child _exit + wait4"},
-    {"true", run_true, "nothing (startup is timed from outside)"},
+    {"getppid", run_getppid, "raw getppid syscall (an emulated syscall under cbox)", 10000,
+     LONG_MAX / 2},
+    {"open-close", run_open_close, "open(\"" BENCH_FILE "\") + close", 10000, LONG_MAX / 2},
+    {"stat", run_stat, "stat(\"" BENCH_FILE "\")", 10000, LONG_MAX / 2},
+    {"pipe-pingpong", run_pipe_pingpong, "one byte each way between two processes", 10000,
+     LONG_MAX / 2},
+    {"fork-wait", run_fork_wait, "fork + child _exit + wait4", 10000, LONG_MAX / 2},
+    {"write-read", run_write_read,
+     "write N MiB (default 64, at most 4096) to ./" WR_FILE ", read back (op: 1 MiB)", 64, 4096},
+    {"fork-exec", run_fork_exec, "fork + execve " EXEC_PROG " + wait4 (default N 100)", 100,
+     LONG_MAX / 2},
+    {"true", run_true, "nothing (startup is timed from outside)", 10000, LONG_MAX / 2},
 };
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: cbox-bench-guest BENCH [N]\n"
-	             "Runs BENCH N times (default 10000) after a warm-up of N/10 and prints\n"
-	             "\"BENCH ns_per_op\". BENCH is one of:\n");
+	fprintf(
+	    out,
+	    "usage: cbox-bench-guest BENCH [N]\n"
+	    "Runs BENCH N times (default 10000 unless said) after a warm-up of N/10 and prints\n"
+	    "\"BENCH ns_per_op\". BENCH is one of:\n");
 	for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
 		fprintf(out, "  %-14s %s\n", benches[i].name, benches[i].help);
 }
@@ -209,7 +338,7 @@ static long parse_count(const char *s)
 int main(int argc, char **argv)
 {
 	const struct bench *b = NULL;
-	long n = 10000, warm;
+	long n, warm;
 	long long t0, t1;
 
 	if (argc < 2 || argc > 3) {
@@ -228,9 +357,11 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	if (argc == 3 && (n = parse_count(argv[2])) < 0) {
-		fprintf(stderr, "cbox-bench-guest: N must be a positive integer, got '%s'\n",
-		        argv[2]);
+	n = b->default_n;
+	if (argc == 3 && ((n = parse_count(argv[2])) < 0 || n > b->max_n)) {
+		fprintf(stderr,
+		        "cbox-bench-guest: N must be a positive integer of at most %ld, got '%s'\n",
+		        b->max_n, argv[2]);
 		return 2;
 	}
 	warm = n / 10 > 0 ? n / 10 : 1;

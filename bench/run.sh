@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Side-by-side benchmarks: native, cbox (seccomp/ptrace, fast path/strict), runsc, bwrap.
-# See bench/README.md. Prints one table and the performance targets (PASS/MISS); writes
+# See bench/README.md. Prints two tables (microbenchmarks, real programs) and the performance
+# targets (PASS/MISS); every repetition runs all configurations in turn (interleaved); writes
 # $BUILD/bench/results/latest.tsv (formatted cells) and latest-ns.tsv (raw nanoseconds).
 # The exit status is 0 whenever the benchmarks could run: missed targets are reported, not fatal.
 set -u -o pipefail
@@ -18,8 +19,9 @@ usage: bench/run.sh [--quick] [--build DIR] [--configs LIST]
   --quick         fewer iterations and runs (a rough table in about a minute)
   --build DIR     the release build directory (default: \$BUILD or $ROOT/build-release)
   --configs LIST  comma-separated subset of: ${ALL_CONFIGS// /,}
-Environment: CBOX_RUN (default DIR/cbox-run), RUNSC, BWRAP, HYPERFINE (empty: time startup with
-date), RUN_TIMEOUT (default 180 s per run).
+Environment: CBOX_RUN (default DIR/cbox-run), RUNSC, BWRAP, HYPERFINE (empty: time startup and
+programs with bash's EPOCHREALTIME), BENCH_PYTHON (default /usr/bin/python3), BENCH_CC (default
+/usr/bin/gcc), RUN_TIMEOUT (default 180 s per run).
 Build first: cmake --preset release && cmake --build build-release -j2
 EOF
 }
@@ -53,7 +55,11 @@ BASELINE=$BUILD/bench/cbox-bench-baseline
 CBOX_RUN=${CBOX_RUN:-$BUILD/cbox-run}
 RUNSC=${RUNSC:-$(command -v runsc || true)}
 BWRAP=${BWRAP:-$(command -v bwrap || true)}
-HYPERFINE=${HYPERFINE-$(command -v hyperfine || true)} # set it empty to time startup with date
+HYPERFINE=${HYPERFINE-$(command -v hyperfine || true)} # set it empty to time with EPOCHREALTIME
+# Absolute paths of the host's own programs: PATH may point at wrappers (pyenv shims) that live
+# under /root, which cbox-run hides.
+PYTHON=${BENCH_PYTHON:-/usr/bin/python3}
+CC_PROG=${BENCH_CC:-/usr/bin/gcc}
 for p in "$GUEST" "$BASELINE"; do
 	if [ ! -x "$p" ]; then
 		echo "bench/run.sh: $p is missing; run: cmake --build $BUILD --target $(basename "$p")" >&2
@@ -67,20 +73,40 @@ esac
 RESULTS=$BUILD/bench/results
 LOGS=$RESULTS/logs
 mkdir -p "$LOGS" || exit 2
-rm -f "$LOGS"/*.log
+rm -f "$LOGS"/*.log "$LOGS"/*.json
+
+# Every configuration runs in this scratch directory, the working folder: cbox-run makes it
+# writable, bwrap binds it writable (below), runsc writes into its own memory overlay. The guest
+# files (compile.c, compile.o, the write-read file) live here, never in the source tree.
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cbox-bench.XXXXXX") || exit 2
+trap 'rm -rf "$WORK"' EXIT
+case $WORK in
+*" "*) echo "bench/run.sh: the scratch path must not contain spaces: $WORK" >&2; exit 2 ;;
+esac
+mkdir -p "$WORK/home" && cp "$ROOT/bench/data/compile.c" "$WORK/" && cd "$WORK" || exit 2
+# Programs run with the same small environment everywhere (cbox-run passes only PATH, HOME, TERM
+# and LANG): the host's (PYTHON* variables, a pyenv PATH) would change what python3 does.
+CLEAN_ENV=(env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$WORK/home" LANG=C.UTF-8 TERM=dumb)
 
 # Iterations per benchmark (chosen so that the slowest configuration stays near a second per run).
 BENCHES="getppid open-close stat pipe-pingpong fork-wait"
+# Programs table, timed by the guest itself: write-read N is in MiB (64 even with --quick: the
+# size is the benchmark), fork-exec N execs of /bin/true.
+GUEST_PROGS="write-read fork-exec"
 declare -A ITERS=([getppid]=50000 [open-close]=10000 [stat]=10000 [pipe-pingpong]=10000
-	[fork-wait]=1000)
+	[fork-wait]=1000 [write-read]=64 [fork-exec]=200)
+# Programs table, timed from outside (wall time of one run), and startup.
+EXT_PROGS="python-pass python-import gcc-c"
 BASE_ITERS=50000
 MICRO_RUNS=5
 STARTUP_RUNS=30
+PROG_RUNS=10
 if [ "$QUICK" = 1 ]; then
-	for b in $BENCHES; do ITERS[$b]=$((ITERS[$b] / 10)); done
+	for b in $BENCHES fork-exec; do ITERS[$b]=$((ITERS[$b] / 10)); done
 	BASE_ITERS=5000
 	MICRO_RUNS=3
 	STARTUP_RUNS=10
+	PROG_RUNS=3
 fi
 
 declare -A VAL    # VAL[config/bench] = nanoseconds, or "fail"
@@ -103,8 +129,20 @@ prefix() {
 		[ "$(id -u)" = 0 ] || printf '%s\n' --rootless --ignore-cgroups
 		printf '%s\n' 'do' ;;
 	bwrap)
-		printf '%s\n' "$BWRAP" --ro-bind / / --dev /dev --proc /proc --unshare-all \
-			--die-with-parent -- ;;
+		# An empty writable /tmp (gcc writes its .s there) and the working folder
+		# writable, as cbox-run gives them.
+		printf '%s\n' "$BWRAP" --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp \
+			--bind "$WORK" "$WORK" --unshare-all --die-with-parent -- ;;
+	esac
+}
+
+# Prints the command of an externally timed row, one word per line.
+ext_argv() {
+	case $1 in
+	startup) printf '%s\n' "$GUEST" true 1 ;;
+	python-pass) printf '%s\n' "$PYTHON" -c pass ;;
+	python-import) printf '%s\n' "$PYTHON" -c 'import json, sqlite3' ;;
+	gcc-c) printf '%s\n' "$CC_PROG" -O2 -c compile.c -o compile.o ;;
 	esac
 }
 
@@ -121,6 +159,9 @@ median() {
 	sort -g | awk '{v[NR] = $1}
 		END {if (NR) printf "%.1f\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
 }
+
+is_num() { [[ ${1:-} =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
+mul() { is_num "${1:-}" && awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a * b}'; }
 
 # Decides which configurations run: the tool exists and `true` works inside it.
 preflight() {
@@ -148,41 +189,104 @@ preflight() {
 	done
 }
 
-startup_hyperfine() {
-	local cfg=$1 json=$LOGS/$1.startup.json pre
+# time_once CONFIG ROW: the wall time in ns of one run of an externally timed row, or nothing
+# (and the reason in the log) when it fails. hyperfine -N starts the command itself, so the figure
+# holds no shell; the fallback also times the start of env and timeout (about a millisecond).
+time_once() {
+	local cfg=$1 r=$2 log=$LOGS/$1.log json=$LOGS/$1.$2.json pre argv cmd w t0 t1 st=0
 	mapfile -t pre < <(prefix "$cfg")
-	"$HYPERFINE" -N --style none --warmup 3 --runs "$STARTUP_RUNS" --export-json "$json" \
-		-- "${pre[*]} $GUEST true 1" >>"$LOGS/$cfg.log" 2>&1 || return 1
-	sed -n 's/.*"median": *\([0-9.eE+-]*\).*/\1/p' "$json" | head -n 1 |
-		awk '{printf "%.0f\n", $1 * 1e9}'
+	mapfile -t argv < <(ext_argv "$r")
+	if [ -n "$HYPERFINE" ]; then
+		# hyperfine -N splits its command like a shell: quote the words with spaces.
+		cmd=""
+		for w in "${pre[@]}" "${argv[@]}"; do
+			[[ $w == *" "* ]] && w="\"$w\""
+			cmd="$cmd${cmd:+ }$w"
+		done
+		# --output=inherit: the command's stderr reaches the log when it fails.
+		"${CLEAN_ENV[@]}" timeout --kill-after=10 "$RUN_TIMEOUT" "$HYPERFINE" -N --style none \
+			--output=inherit --runs 1 --export-json "$json" -- "$cmd" \
+			</dev/null >/dev/null 2>>"$log" || st=$?
+		[ $st = 0 ] || { echo "$r: hyperfine failed with status $st (124: timed out)" >>"$log"; return; }
+		sed -n 's/.*"median": *\([0-9.eE+-]*\).*/\1/p' "$json" | head -n 1 |
+			awk '{printf "%.0f\n", $1 * 1e9}'
+		return
+	fi
+	t0=$EPOCHREALTIME
+	"${CLEAN_ENV[@]}" timeout --kill-after=10 "$RUN_TIMEOUT" "${pre[@]}" "${argv[@]}" \
+		</dev/null >/dev/null 2>>"$log" || st=$?
+	t1=$EPOCHREALTIME
+	[ $st = 0 ] || { echo "$r: exit status $st (124: timed out)" >>"$log"; return; }
+	echo $(((10#${t1//./} - 10#${t0//./}) * 1000))
 }
 
-startup_loop() {
-	local cfg=$1 i t0 t1 vals=""
-	for ((i = 0; i < STARTUP_RUNS; i++)); do
-		t0=$(date +%s%N)
-		run_in "$cfg" "$LOGS/$cfg.log" "$GUEST" true 1 >/dev/null || { echo fail; return; }
-		t1=$(date +%s%N)
-		vals="$vals$((t1 - t0))"$'\n'
-	done
-	printf '%s' "$vals" | median
+# guest_once CONFIG BENCH: the ns/op printed by one run of cbox-bench-guest, or nothing (and the
+# reason in the log) when it fails.
+guest_once() {
+	local cfg=$1 b=$2 out v st=0
+	out=$(run_in "$cfg" "$LOGS/$cfg.log" "$GUEST" "$b" "${ITERS[$b]}") || st=$?
+	if [ $st != 0 ]; then
+		echo "$b failed with status $st (124: timed out after ${RUN_TIMEOUT}s)" >>"$LOGS/$cfg.log"
+		return
+	fi
+	v=$(printf '%s\n' "$out" | awk -v b="$b" '$1 == b && $2 ~ /^[0-9.]+$/ {v = $2} END {print v}')
+	[ -n "$v" ] || echo "no result line from $b: $out" >>"$LOGS/$cfg.log"
+	printf '%s\n' "$v"
 }
 
-# measure CONFIG BENCH: median ns/op over MICRO_RUNS runs, or "fail".
-measure() {
-	local cfg=$1 b=$2 i out v vals=""
-	for ((i = 0; i < MICRO_RUNS; i++)); do
-		out=$(run_in "$cfg" "$LOGS/$cfg.log" "$GUEST" "$b" "${ITERS[$b]}") || {
-			echo "run $i of $b failed with status $? (124: timed out after" \
-				"${RUN_TIMEOUT}s)" >>"$LOGS/$cfg.log"
-			echo fail
-			return
-		}
-		v=$(printf '%s\n' "$out" | awk -v b="$b" '$1 == b && $2 ~ /^[0-9.]+$/ {v = $2} END {print v}')
-		[ -n "$v" ] || { echo "no result line from $b: $out" >>"$LOGS/$cfg.log"; echo fail; return; }
-		vals="$vals$v"$'\n'
+declare -A SAMPLES # SAMPLES[config/row] = one value a line; VAL[config/row]=fail stops the row
+# sample CONFIG ROW VALUE: records a measurement, or marks the cell failed when VALUE is empty.
+sample() {
+	if [ -n "$3" ]; then SAMPLES[$1/$2]+="$3"$'\n'; else VAL[$1/$2]=fail; fi
+}
+
+# Interleaved: each repetition runs every row in every configuration, one after the other, so that
+# a slow phase of the (noisy, nested-virtualisation) machine hits all columns alike. One untimed
+# round first warms the page cache and finds the cells that fail.
+measure_all() {
+	local i r c max=$STARTUP_RUNS n rows="startup"
+	[ "$PROG_RUNS" -gt "$max" ] && max=$PROG_RUNS
+	[ "$MICRO_RUNS" -gt "$max" ] && max=$MICRO_RUNS
+	for r in $EXT_PROGS; do
+		case $r in
+		python-*) [ -x "$PYTHON" ] && rows="$rows $r" ;;
+		gcc-c) [ -x "$CC_PROG" ] && rows="$rows $r" ;;
+		esac
 	done
-	printf '%s' "$vals" | median
+	for ((i = -1; i < max; i++)); do
+		echo "  round $((i + 1)) of $max ..." >&2
+		for r in $rows; do
+			n=$PROG_RUNS
+			[ "$r" = startup ] && n=$STARTUP_RUNS
+			[ "$i" -lt "$n" ] || continue
+			for c in $ACTIVE; do
+				[ "${VAL[$c/$r]:-}" = fail ] && continue
+				v=$(time_once "$c" "$r")
+				# The warm-up round only records failures.
+				if [ "$i" -ge 0 ] || [ -z "$v" ]; then sample "$c" "$r" "$v"; fi
+			done
+		done
+		# The guest warms itself up (N/10 untimed operations): no warm-up round.
+		if [ "$i" -lt 0 ] || [ "$i" -ge "$MICRO_RUNS" ]; then continue; fi
+		for r in $BENCHES $GUEST_PROGS; do
+			for c in $ACTIVE; do
+				[ "${VAL[$c/$r]:-}" = fail ] && continue
+				sample "$c" "$r" "$(guest_once "$c" "$r")"
+			done
+		done
+	done
+	for c in $ACTIVE; do
+		for r in $rows $BENCHES $GUEST_PROGS; do
+			[ "${VAL[$c/$r]:-}" = fail ] && continue
+			VAL[$c/$r]=$(printf '%s' "${SAMPLES[$c/$r]:-}" | median)
+			[ -n "${VAL[$c/$r]}" ] || VAL[$c/$r]=fail
+		done
+		# Rows as the table shows them: the time of the whole 64 MiB, of one fork+exec.
+		is_num "${VAL[$c/write-read]}" &&
+			VAL[$c/write-read-64m]=$(mul "${VAL[$c/write-read]}" "${ITERS[write-read]}")
+		VAL[$c/write-read-64m]=${VAL[$c/write-read-64m]:-${VAL[$c/write-read]}}
+		VAL[$c/fork-exec-true]=${VAL[$c/fork-exec]}
+	done
 }
 
 baseline() {
@@ -202,19 +306,13 @@ echo "cbox benchmarks: build $BUILD, $(nproc) CPUs, kernel $(uname -r)" \
 for c in $CONFIGS; do [ -n "${NOTE[$c]:-}" ] && echo "  $c: ${NOTE[$c]}"; done
 [ -n "$ACTIVE" ] || { echo "bench/run.sh: no configuration can run" >&2; exit 1; }
 
-for c in $ACTIVE; do
-	echo "  measuring $c ..." >&2
-	if [ -n "$HYPERFINE" ]; then v=$(startup_hyperfine "$c"); else v=$(startup_loop "$c"); fi
-	VAL[$c/startup]=${v:-fail}
-	for b in $BENCHES; do VAL[$c/$b]=$(measure "$c" "$b"); done
-done
+measure_all
 for m in sysemu unotify sigsys; do VAL[native/baseline-$m]=$(baseline "$m"); done
 
 # ---- report ----
 fmt_ns() { awk -v v="$1" 'BEGIN {
 	if (v < 1e3) printf "%.0fns", v; else if (v < 1e6) printf "%.1fus", v / 1e3;
 	else if (v < 1e9) printf "%.2fms", v / 1e6; else printf "%.2fs", v / 1e9 }'; }
-is_num() { [[ ${1:-} =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
 
 cell() {
 	local c=$1 r=$2 v=${VAL[$1/$2]:-} n=${VAL[native/$2]:-}
@@ -224,30 +322,60 @@ cell() {
 	else fmt_ns "$v"; fi
 }
 
-ROWS="startup $BENCHES baseline-sysemu baseline-unotify baseline-sigsys"
+MICRO_ROWS="startup $BENCHES baseline-sysemu baseline-unotify baseline-sigsys"
+PROG_ROWS="python-pass python-import gcc-c write-read-64m fork-exec-true"
 COLS="native"
 for c in $ACTIVE; do [ "$c" = native ] || COLS="$COLS $c"; done
-{
+label() {
+	case $1 in
+	startup) echo 'startup (true)' ;;
+	python-pass) echo 'python3 -c pass' ;;
+	python-import) echo 'python3 -c "import json, sqlite3"' ;;
+	gcc-c) echo 'gcc -O2 -c compile.c' ;;
+	write-read-64m) echo 'write+read 64 MiB' ;;
+	fork-exec-true) echo 'fork+exec+wait /bin/true' ;;
+	*) echo "$1" ;;
+	esac
+}
+# table ROWS...: the formatted cells, tab-separated, with a header line.
+table() {
+	local r c
 	printf 'benchmark'; for c in $COLS; do printf '\t%s' "$c"; done; echo
-	for r in $ROWS; do
-		printf '%s' "$([ "$r" = startup ] && echo 'startup (true)' || echo "$r")"
+	for r in "$@"; do
+		printf '%s' "$(label "$r")"
 		for c in $COLS; do printf '\t%s' "$(cell "$c" "$r")"; done; echo
 	done
-} >"$RESULTS/latest.tsv"
+}
+align() {
+	awk -F '\t' '{ for (i = 1; i <= NF; i++) {
+		cell[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) }
+	if (NF > nf) nf = NF }
+	END { for (r = 1; r <= NR; r++) { line = ""
+		for (i = 1; i <= nf; i++) line = line sprintf(i == 1 ? "%-*s" : "  %*s", w[i], cell[r, i])
+		print line } }'
+}
+# shellcheck disable=SC2086 # the row lists are word lists
+table $MICRO_ROWS $PROG_ROWS >"$RESULTS/latest.tsv"
 {
 	printf 'benchmark'; for c in $COLS; do printf '\t%s' "$c"; done; echo
-	for r in $ROWS; do
+	for r in $MICRO_ROWS $PROG_ROWS; do
 		printf '%s' "$r"; for c in $COLS; do printf '\t%s' "${VAL[$c/$r]:-}"; done; echo
 	done
 } >"$RESULTS/latest-ns.tsv"
 echo
-echo "Median time per operation (startup: wall time of 'cbox-bench-guest true');" \
+echo "Microbenchmarks: median time per operation (startup: wall time of 'cbox-bench-guest true');" \
 	"(Nx) = time / native"
-awk -F '\t' '{ for (i = 1; i <= NF; i++) { cell[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) }
-	if (NF > nf) nf = NF }
-	END { for (r = 1; r <= NR; r++) { line = ""
-		for (i = 1; i <= nf; i++) line = line sprintf(i == 1 ? "%-*s" : "  %*s", w[i], cell[r, i])
-		print line } }' "$RESULTS/latest.tsv"
+# shellcheck disable=SC2086
+table $MICRO_ROWS | align
+echo
+echo "Programs: median wall time of one run of python3 and gcc ($PROG_RUNS runs);" \
+	"median of $MICRO_RUNS runs for the whole 64 MiB (no fsync)"
+echo "and for one fork+exec+wait (${ITERS[fork-exec]} a run), timed inside the guest;" \
+	"(Nx) = time / native"
+# shellcheck disable=SC2086
+table $PROG_ROWS | align
+[ -x "$PYTHON" ] || echo "  python rows skipped: $PYTHON not found (set BENCH_PYTHON)"
+[ -x "$CC_PROG" ] || echo "  gcc row skipped: $CC_PROG not found (set BENCH_CC)"
 
 # target LABEL CONFIG ROW LIMIT_NS LIMIT_TEXT: PASS when VAL[CONFIG/ROW] <= LIMIT_NS.
 target() {
@@ -257,12 +385,12 @@ target() {
 	why=${v:-not measured}
 	[ -n "${NOTE[$c]:-}" ] && why="column ${NOTE[$c]%%:*}, see above"
 	if ! is_num "$v" || ! is_num "$limit"; then
-		printf '  SKIP  %-62s no data (%s)\n' "$label [$c]" "$why"
+		printf '  SKIP  %-66s no data (%s)\n' "$label [$c]" "$why"
 	elif awk -v a="$v" -v b="$limit" 'BEGIN {exit !(a <= b)}'; then
-		printf '  PASS  %-62s %s <= %s%s\n' "$label [$c]" "$(fmt_ns "$v")" "$text" \
+		printf '  PASS  %-66s %s <= %s%s\n' "$label [$c]" "$(fmt_ns "$v")" "$text" \
 			"$(untrapped "$c" "$r" "$v")"
 	else
-		printf '  MISS  %-62s %s >  %s\n' "$label [$c]" "$(fmt_ns "$v")" "$text"
+		printf '  MISS  %-66s %s >  %s\n' "$label [$c]" "$(fmt_ns "$v")" "$text"
 	fi
 }
 # A getppid faster than a SIGSYS round trip never reached the sentry: say so, since the target
@@ -272,7 +400,6 @@ untrapped() {
 	[ "$2" = getppid ] && is_num "$g" && awk -v a="$3" -v b="$g" 'BEGIN {exit !(a < b)}' &&
 		echo "  (not trapped: getppid takes the fast path in $1)"
 }
-mul() { is_num "${1:-}" && awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a * b}'; }
 
 echo
 echo "Targets:"
@@ -292,6 +419,18 @@ p=${VAL[native/pipe-pingpong]:-}
 for c in cbox-seccomp cbox-ptrace; do
 	target "pipe ping-pong (fast path) >= 0.7x native" "$c" pipe-pingpong "$(mul "$p" 1.4285714)" \
 		"native / 0.7 = $(is_num "$p" && fmt_ns "$(mul "$p" 1.4285714)")"
+done
+for r in python-pass python-import gcc-c; do
+	n=${VAL[native/$r]:-}
+	for c in cbox-seccomp cbox-ptrace; do
+		target "$(label "$r") <= 1.5x native" "$c" "$r" "$(mul "$n" 1.5)" \
+			"1.5 x $(is_num "$n" && fmt_ns "$n")"
+	done
+done
+n=${VAL[native/write-read-64m]:-}
+for c in cbox-seccomp cbox-ptrace; do
+	target "write+read 64 MiB >= 0.8x native throughput" "$c" write-read-64m "$(mul "$n" 1.25)" \
+		"native / 0.8 = $(is_num "$n" && fmt_ns "$(mul "$n" 1.25)")"
 done
 echo
 echo "Results: $RESULTS/latest.tsv (raw ns: latest-ns.tsv), logs: $LOGS/"
