@@ -23,11 +23,16 @@
 #define RO_STAT_TTL_NS 2000000000ULL
 #define RO_FDS_MAX     256
 
-static uint64_t now_ns(void)
+uint64_t cbox_vfs_now_ns(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
 	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+bool cbox_vfs_ro_fresh(const struct cbox_dentry *d)
+{
+	return cbox_vfs_now_ns() - d->ro_stat_ns < RO_STAT_TTL_NS;
 }
 
 /*
@@ -96,7 +101,7 @@ static int g_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 	if ((st.flags & CBOX_GOFER_STAT_RDONLY) &&
 	    ((*out)->ro_stat = malloc(sizeof(struct stat)))) {
 		fill_stat(s, &st, (*out)->ro_stat);
-		(*out)->ro_stat_ns = now_ns();
+		(*out)->ro_stat_ns = cbox_vfs_now_ns();
 	}
 	return 0;
 }
@@ -105,7 +110,7 @@ static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
                   struct stat *st)
 {
 	(void)t;
-	if (d->ro_stat && now_ns() - d->ro_stat_ns < RO_STAT_TTL_NS) {
+	if (d->ro_stat && cbox_vfs_ro_fresh(d)) {
 		*st = *d->ro_stat;
 		return 0;
 	}
@@ -116,7 +121,7 @@ static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	fill_stat(s, &g, st);
 	if (d->ro_stat) {
 		*d->ro_stat = *st;
-		d->ro_stat_ns = now_ns();
+		d->ro_stat_ns = cbox_vfs_now_ns();
 	}
 	/* Refresh what the permission checks rely on. */
 	d->mode = st->st_mode;

@@ -75,6 +75,9 @@ int cbox_vfs_init(struct cbox_sentry *s);
 struct cbox_dentry *cbox_fs_gofer_dentry(struct cbox_sentry *s, struct cbox_dentry *dir,
                                          const char *name, uint32_t fid,
                                          const struct cbox_gofer_stat *st);
+/* A coarse monotonic clock (ns), and whether d's cached read-only facts are still fresh. */
+uint64_t cbox_vfs_now_ns(void);
+bool cbox_vfs_ro_fresh(const struct cbox_dentry *d);
 /* Take d out of its parent's cache (it lives on while referenced). */
 void cbox_vfs_uncache(struct cbox_dentry *d);
 /* Put d (a gofer dentry) in dir's cache, replacing a stale entry of the same name. */

@@ -135,12 +135,35 @@ void cbox_vfs_cache(struct cbox_sentry *s, struct cbox_dentry *dir, struct cbox_
 	cache_add(dir, d);
 }
 
+/*
+ * A name that does not exist in a directory of a read-only mount is remembered as absent for as
+ * long as that directory's attributes are (fs_gofer.c): compilers and interpreters probe the
+ * same missing names along their search paths again and again. The entry holds no fid.
+ */
+static void remember_absent(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name)
+{
+	struct cbox_dentry *neg = cbox_dentry_new(dir->mnt, dir, name, 0);
+	if (!neg)
+		return;
+	neg->negative = true;
+	neg->fid = CBOX_GOFER_ROOT_FID; /* nothing to clunk */
+	neg->ro_stat_ns = cbox_vfs_now_ns();
+	cache_add(dir, neg);
+	cbox_dentry_put(s, neg); /* the cache keeps it, as any unreferenced entry */
+}
+
 /* Look one name up in dir (a directory of the guest's tree): mounts first, then the cache, then
  * the file system. Returns a new reference. */
 static int lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
                   const char *name, struct cbox_dentry **out)
 {
 	struct cbox_dentry *c = cache_find(dir, name);
+	if (c && c->negative) {
+		if (cbox_vfs_ro_fresh(c))
+			return -ENOENT;
+		cbox_vfs_forget(s, dir, name); /* stale: ask again */
+		c = NULL;
+	}
 	if (c) {
 		if (c->refs == 0 && s->lru_len > 0)
 			s->lru_len--;
@@ -149,6 +172,8 @@ static int lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 		if (!dir->mnt->ops->lookup)
 			return -ENOENT;
 		int r = dir->mnt->ops->lookup(s, t, dir, name, &c);
+		if (r == -ENOENT && dir->mnt->ops == &cbox_fs_gofer && dir->ro_stat)
+			remember_absent(s, dir, name);
 		if (r < 0)
 			return r;
 		if (dir->mnt->ops == &cbox_fs_gofer)

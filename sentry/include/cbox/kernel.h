@@ -57,6 +57,7 @@ struct cbox_dentry {
 	uint32_t mode;     /* S_IFMT bits and permissions, cached at lookup */
 	uint32_t uid, gid; /* owner as the guest sees it (0: the guest's own id), cached */
 	bool unlinked;     /* removed from the tree (getcwd: ENOENT) */
+	bool negative;     /* a cached "no such entry" of a read-only directory (vfs.c) */
 	/* gofer, read-only file systems only (fs_gofer.c): the attributes as last seen, and an
 	 * open fd kept so that later opens reopen it locally (fd + 1; 0: none) */
 	struct stat *ro_stat;

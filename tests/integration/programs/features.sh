@@ -11,10 +11,13 @@ echo "stdin: $(echo piped | cat /dev/stdin)"
 sleep 0.1 &
 wait $!
 echo "wait: $?"
-coproc CO { read -r l; echo "co-$l"; }
+# The coprocess waits for a last line before it exits: bash closes CO's fds when it reaps a
+# finished coprocess, which could come before the read below.
+coproc CO { read -r l; echo "co-$l"; read -r _; }
 echo ping >&"${CO[1]}"
 read -r reply <&"${CO[0]}"
 echo "coproc: $reply"
+echo done >&"${CO[1]}"
 trap 'echo "trap: USR1"' USR1
 kill -USR1 $$
 mkfifo /tmp/fifo
