@@ -17,15 +17,15 @@
 #include "job.h"
 
 const struct cbox_compat_target cbox_compat_targets[] = {
-    {"native", NULL, false, false},
-    {"sentry-seccomp", "seccomp", false, false},
-    {"sentry-ptrace", "ptrace", false, false},
-    {"sentry-seccomp-strict", "seccomp", true, false},
-    {"sentry-ptrace-strict", "ptrace", true, false},
-    {"ns", NULL, false, true},
-    {"os", NULL, false, true},
-    {"wasm", NULL, false, true},
-    {"microvm", NULL, false, true},
+    {"native", NULL, false, false, NULL},
+    {"sentry-seccomp", "seccomp", false, false, NULL},
+    {"sentry-ptrace", "ptrace", false, false, NULL},
+    {"sentry-seccomp-strict", "seccomp", true, false, NULL},
+    {"sentry-ptrace-strict", "ptrace", true, false, NULL},
+    {"ns", NULL, false, false, "ns"},
+    {"os", NULL, false, true, NULL},
+    {"wasm", NULL, false, true, NULL},
+    {"microvm", NULL, false, true, NULL},
 };
 const size_t cbox_compat_ntargets = CBOX_ARRAY_SIZE(cbox_compat_targets);
 
@@ -74,6 +74,98 @@ void cbox_compat_paths_free(struct cbox_compat_paths *p)
 	*p = (struct cbox_compat_paths){0};
 }
 
+bool cbox_compat_target_sandboxed(const struct cbox_compat_target *t)
+{
+	return t->platform != NULL || t->oci_tier != NULL;
+}
+
+bool cbox_compat_target_judged(const struct cbox_compat_target *t)
+{
+	return t->platform != NULL;
+}
+
+static bool executable(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+static void quiet_done(struct cbox_compat_job *job, void *ctx)
+{
+	(void)job;
+	(void)ctx;
+}
+
+/* Run argv (natively, in a fresh work directory) to its end. Returns 0 when it ran and exited
+ * 0 (job holds its output: clear it), else < 0 with err naming what. */
+static int run_capture(char **argv, struct cbox_compat_job *job, struct cbox_err **err)
+{
+	*job = (struct cbox_compat_job){.argv = argv, .timeout = 60, .cap = 16 << 20};
+	struct cbox_compat_job *jobs[] = {job};
+	if (cbox_compat_jobs_run(jobs, 1, 1, quiet_done, NULL, err) < 0)
+		return -1;
+	if (job->spawn_failed || !WIFEXITED(job->wstatus) || WEXITSTATUS(job->wstatus) != 0 ||
+	    job->flooded || job->timed_out)
+		return cbox_err_set(err, 0, "`%s %s` failed: %s", argv[0], argv[1],
+		                    job->err && *job->err ? job->err : "no message");
+	return 0;
+}
+
+/* The line of `cbox tiers` for tier: "NAME STATUS DETAILS". Sets *ok, and why on failure. */
+static void tier_status(const char *tier, const char *out, bool *ok, char *why, size_t n)
+{
+	size_t len = strlen(tier);
+	for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (strncmp(l, tier, len) != 0 || (l[len] != ' ' && l[len] != '\t'))
+			continue;
+		const char *st = l + len + strspn(l + len, " \t");
+		*ok = strncmp(st, "available", 9) == 0 &&
+		      (st[9] == ' ' || st[9] == '\t' || st[9] == '\n' || st[9] == '\0');
+		snprintf(why, n, "`cbox tiers` says: %.*s", (int)strcspn(st, "\n"), st);
+		return;
+	}
+	*ok = false;
+	snprintf(why, n, "`cbox tiers` does not list the %s tier", tier);
+}
+
+/* An OCI tier's availability, asked once per process (it costs a `cbox tiers`). */
+static bool oci_tier_available(const struct cbox_compat_target *t,
+                               const struct cbox_compat_paths *p, const char **why)
+{
+	static struct {
+		bool asked, ok;
+		char why[256];
+	} cache[16];
+	size_t i = (size_t)(t - cbox_compat_targets);
+	if (i >= CBOX_ARRAY_SIZE(cache)) {
+		*why = "internal error: too many targets";
+		return false;
+	}
+	if (!cache[i].asked) {
+		cache[i].asked = true;
+		struct cbox_err *err = NULL;
+		struct cbox_compat_job job = {0};
+		char *argv[] = {p->cbox, (char *)"tiers", NULL};
+		/* The ns tier makes namespaces, mounts and cgroups: only root may (CI runs the
+		 * suite as root), and a non-root run would only record setup failures. */
+		if (geteuid() != 0)
+			snprintf(cache[i].why, sizeof(cache[i].why), "needs root (run as root)");
+		else if (!executable(p->cbox))
+			snprintf(cache[i].why, sizeof(cache[i].why),
+			         "cbox not found or not executable (build it, or set CBOX)");
+		else if (run_capture(argv, &job, &err) < 0)
+			snprintf(cache[i].why, sizeof(cache[i].why), "%s",
+			         err && err->msg ? err->msg : "`cbox tiers` failed");
+		else
+			tier_status(t->oci_tier, job.out, &cache[i].ok, cache[i].why,
+			            sizeof(cache[i].why));
+		cbox_compat_job_clear(&job);
+		cbox_err_free(&err);
+	}
+	*why = cache[i].ok ? NULL : cache[i].why;
+	return cache[i].ok;
+}
+
 bool cbox_compat_target_available(const struct cbox_compat_target *t,
                                   const struct cbox_compat_paths *p, const char **why)
 {
@@ -82,14 +174,72 @@ bool cbox_compat_target_available(const struct cbox_compat_target *t,
 		*why = "tier not implemented yet (tiers/ has no runner for it)";
 		return false;
 	}
+	if (t->oci_tier)
+		return oci_tier_available(t, p, why);
 	if (t->platform == NULL)
 		return true;
-	struct stat st;
-	if (stat(p->cbox_run, &st) < 0 || !S_ISREG(st.st_mode) || access(p->cbox_run, X_OK) < 0) {
+	if (!executable(p->cbox_run)) {
 		*why = "cbox-run not found or not executable (build it, or set CBOX_RUN)";
 		return false;
 	}
 	return true;
+}
+
+/* The JSON value that starts at s (an object), up to its matching brace: its length, or 0 when
+ * s does not hold a whole object. Strings are skipped with their escapes. */
+static size_t object_len(const char *s)
+{
+	size_t depth = 0;
+	bool str = false;
+	if (*s != '{')
+		return 0;
+	for (size_t i = 0; s[i]; i++) {
+		if (str) {
+			if (s[i] == '\\' && s[i + 1])
+				i++;
+			else if (s[i] == '"')
+				str = false;
+		} else if (s[i] == '"') {
+			str = true;
+		} else if (s[i] == '{') {
+			depth++;
+		} else if (s[i] == '}' && --depth == 0) {
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+char *cbox_compat_spec_capabilities(const char *cbox, struct cbox_err **err)
+{
+	struct cbox_compat_job job;
+	char *argv[] = {(char *)cbox, (char *)"spec", (char *)"--bundle", (char *)".", NULL};
+	CBOX_AUTOFREE char *path = NULL, *buf = NULL;
+	size_t len = 0;
+	char *caps = NULL;
+	if (run_capture(argv, &job, err) < 0 || asprintf(&path, "%s/config.json", job.cwd) < 0 ||
+	    cbox_compat_read_file(path, 1 << 20, &buf, &len, err) < 0) {
+		cbox_compat_job_clear(&job);
+		return NULL;
+	}
+	cbox_compat_job_clear(&job);
+	/* The first "capabilities" key is process.capabilities: the spec has no other. */
+	const char *k = strstr(buf, "\"capabilities\"");
+	if (k != NULL) {
+		k += strlen("\"capabilities\"");
+		k += strspn(k, " \t\r\n");
+		k += *k == ':';
+		k += strspn(k, " \t\r\n");
+		size_t n = object_len(k);
+		caps = n ? strndup(k, n) : NULL;
+		if (n && caps == NULL)
+			cbox_err_set(err, ENOMEM, "cbox spec");
+		else if (!n)
+			k = NULL;
+	}
+	if (k == NULL)
+		cbox_err_set(err, 0, "`%s spec` wrote no process.capabilities object", cbox);
+	return caps;
 }
 
 static char *available_list(const struct cbox_compat_paths *p)
@@ -191,12 +341,6 @@ int cbox_compat_read_file(const char *path, size_t max, char **buf, size_t *len,
 	return 0;
 }
 
-static void table_done(struct cbox_compat_job *job, void *ctx)
-{
-	(void)job;
-	(void)ctx;
-}
-
 int cbox_compat_table_load(const char *file, const struct cbox_compat_paths *p,
                            struct cbox_compat_table *out, struct cbox_err **err)
 {
@@ -212,7 +356,7 @@ int cbox_compat_table_load(const char *file, const struct cbox_compat_paths *p,
 	char *argv[] = {p->cbox, (char *)"syscalls", (char *)"--json", NULL};
 	struct cbox_compat_job job = {.argv = argv, .timeout = 60, .cap = 16 << 20};
 	struct cbox_compat_job *jobs[] = {&job};
-	int r = cbox_compat_jobs_run(jobs, 1, 1, table_done, NULL, err);
+	int r = cbox_compat_jobs_run(jobs, 1, 1, quiet_done, NULL, err);
 	if (r == 0 && (job.spawn_failed || !WIFEXITED(job.wstatus) ||
 	               WEXITSTATUS(job.wstatus) != 0 || job.flooded || job.timed_out))
 		r = cbox_err_set(err, 0,

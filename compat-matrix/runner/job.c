@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -55,6 +56,8 @@ void cbox_compat_job_clear(struct cbox_compat_job *job)
 		free(job->workdir);
 		job->workdir = NULL;
 	}
+	free(job->cwd);
+	job->cwd = NULL;
 }
 
 static void spawn_fail(struct cbox_compat_job *job, const char *what, int e)
@@ -73,16 +76,16 @@ static void child(struct cbox_compat_job *job, int out_w, int err_w)
 	setpgid(0, 0);
 	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0 ||
-	    chdir(job->workdir) < 0 || setenv("TMPDIR", job->workdir, 1) < 0)
+	    chdir(job->cwd) < 0 || setenv("TMPDIR", job->cwd, 1) < 0)
 		_exit(127);
 	execvp(job->argv[0], job->argv);
 	dprintf(2, "cbox-compat: exec %s: %s\n", job->argv[0], strerror(errno));
 	_exit(127);
 }
 
-static int spawn(struct cbox_compat_job *job)
+/* The job's fresh work directory (and its cwd inside), then the caller's prepare step. */
+static int make_dirs(struct cbox_compat_job *job)
 {
-	int po[2] = {-1, -1}, pe[2] = {-1, -1};
 	const char *tmp = getenv("TMPDIR");
 	if (asprintf(&job->workdir, "%s/cbox-compat-job.XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
 		job->workdir = NULL;
@@ -95,6 +98,30 @@ static int spawn(struct cbox_compat_job *job)
 		job->workdir = NULL;
 		return -1;
 	}
+	int r = job->private_dir ? asprintf(&job->cwd, "%s/work", job->workdir)
+	                         : ((job->cwd = strdup(job->workdir)) ? 0 : -1);
+	if (r < 0) {
+		job->cwd = NULL;
+		spawn_fail(job, "allocate", ENOMEM);
+		return -1;
+	}
+	if (job->private_dir && mkdir(job->cwd, 0755) < 0) {
+		spawn_fail(job, "create a work directory", errno);
+		return -1;
+	}
+	if (job->prepare && job->prepare(job) < 0) {
+		job->spawn_failed = true;
+		job->err_len = job->err ? strlen(job->err) : 0;
+		return -1;
+	}
+	return 0;
+}
+
+static int spawn(struct cbox_compat_job *job)
+{
+	int po[2] = {-1, -1}, pe[2] = {-1, -1};
+	if (make_dirs(job) < 0)
+		return -1;
 	if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0) {
 		spawn_fail(job, "pipe", errno);
 		goto fail;

@@ -156,6 +156,8 @@ void cbox_compat_run_free(struct cbox_compat_run *run)
 		cbox_compat_results_free(run->fresh[i]);
 	free(run->fresh);
 	cbox_compat_suite_free(&run->suite);
+	free(run->caps_json);
+	free(run->tests_abs);
 }
 
 static int load_programs(struct cbox_compat_run *run, struct cbox_err **err)
@@ -224,6 +226,12 @@ static int prepare(struct cbox_compat_run *run, struct cbox_err **err)
 			return cbox_err_set(err, ENOMEM, "results");
 	if (mkdir(run->results_dir, 0755) < 0 && errno != EEXIST)
 		return cbox_err_set(err, errno, "create results directory %s", run->results_dir);
+	/* NULL when missing: load_programs reports it (a suite needs no test programs). */
+	run->tests_abs = realpath(run->tests_dir, NULL);
+	for (size_t t = 0; t < run->ntargets && run->caps_json == NULL; t++)
+		if (run->targets[t]->oci_tier &&
+		    (run->caps_json = cbox_compat_spec_capabilities(run->cbox, err)) == NULL)
+			return cbox_err_wrap(err, "target %s", run->targets[t]->name);
 	if (run->suite_file == NULL)
 		return load_programs(run, err);
 	CBOX_AUTOFREE char *buf = NULL;

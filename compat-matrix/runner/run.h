@@ -21,6 +21,7 @@ struct cbox_compat_run {
 	const char *suite_file; /* --suite, or NULL: run the test programs */
 	const char *results_dir;
 	const char *cbox_run;
+	const char *cbox; /* for the OCI tier targets */
 	struct cbox_compat_exit_map exit_map;
 	unsigned parallel, timeout;
 
@@ -32,6 +33,8 @@ struct cbox_compat_run {
 	size_t nprogs;
 	struct cbox_compat_suite suite;
 	struct cbox_compat_results **fresh; /* per target: what this run produced */
+	char *caps_json;                    /* owned: `cbox spec`'s capabilities, for OCI tiers */
+	char *tests_abs;                    /* owned: realpath of tests_dir */
 };
 
 /* Prepare, run every job, merge the results into the TSVs and print the summary.

@@ -11,6 +11,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -20,6 +22,21 @@
 #include "cbox/cleanup.h"
 #include "cbox/log.h"
 #include "internal.h"
+
+/* A new network namespace's loopback starts down; runc and crun bring it up, and programs
+ * expect 127.0.0.1 to answer. */
+static void loopback_up(void)
+{
+	CBOX_AUTOCLOSE int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		return;
+	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		cbox_warn("bringing up the container's loopback: %s", strerror(errno));
+}
 
 int ns_send(int sock, int type, int value, const char *text)
 {
@@ -96,6 +113,8 @@ static CBOX_NORETURN void stage1(struct ns_init_args *a, int new_flags)
 		cbox_err_set(&err, errno, "create the container's namespaces");
 		child_fail(a->sock, &err);
 	}
+	if (new_flags & CLONE_NEWNET)
+		loopback_up();
 	pid_t pid = fork();
 	if (pid < 0) {
 		cbox_err_set(&err, errno, "fork the container's init");
@@ -195,6 +214,14 @@ int ns_create(struct cbox_tier_container *c, cbox_tier_created_fn created, void 
 		                    "new user namespace");
 	if (cfg->hostname && cfg->hostname[0] && !has_ns(&cfg->linux_, CLONE_NEWUTS))
 		return cbox_err_set(err, EINVAL, "config.json: hostname: needs a uts namespace");
+	/* The tier writes into its rootfs (mount points, /dev nodes it unlinks and makes again):
+	 * the host's own root must never be one. */
+	struct stat rs, hs;
+	if (stat(c->rootfs, &rs) == 0 && stat("/", &hs) == 0 && rs.st_dev == hs.st_dev &&
+	    rs.st_ino == hs.st_ino)
+		return cbox_err_set(err, EINVAL,
+		                    "config.json: root.path: the host's root cannot be a "
+		                    "container's rootfs (bind what it needs into a directory)");
 	char fifo[4096];
 	snprintf(fifo, sizeof(fifo), "%s/exec.fifo", c->state_dir);
 	if (mkfifo(fifo, 0600) < 0)
