@@ -44,7 +44,7 @@ static void usage(FILE *f)
 	    "  --overlay                  make the root writable through a throwaway layer: "
 	    "writes\n"
 	    "                             land in the sandbox's memory and vanish with it\n"
-	    "                             e.g. cbox-run --overlay -- sh -c 'apt-get install -y x'\n"
+	    "                             e.g. cbox-run --overlay -- make install\n"
 	    "  --hide PATH                show PATH empty inside (repeatable)\n"
 	    "                             e.g. cbox-run --hide /etc/hosts -- cat /etc/hosts\n"
 	    "  -e, --env NAME[=VALUE]     pass NAME (with VALUE, or the caller's value)\n"
