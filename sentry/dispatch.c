@@ -133,6 +133,8 @@ void cbox_dispatch_answer(struct cbox_sysctx *c, const struct cbox_sys_entry *e,
 	struct cbox_platform *p = s->platform;
 	struct cbox_trap *trap = c->trap;
 	int err = 0;
+	c->task->continued_nr1 = r == CBOX_SYSRET_CONTINUE ? trap->nr + 1 : 0;
+	c->task->continued_ip = trap->ip;
 	if (r == CBOX_SYSRET_CONTINUE)
 		err = p->ops->cont(p, trap);
 	else if (r != CBOX_SYSRET_DONE)

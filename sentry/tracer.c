@@ -150,6 +150,36 @@ static bool fatal_fault(struct cbox_sentry *s, pid_t tid, int sig)
 	return !(caught & (1ULL << (sig - 1)));
 }
 
+/* Kernel-internal restart codes (include/linux/errno.h). */
+#define CBOX_ERESTARTSYS    512
+#define CBOX_ERESTARTNOINTR 513
+
+/*
+ * On the seccomp platform the kernel waits interruptibly for the sentry to receive a
+ * notification. A signal in that window aborts the call with -ERESTARTSYS, which a handler
+ * without SA_RESTART turns into EINTR - even for calls that never fail so on Linux (pipe,
+ * close, openat of a file). On Linux such a signal simply runs its handler before the call.
+ * So at the signal's delivery stop, a trapped call the sentry never let run is restarted
+ * unconditionally (-ERESTARTNOINTR); a call the sentry continued on the host, and the host
+ * interrupted, keeps Linux's own answer.
+ */
+static void restart_interrupted_trap(struct cbox_sentry *s, struct cbox_task *t, pid_t tid)
+{
+	if (s->platform->ops->poll_fd(s->platform) < 0)
+		return; /* ptrace platform: traps are ptrace stops, not interruptible waits */
+	struct user_regs_struct r;
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0 || (int64_t)r.rax != -CBOX_ERESTARTSYS)
+		return;
+	long nr = (long)r.orig_rax;
+	if (nr < 0 || nr == SYS_execve || nr == SYS_execveat || nr == SYS_clone || nr == SYS_fork ||
+	    nr == SYS_vfork || cbox_platform_fastpath(s->platform->ops, s->cfg->strict, (int)nr))
+		return; /* the host's own call, or a ptrace stop */
+	if (t->continued_nr1 == nr + 1 && t->continued_ip == r.rip)
+		return; /* continued by the sentry: the host interrupted it */
+	r.rax = (uint64_t)-CBOX_ERESTARTNOINTR;
+	ptrace(PTRACE_SETREGS, tid, 0, &r);
+}
+
 static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 {
 	int sig = WSTOPSIG(status);
@@ -236,6 +266,7 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 		return;
 	}
 	/* A signal on its way to the guest: deliver it as it is. */
+	restart_interrupted_trap(s, t, tid);
 	resume(tid, sig);
 }
 

@@ -233,6 +233,10 @@ struct cbox_task {
 	bool seen_first_stop;
 	bool attached_parent; /* child task: linked to its parent's state */
 	int stop_sig;         /* a group-stop in progress */
+	/* The last trapped call the sentry let the host run (nr + 1, 0: none) and where: a
+	 * signal interrupting that one is the host's own EINTR (tracer.c) */
+	int continued_nr1;
+	uint64_t continued_ip;
 	struct cbox_task *next_in_hash;
 };
 

@@ -429,11 +429,50 @@ static int cmd_tiocsti(void)
 	return 0;
 }
 
+static void on_chld(int sig)
+{
+	(void)sig;
+}
+
+/* Calls that never give EINTR on Linux (pipe, close, open of a regular file), made while
+ * children exit and a SIGCHLD handler without SA_RESTART runs. Prints "calls N EINTR K". */
+static int cmd_eintr(void)
+{
+	struct sigaction sa = {.sa_handler = on_chld};
+	sigaction(SIGCHLD, &sa, NULL);
+	int calls = 0, eintr = 0;
+	for (int i = 0; i < 200; i++) {
+		int p[2];
+		calls++;
+		if (pipe(p) < 0) {
+			eintr += errno == EINTR;
+			continue;
+		}
+		if (fork() == 0)
+			_exit(0);
+		for (int k = 0; k < 2; k++, calls++)
+			if (close(p[k]) < 0 && errno == EINTR)
+				eintr++;
+		calls++;
+		int fd = open("/etc/hostname", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			eintr += errno == EINTR;
+		else
+			close(fd);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
+	while (wait(NULL) > 0)
+		;
+	printf("calls %d EINTR %d\n", calls, eintr);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
 	                "kill-self SIG|signal-child|open "
-	                "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti\n");
+	                "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|eintr\n");
 }
 
 int main(int argc, char **argv)
@@ -473,6 +512,8 @@ int main(int argc, char **argv)
 		return cmd_seccomp_listener();
 	if (!strcmp(c, "tiocsti"))
 		return cmd_tiocsti();
+	if (!strcmp(c, "eintr"))
+		return cmd_eintr();
 	usage();
 	return 2;
 }
