@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -191,4 +192,26 @@ int cbox_tier_release_fifo(struct cbox_tier_container *c, const char *who, struc
 			return cbox_err_set(err, 0, "%s (pid %d) is gone", who, c->pid);
 	}
 	return cbox_err_set(err, ETIMEDOUT, "%s did not start", who);
+}
+
+int cbox_tier_msg_send(int sock, int type, int value, const char *text)
+{
+	struct cbox_tier_msg m = {.type = type, .value = value};
+	if (text)
+		snprintf(m.text, sizeof(m.text), "%s", text);
+	return send(sock, &m, sizeof(m), MSG_NOSIGNAL) == (ssize_t)sizeof(m) ? 0 : -errno;
+}
+
+int cbox_tier_msg_recv(int sock, struct cbox_tier_msg *m)
+{
+	ssize_t n;
+	do
+		n = recv(sock, m, sizeof(*m), 0);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return n == 0 ? 0 : -errno;
+	if (n != (ssize_t)sizeof(*m))
+		return -EPROTO;
+	m->text[sizeof(m->text) - 1] = '\0';
+	return 1;
 }

@@ -17,15 +17,7 @@ enum ns_msg_type {
 	NS_MSG_GO,         /* runtime -> stage 1 or init: carry on */
 };
 
-struct ns_msg {
-	int type;
-	int value;
-	char text[1024];
-};
-
-/* Send/receive one message. ns_recv returns 0 on EOF (the peer is gone), 1 on a message. */
-int ns_send(int sock, int type, int value, const char *text);
-int ns_recv(int sock, struct ns_msg *m);
+/* Runtime <-> stage 1 and init messages: struct cbox_tier_msg (cbox/tier.h). */
 
 struct cbox_cgroup;
 

@@ -38,32 +38,11 @@ static void loopback_up(void)
 		cbox_warn("bringing up the container's loopback: %s", strerror(errno));
 }
 
-int ns_send(int sock, int type, int value, const char *text)
-{
-	struct ns_msg m = {.type = type, .value = value};
-	if (text)
-		snprintf(m.text, sizeof(m.text), "%s", text);
-	return send(sock, &m, sizeof(m), MSG_NOSIGNAL) == (ssize_t)sizeof(m) ? 0 : -errno;
-}
-
-int ns_recv(int sock, struct ns_msg *m)
-{
-	ssize_t n;
-	do
-		n = recv(sock, m, sizeof(*m), 0);
-	while (n < 0 && errno == EINTR);
-	if (n <= 0)
-		return n == 0 ? 0 : -errno;
-	if (n != (ssize_t)sizeof(*m))
-		return -EPROTO;
-	m->text[sizeof(m->text) - 1] = '\0';
-	return 1;
-}
-
 /* Report err to the runtime and exit: used by stage 1 and by the init before exec. */
 static CBOX_NORETURN void child_fail(int sock, struct cbox_err **err)
 {
-	ns_send(sock, NS_MSG_ERROR, 0, *err && (*err)->msg ? (*err)->msg : "unknown error");
+	cbox_tier_msg_send(sock, NS_MSG_ERROR, 0,
+	                   *err && (*err)->msg ? (*err)->msg : "unknown error");
 	_exit(1);
 }
 
@@ -87,7 +66,7 @@ static int join_namespaces(const struct cbox_oci_linux *l, struct cbox_err **err
 static CBOX_NORETURN void stage1(struct ns_init_args *a, int new_flags)
 {
 	struct cbox_err *err = NULL;
-	struct ns_msg m;
+	struct cbox_tier_msg m;
 	/* Into the cgroup first, while still in the runtime's namespaces and with its rights:
 	 * the init and everything it starts are then born under the limits. */
 	if (a->cgroup && cbox_cgroup_add_pid(a->cgroup, 0, &err) < 0)
@@ -99,8 +78,8 @@ static CBOX_NORETURN void stage1(struct ns_init_args *a, int new_flags)
 			cbox_err_set(&err, errno, "create a user namespace");
 			child_fail(a->sock, &err);
 		}
-		if (ns_send(a->sock, NS_MSG_USERNS, 0, NULL) < 0 || ns_recv(a->sock, &m) <= 0 ||
-		    m.type != NS_MSG_GO)
+		if (cbox_tier_msg_send(a->sock, NS_MSG_USERNS, 0, NULL) < 0 ||
+		    cbox_tier_msg_recv(a->sock, &m) <= 0 || m.type != NS_MSG_GO)
 			_exit(1);
 		if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0) {
 			cbox_err_set(&err, errno,
@@ -122,7 +101,7 @@ static CBOX_NORETURN void stage1(struct ns_init_args *a, int new_flags)
 	}
 	if (pid == 0)
 		ns_init_main(a);
-	ns_send(a->sock, NS_MSG_PID, pid, NULL);
+	cbox_tier_msg_send(a->sock, NS_MSG_PID, pid, NULL);
 	_exit(0);
 }
 
@@ -149,9 +128,9 @@ static int converse(struct cbox_tier_container *c, int sock, pid_t stage1_pid,
                     cbox_tier_created_fn created, void *data, struct cbox_err **err)
 {
 	const struct cbox_oci_linux *l = &c->config->linux_;
-	struct ns_msg m;
+	struct cbox_tier_msg m;
 	for (;;) {
-		int r = ns_recv(sock, &m);
+		int r = cbox_tier_msg_recv(sock, &m);
 		if (r < 0)
 			return cbox_err_set(err, -r, "talking to the container's init");
 		if (r == 0)
@@ -181,7 +160,7 @@ static int converse(struct cbox_tier_container *c, int sock, pid_t stage1_pid,
 			return cbox_err_set(err, EPROTO, "unexpected message %d from the init",
 			                    m.type);
 		}
-		if (ns_send(sock, NS_MSG_GO, 0, NULL) < 0)
+		if (cbox_tier_msg_send(sock, NS_MSG_GO, 0, NULL) < 0)
 			return cbox_err_set(err, errno, "talking to the container's init");
 	}
 }

@@ -17,7 +17,8 @@
 
 static CBOX_NORETURN void fail(const struct ns_init_args *a, struct cbox_err **err)
 {
-	ns_send(a->sock, NS_MSG_ERROR, 0, *err && (*err)->msg ? (*err)->msg : "unknown error");
+	cbox_tier_msg_send(a->sock, NS_MSG_ERROR, 0,
+	                   *err && (*err)->msg ? (*err)->msg : "unknown error");
 	_exit(1);
 }
 
@@ -95,13 +96,13 @@ static void drop_and_exec(const struct ns_init_args *a, const char *exe)
 void ns_init_main(const struct ns_init_args *a)
 {
 	struct cbox_err *err = NULL;
-	struct ns_msg m;
+	struct cbox_tier_msg m;
 	char exe[4096];
 	cbox_log_set_who("container-init");
 	if (ns_mount_prepare(a, &err) < 0)
 		fail(a, &err);
-	if (ns_send(a->sock, NS_MSG_HOOKS, 0, NULL) < 0 || ns_recv(a->sock, &m) <= 0 ||
-	    m.type != NS_MSG_GO)
+	if (cbox_tier_msg_send(a->sock, NS_MSG_HOOKS, 0, NULL) < 0 ||
+	    cbox_tier_msg_recv(a->sock, &m) <= 0 || m.type != NS_MSG_GO)
 		_exit(1);
 	if (ns_mount_finish(a, &err) < 0)
 		fail(a, &err);
@@ -116,7 +117,7 @@ void ns_init_main(const struct ns_init_args *a)
 	 * (with a message) instead of start. */
 	if (ns_find_exec(&a->cfg->process, exe, sizeof(exe), &err) < 0)
 		fail(a, &err);
-	if (ns_send(a->sock, NS_MSG_READY, 0, NULL) < 0)
+	if (cbox_tier_msg_send(a->sock, NS_MSG_READY, 0, NULL) < 0)
 		_exit(1);
 	close(a->sock);
 	if (wait_for_start(a, &err) < 0)

@@ -61,15 +61,7 @@ enum sentry_msg_type {
 	SENTRY_MSG_GO,        /* runtime -> monitor: carry on */
 };
 
-struct sentry_msg {
-	int type;
-	char text[1024];
-};
-
-/* Send one message; 0 or -errno. */
-int sentry_msg_send(int sock, int type, const char *text);
-/* Receive one message: 1, 0 on EOF (the peer is gone), or -errno. */
-int sentry_msg_recv(int sock, struct sentry_msg *m);
+/* Runtime <-> monitor messages: struct cbox_tier_msg (cbox/tier.h). */
 
 /* <state_dir>/sentry.pid: "PID STARTTIME" of the sentry process, written by the monitor. */
 #define SENTRY_PID_FILE "sentry.pid"

@@ -18,35 +18,13 @@
 #include "cbox/log.h"
 #include "internal.h"
 
-int sentry_msg_send(int sock, int type, const char *text)
-{
-	struct sentry_msg m = {.type = type};
-	if (text)
-		snprintf(m.text, sizeof(m.text), "%s", text);
-	return send(sock, &m, sizeof(m), MSG_NOSIGNAL) == (ssize_t)sizeof(m) ? 0 : -errno;
-}
-
-int sentry_msg_recv(int sock, struct sentry_msg *m)
-{
-	ssize_t n;
-	do
-		n = recv(sock, m, sizeof(*m), 0);
-	while (n < 0 && errno == EINTR);
-	if (n <= 0)
-		return n == 0 ? 0 : -errno;
-	if (n != (ssize_t)sizeof(*m))
-		return -EPROTO;
-	m->text[sizeof(m->text) - 1] = '\0';
-	return 1;
-}
-
 /* The runtime's side of the set-up conversation, until the monitor waits for start. */
 static int converse(struct cbox_tier_container *c, int sock, cbox_tier_created_fn created,
                     void *data, struct cbox_err **err)
 {
-	struct sentry_msg m;
+	struct cbox_tier_msg m;
 	for (;;) {
-		int r = sentry_msg_recv(sock, &m);
+		int r = cbox_tier_msg_recv(sock, &m);
 		if (r < 0)
 			return cbox_err_set(err, -r, "talking to the sandbox monitor");
 		if (r == 0)
@@ -55,7 +33,7 @@ static int converse(struct cbox_tier_container *c, int sock, cbox_tier_created_f
 		case SENTRY_MSG_HOOKS:
 			if (created && created(data, c, err) < 0)
 				return -1;
-			if (sentry_msg_send(sock, SENTRY_MSG_GO, NULL) < 0)
+			if (cbox_tier_msg_send(sock, SENTRY_MSG_GO, 0, NULL) < 0)
 				return cbox_err_set(err, errno, "talking to the sandbox monitor");
 			break;
 		case SENTRY_MSG_READY:

@@ -41,7 +41,8 @@ struct monitor {
 
 static CBOX_NORETURN void fail(struct monitor *m, struct cbox_err **err)
 {
-	sentry_msg_send(m->sock, SENTRY_MSG_ERROR, *err && (*err)->msg ? (*err)->msg : "failed");
+	cbox_tier_msg_send(m->sock, SENTRY_MSG_ERROR, 0,
+	                   *err && (*err)->msg ? (*err)->msg : "failed");
 	if (m->sentry > 0)
 		kill(m->sentry, SIGKILL);
 	if (m->gofer > 0)
@@ -307,7 +308,7 @@ void sentry_monitor_main(struct sentry_plan *p, const char *state_dir, int sock)
 	struct monitor m = {
 	    .p = p, .state_dir = state_dir, .sock = sock, .sentry_sock = -1, .gofer_sock = -1};
 	struct cbox_err *err = NULL;
-	struct sentry_msg msg;
+	struct cbox_tier_msg msg;
 	cbox_log_set_who("sandbox");
 	prctl(PR_SET_NAME, "cbox-sandbox");
 	/* Its own session: a terminal's signals to the caller's process group do not reach it
@@ -316,8 +317,8 @@ void sentry_monitor_main(struct sentry_plan *p, const char *state_dir, int sock)
 	if (join_netns(p->netns_path, &err) < 0 || clone_sentry(&m, &err) < 0 ||
 	    (!p->netns_path && follow_netns(&m, &err) < 0))
 		fail(&m, &err);
-	if (sentry_msg_send(sock, SENTRY_MSG_HOOKS, NULL) < 0 || sentry_msg_recv(sock, &msg) <= 0 ||
-	    msg.type != SENTRY_MSG_GO) {
+	if (cbox_tier_msg_send(sock, SENTRY_MSG_HOOKS, 0, NULL) < 0 ||
+	    cbox_tier_msg_recv(sock, &msg) <= 0 || msg.type != SENTRY_MSG_GO) {
 		kill(m.sentry, SIGKILL);
 		_exit(1);
 	}
@@ -327,7 +328,7 @@ void sentry_monitor_main(struct sentry_plan *p, const char *state_dir, int sock)
 	}
 	if (set_rlimits(&m, &err) < 0 || write_sentry_pid(&m, &err) < 0)
 		fail(&m, &err);
-	if (sentry_msg_send(sock, SENTRY_MSG_READY, NULL) < 0)
+	if (cbox_tier_msg_send(sock, SENTRY_MSG_READY, 0, NULL) < 0)
 		fail(&m, &err);
 	close(sock);
 	if (wait_for_start(state_dir, &err) < 0) {

@@ -104,6 +104,17 @@ CBOX_API int cbox_tier_release_fifo(struct cbox_tier_container *c, const char *w
 /* The ns tier: plain namespaces, pivot_root, capabilities, seccomp (like runc/crun). */
 extern const struct cbox_tier_ops cbox_tier_ns;
 
+/* ---- a tier's runtime and its container processes talk in these (SOCK_SEQPACKET pairs) ---- */
+struct cbox_tier_msg {
+	int type; /* the tier's own message kinds */
+	int value;
+	char text[1024]; /* an error message, NUL-terminated */
+};
+/* Send one message (text may be NULL). 0 or -errno. */
+CBOX_API int cbox_tier_msg_send(int sock, int type, int value, const char *text);
+/* Receive one: 1, 0 when the peer is gone (EOF), -EPROTO for a wrong size, or -errno. */
+CBOX_API int cbox_tier_msg_recv(int sock, struct cbox_tier_msg *m);
+
 /* ---- the container's cgroup, shared by the tiers (tiers/tier_cgroup.c) ---- */
 struct cbox_cgroup;
 /* Create the container's cgroup (linux.cgroupsPath, or cbox/<id>) with linux.resources'
