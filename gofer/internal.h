@@ -44,6 +44,14 @@ static inline struct cbox_gofer_node *cbox_gofer_server_lookup(const struct cbox
 	return fid < s->cap ? s->fids[fid] : NULL;
 }
 
+/* Drop a reference to n (and to its parents, as they become unused). */
+void cbox_gofer_node_unref(struct cbox_gofer_node *n);
+/* serve.c: run q (decoded and checked). Returns 0 with r filled (and *fd_out set for OPEN/CREATE)
+ * or -errno for the peer. buf holds a READLINK target; in_fd is the fd a BIND or INOTIFY carried.
+ */
+int cbox_gofer_handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                      struct cbox_gofer_reply *r, int *fd_out, char *buf, size_t size, int in_fd);
+
 /*
  * The request handlers of serve_ext.c (AF_UNIX bind, extended attributes). Each returns 0 with r
  * filled, or -errno for the peer. cbox_gofer_do_bind takes sockfd (the fd the request carried):

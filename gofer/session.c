@@ -1,0 +1,234 @@
+/*
+ * The gofer's session: one request packet at a time from the socket (an fd only on the requests
+ * that carry one), checked by cbox_gofer_decode_request(), answered by the handlers (serve.c),
+ * the reply and any fd sent back; the server's fid table is made and freed here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cbox/cleanup.h"
+#include "cbox/gofer.h"
+#include "cbox/log.h"
+#include "internal.h"
+
+/* Send r (and fd, when >= 0). Returns 1, or 0 when the peer is gone. */
+static int send_reply(struct cbox_gofer_server *s, const struct cbox_gofer_reply *r, int fd)
+{
+	unsigned char buf[CBOX_GOFER_MSG_MAX];
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	int len = cbox_gofer_encode_reply(r, buf, sizeof(buf));
+	if (len < 0) {
+		cbox_error("gofer: cannot encode the reply to tag %u: %s", r->tag, strerror(-len));
+		return 0;
+	}
+	struct iovec iov = {.iov_base = buf, .iov_len = (size_t)len};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (fd >= 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	ssize_t n;
+	do
+		n = sendmsg(s->sock, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		cbox_debug("gofer: send reply: %s: ending the session", strerror(errno));
+		return 0;
+	}
+	return 1;
+}
+
+/* One line naming what is wrong with a packet the decoder refused. */
+static void log_malformed(const unsigned char *buf, size_t len)
+{
+	struct cbox_gofer_hdr h;
+	if (len < sizeof(h)) {
+		cbox_error("gofer: malformed request: %zu bytes, shorter than the header", len);
+		return;
+	}
+	memcpy(&h, buf, sizeof(h));
+	if (h.len != len)
+		cbox_error("gofer: malformed request: header length %u, packet length %zu", h.len,
+		           len);
+	else if (h.type < CBOX_GOFER_WALK || h.type > CBOX_GOFER_TYPE_MAX)
+		cbox_error("gofer: malformed request: unknown type %u", h.type);
+	else
+		cbox_error("gofer: malformed request of type %u (tag %u): body of the wrong length "
+		           "or an invalid name or field",
+		           h.type, h.tag);
+}
+
+/*
+ * The fd a request carried: none, or exactly one SCM_RIGHTS fd. Every fd received is taken into
+ * *fd or closed, so that whatever the peer attaches never lingers in the gofer. Returns 0, or -1
+ * when the control data was truncated or held more than one fd or anything but SCM_RIGHTS.
+ */
+static int take_in_fd(struct msghdr *mh, int *fd)
+{
+	int rc = (mh->msg_flags & MSG_CTRUNC) ? -1 : 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
+			rc = -1;
+			continue;
+		}
+		size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < nfd; i++) {
+			int f;
+			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (*fd < 0) {
+				*fd = f;
+			} else {
+				close(f);
+				rc = -1;
+			}
+		}
+	}
+	return rc;
+}
+
+/* Receive one packet into buf and the fd it carried into *in_fd. Returns its length, 0 at the
+ * end of the session, -1 after an error (logged). */
+static ssize_t recv_request(struct cbox_gofer_server *s, unsigned char *buf, int *in_fd)
+{
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = {.iov_base = buf, .iov_len = CBOX_GOFER_MSG_MAX};
+	struct msghdr mh = {.msg_iov = &iov,
+	                    .msg_iovlen = 1,
+	                    .msg_control = ctl.buf,
+	                    .msg_controllen = sizeof(ctl)};
+	ssize_t n;
+	do
+		n = recvmsg(s->sock, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && (errno == ECONNRESET || errno == EPIPE))
+		return 0;
+	if (n < 0) {
+		cbox_error("gofer: receive request: %s", strerror(errno));
+		return -1;
+	}
+	int fdrc = take_in_fd(&mh, in_fd);
+	if (n == 0)
+		return 0;
+	if (mh.msg_flags & MSG_TRUNC) {
+		cbox_error("gofer: malformed request: longer than %u bytes", CBOX_GOFER_MSG_MAX);
+		return -1;
+	}
+	if (fdrc < 0) {
+		cbox_error("gofer: malformed request: ancillary data beyond one file descriptor");
+		return -1;
+	}
+	return n;
+}
+
+int cbox_gofer_serve_one(struct cbox_gofer_server *s)
+{
+	unsigned char buf[CBOX_GOFER_MSG_MAX];
+	char target[CBOX_GOFER_TARGET_MAX + 1];
+	CBOX_AUTOCLOSE int in_fd = -1;
+	ssize_t n = recv_request(s, buf, &in_fd);
+	if (n <= 0)
+		return (int)n;
+	struct cbox_gofer_req q;
+	if (cbox_gofer_decode_request(buf, (size_t)n, &q) < 0) {
+		log_malformed(buf, (size_t)n);
+		return -1;
+	}
+	/* Only BIND and INOTIFY carry an fd (the guest's socket, its inotify instance), and they
+	 * always do: an fd on any other request is refused as it always was, and never lands in
+	 * the gofer's table. */
+	bool wants_fd = q.type == CBOX_GOFER_BIND || q.type == CBOX_GOFER_INOTIFY;
+	if (wants_fd != (in_fd >= 0)) {
+		cbox_error("gofer: malformed request of type %u (tag %u): %s", q.type, q.tag,
+		           in_fd >= 0 ? "carries ancillary data (file descriptors)"
+		                      : "BIND or INOTIFY without its fd");
+		return -1;
+	}
+	struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | q.type, .tag = q.tag};
+	CBOX_AUTOCLOSE int fd = -1;
+	int rc = cbox_gofer_handle(s, &q, &r, &fd, target, sizeof(target), in_fd);
+	if (rc < 0)
+		r = (struct cbox_gofer_reply){
+		    .type = CBOX_GOFER_REPLY_ERROR, .tag = q.tag, .error = -rc};
+	return send_reply(s, &r, fd);
+}
+
+struct cbox_gofer_server *cbox_gofer_server_new(int sock, int root_fd, bool readonly)
+{
+	CBOX_AUTOCLOSE int fd = root_fd;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return NULL;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return NULL;
+	}
+	struct cbox_gofer_server *s = calloc(1, sizeof(*s));
+	struct cbox_gofer_node *root = calloc(1, sizeof(*root) + 1);
+	if (s) {
+		s->fids = calloc(64, sizeof(*s->fids));
+		s->xbuf = malloc(CBOX_GOFER_XVALUE_MAX);
+	}
+	if (!s || !root || !s->fids || !s->xbuf) {
+		if (s) {
+			free(s->fids);
+			free(s->xbuf);
+		}
+		free(s);
+		free(root);
+		errno = ENOMEM;
+		return NULL;
+	}
+	*root = (struct cbox_gofer_node){.fd = cbox_steal_fd(&fd),
+	                                 .refs = 1,
+	                                 .dev = st.st_dev,
+	                                 .ino = st.st_ino,
+	                                 .mode = st.st_mode};
+	s->fids[CBOX_GOFER_ROOT_FID] = root;
+	s->cap = 64;
+	s->hint = 1;
+	s->sock = sock;
+	s->readonly = readonly;
+	return s;
+}
+
+void cbox_gofer_server_free(struct cbox_gofer_server *s)
+{
+	if (s == NULL)
+		return;
+	for (uint32_t i = 0; i < s->cap; i++)
+		cbox_gofer_node_unref(s->fids[i]);
+	free(s->fids);
+	free(s->xbuf);
+	free(s);
+}
+
+int cbox_gofer_serve(int sock, int root_fd, bool readonly)
+{
+	struct cbox_gofer_server *s = cbox_gofer_server_new(sock, root_fd, readonly);
+	if (s == NULL) {
+		cbox_error("gofer: cannot start serving: %s", strerror(errno));
+		return -1;
+	}
+	int rc;
+	while ((rc = cbox_gofer_serve_one(s)) > 0)
+		;
+	cbox_gofer_server_free(s);
+	return rc < 0 ? -1 : 0;
+}
