@@ -270,3 +270,20 @@ stop_run() {
 	kill -9 -- "-$RUN_PID" 2>/dev/null
 	wait "$RUN_PID" 2>/dev/null
 }
+
+# For the OCI runtime's tests (the caller sets ROOT, the state root, and BUNDLE, and defines
+# `edit PYTHON`, which rewrites BUNDLE's config.json).
+# oci ARGS...: runs cbox with the test's root; sets OUT, ERR, STATUS.
+oci() {
+	timeout -k 5 30 "$CBOX" --root "$ROOT" "$@" >"$SCRATCH/out" 2>"$SCRATCH/err" </dev/null
+	STATUS=$?
+	OUT=$(cat "$SCRATCH/out")
+	ERR=$(cat "$SCRATCH/err")
+}
+
+# runsh SCRIPT [PYTHON]: `cbox run` of sh -c SCRIPT with the config edits.
+runsh() {
+	edit "c['process']['args'] = ['sh', '-c', '''$1''']
+${2:-}"
+	oci run --bundle "$BUNDLE" "t$RANDOM"
+}

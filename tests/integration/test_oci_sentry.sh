@@ -41,19 +41,6 @@ json.dump(c, open(sys.argv[2], "w"))
 EOF
 }
 
-oci() {
-	timeout -k 5 30 "$CBOX" --root "$ROOT" "$@" >"$SCRATCH/out" 2>"$SCRATCH/err" </dev/null
-	STATUS=$?
-	OUT=$(cat "$SCRATCH/out")
-	ERR=$(cat "$SCRATCH/err")
-}
-
-# runsh SCRIPT [PYTHON]: `cbox run` of sh -c SCRIPT with the config edits.
-runsh() {
-	edit "c['process']['args'] = ['sh', '-c', '''$1''']
-${2:-}"
-	oci run --bundle "$BUNDLE" "t$RANDOM"
-}
 
 runsh 'echo hello; exit 7'
 check "run prints the output" hello "$OUT"
