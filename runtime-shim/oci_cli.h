@@ -77,6 +77,14 @@ json_object *cbox_oci_state_json(const struct cbox_oci_state *st, const char *st
 int cbox_oci_hooks_run(const struct cbox_oci_config *cfg, enum cbox_oci_hook_kind kind,
                        const char *state_json, struct cbox_err **err);
 
+/*
+ * Run st's hooks of kind (poststart, poststop) with st's state JSON at status. These run after
+ * the container changed state, so a failure is only logged: the runtime-spec says the start or
+ * delete goes on.
+ */
+void cbox_oci_post_hooks_run(const struct cbox_oci_state *st, enum cbox_oci_hook_kind kind,
+                             const char *status);
+
 /* Remove <dir> and the files in it (state dirs hold no subdirectories). */
 int cbox_oci_state_remove(const char *dir, struct cbox_err **err);
 

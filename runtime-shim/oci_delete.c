@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "cbox/cleanup.h"
 #include "cbox/log.h"
 #include "oci_cli.h"
 
@@ -44,16 +43,7 @@ int cbox_oci_do_delete(const struct cbox_oci_global *g, const char *id, bool for
 	if (r == 0)
 		r = tier->delete (&c, err);
 	if (r == 0) {
-		/* poststop: a failure is logged, the delete goes on (runtime-spec). */
-		CBOX_AUTO(cbox_oci_config) *cfg = NULL;
-		struct cbox_err *herr = NULL;
-		json_object *j = cbox_oci_state_json(&st, "stopped");
-		if (cbox_oci_config_load(st.dir, &cfg, &herr) < 0 ||
-		    cbox_oci_hooks_run(cfg, CBOX_OCI_HOOK_POSTSTOP,
-		                       json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
-		                       &herr) < 0)
-			cbox_err_report(&herr, "poststop");
-		json_object_put(j);
+		cbox_oci_post_hooks_run(&st, CBOX_OCI_HOOK_POSTSTOP, "stopped");
 		r = cbox_oci_state_remove(st.dir, err);
 	}
 	cbox_oci_state_release(&st);

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cbox/cleanup.h"
 #include "cbox/log.h"
 #include "oci_cli.h"
 
@@ -88,4 +89,17 @@ int cbox_oci_hooks_run(const struct cbox_oci_config *cfg, enum cbox_oci_hook_kin
 			return -1;
 	}
 	return 0;
+}
+
+void cbox_oci_post_hooks_run(const struct cbox_oci_state *st, enum cbox_oci_hook_kind kind,
+                             const char *status)
+{
+	CBOX_AUTO(cbox_oci_config) *cfg = NULL;
+	struct cbox_err *err = NULL;
+	json_object *j = cbox_oci_state_json(st, status);
+	if (cbox_oci_config_load(st->dir, &cfg, &err) < 0 ||
+	    cbox_oci_hooks_run(cfg, kind, json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+	                       &err) < 0)
+		cbox_err_report(&err, cbox_oci_hook_kind_name(kind));
+	json_object_put(j);
 }

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "cbox/cleanup.h"
 #include "cbox/log.h"
 #include "oci_cli.h"
 
@@ -20,18 +19,8 @@ int cbox_oci_do_start(const struct cbox_oci_global *g, const char *id, struct cb
 		                 id, cbox_tier_status_name(s));
 	if (r == 0)
 		r = tier->start(&c, err);
-	if (r == 0) {
-		/* poststart: a failure is logged, the container keeps running (runtime-spec). */
-		CBOX_AUTO(cbox_oci_config) *cfg = NULL;
-		struct cbox_err *herr = NULL;
-		json_object *j = cbox_oci_state_json(&st, "running");
-		if (cbox_oci_config_load(st.dir, &cfg, &herr) < 0 ||
-		    cbox_oci_hooks_run(cfg, CBOX_OCI_HOOK_POSTSTART,
-		                       json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
-		                       &herr) < 0)
-			cbox_err_report(&herr, "poststart");
-		json_object_put(j);
-	}
+	if (r == 0)
+		cbox_oci_post_hooks_run(&st, CBOX_OCI_HOOK_POSTSTART, "running");
 	cbox_oci_state_release(&st);
 	return r;
 }
