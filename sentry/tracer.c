@@ -163,6 +163,35 @@ static bool fatal_fault(struct cbox_sentry *s, pid_t tid, int sig)
  * unconditionally (-ERESTARTNOINTR); a call the sentry continued on the host, and the host
  * interrupted, keeps Linux's own answer.
  */
+/*
+ * Whether the host's own run of nr can end in -ERESTARTSYS (it sleeps interruptibly). The
+ * continued marker below names the task's last continued call, and it goes stale: a task that
+ * repeats a continued call at the same address (close in a loop) may be interrupted before the
+ * sentry receives the repeat, and nothing in the registers tells the two apart. These calls
+ * never sleep interruptibly on the host (close turns the code into EINTR itself; the memory
+ * calls wait only killably), so for them -ERESTARTSYS can only come from the seccomp wait.
+ * Any other call keeps the marker's verdict. At worst a stale marker then gives a call that
+ * may fail with EINTR on Linux an EINTR.
+ */
+static bool host_never_interrupts(long nr)
+{
+	switch (nr) {
+	case SYS_close:
+	case SYS_close_range:
+	case SYS_dup:
+	case SYS_dup2:
+	case SYS_dup3:
+	case SYS_pipe:
+	case SYS_pipe2:
+	case SYS_brk:
+	case SYS_munmap:
+	case SYS_mprotect:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void restart_interrupted_trap(struct cbox_sentry *s, struct cbox_task *t, pid_t tid)
 {
 	if (s->platform->ops->poll_fd(s->platform) < 0)
@@ -174,7 +203,7 @@ static void restart_interrupted_trap(struct cbox_sentry *s, struct cbox_task *t,
 	if (nr < 0 || nr == SYS_execve || nr == SYS_execveat || nr == SYS_clone || nr == SYS_fork ||
 	    nr == SYS_vfork || cbox_platform_fastpath(s->platform->ops, s->cfg->strict, (int)nr))
 		return; /* the host's own call, or a ptrace stop */
-	if (t->continued_nr1 == nr + 1 && t->continued_ip == r.rip)
+	if (t->continued_nr1 == nr + 1 && t->continued_ip == r.rip && !host_never_interrupts(nr))
 		return; /* continued by the sentry: the host interrupted it */
 	r.rax = (uint64_t)-CBOX_ERESTARTNOINTR;
 	ptrace(PTRACE_SETREGS, tid, 0, &r);
