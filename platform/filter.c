@@ -63,7 +63,8 @@ const char *cbox_platform_fastpath_condition(const struct cbox_platform_ops *ops
 
 static enum action action_of(const struct cbox_platform_ops *ops, bool strict, int nr)
 {
-	if (nr == SYS_execve || nr == SYS_execveat)
+	/* clone3 too: the sentry makes it a clone at the ptrace stop (syscalls/sys_clone.c). */
+	if (nr == SYS_execve || nr == SYS_execveat || nr == SYS_clone3)
 		return ACT_EXEC;
 	/* Process creation never waits in a seccomp notification: a signal arriving there would
 	 * turn the fork's transparent restart into EINTR. It is checked in the filter (clone's

@@ -61,15 +61,51 @@ static void resume(pid_t tid, int sig)
 		cbox_warn("resume task %d: %s", tid, strerror(errno));
 }
 
-/* The flags of the clone the parent is stopped in. A clone on the fast path never reached the
- * sentry, so they are read from the parent's registers at this stop (it is still inside clone:
- * orig_rax is the call, rdi its flags); a clone the sentry checked left them in clone_flags. */
-static uint64_t clone_flags_of(struct cbox_task *parent)
+/* The flags of the clone, fork or vfork the parent is stopped in (regs: its registers at this
+ * stop, inside the call). A clone on the fast path never reached the sentry, so they are read from
+ * the registers (orig_rax is the call, rdi its flags); a clone the sentry checked also left them
+ * in clone_flags. */
+static uint64_t clone_flags_of(const struct cbox_task *parent, const struct user_regs_struct *regs,
+                               int event)
 {
-	struct user_regs_struct regs;
-	if (ptrace(PTRACE_GETREGS, parent->tid, 0, &regs) == 0 && regs.orig_rax == SYS_clone)
-		return regs.rdi;
-	return parent->clone_flags;
+	if (regs && regs->orig_rax == SYS_clone)
+		return regs->rdi;
+	if (event == PTRACE_EVENT_VFORK)
+		return CLONE_VM | CLONE_VFORK;
+	return event == PTRACE_EVENT_CLONE ? parent->clone_flags : 0;
+}
+
+/* Whether the call t is stopped in (regs) is the clone the sentry made of its clone3. */
+static bool clone3_here(const struct cbox_task *t, const struct user_regs_struct *regs)
+{
+	return t->clone3_pending && regs && regs->orig_rax == SYS_clone &&
+	       regs->rip == t->clone3.ip;
+}
+
+/* Give task tid back the argument registers of its clone3 (see syscalls/sys_clone.c). */
+static void clone3_restore(pid_t tid, const struct cbox_clone3_fixup *fx)
+{
+	struct user_regs_struct r;
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
+		return;
+	r.rdi = fx->rdi;
+	r.rsi = fx->rsi;
+	r.rdx = fx->rdx;
+	r.r10 = fx->r10;
+	r.r8 = fx->r8;
+	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0 && errno != ESRCH)
+		cbox_warn("restoring the clone3 registers of task %d: %s", tid, strerror(errno));
+}
+
+/* Let a new task run for the first time (both its own first stop and its parent's event have
+ * been seen). */
+static void start_new_task(struct cbox_task *t)
+{
+	if (t->clone3_child) {
+		clone3_restore(t->tid, &t->clone3);
+		t->clone3_child = false;
+	}
+	resume(t->tid, 0);
 }
 
 static void on_new_task(struct cbox_sentry *s, struct cbox_task *parent, int event)
@@ -77,10 +113,12 @@ static void on_new_task(struct cbox_sentry *s, struct cbox_task *parent, int eve
 	unsigned long msg = 0;
 	ptrace(PTRACE_GETEVENTMSG, parent->tid, 0, &msg);
 	pid_t ctid = (pid_t)msg;
-	uint64_t flags = event == PTRACE_EVENT_CLONE   ? clone_flags_of(parent)
-	                 : event == PTRACE_EVENT_VFORK ? (CLONE_VM | CLONE_VFORK)
-	                                               : 0;
+	struct user_regs_struct regs;
+	bool have_regs = ptrace(PTRACE_GETREGS, parent->tid, 0, &regs) == 0;
+	uint64_t flags = clone_flags_of(parent, have_regs ? &regs : NULL, event);
+	bool clone3 = clone3_here(parent, have_regs ? &regs : NULL);
 	parent->clone_flags = 0;
+	parent->clone3_pending = false;
 	struct cbox_task *child = cbox_task_find(s, ctid);
 	if (!child)
 		child = cbox_task_new(s, ctid);
@@ -90,8 +128,19 @@ static void on_new_task(struct cbox_sentry *s, struct cbox_task *parent, int eve
 		return;
 	}
 	inherit(s, child, parent, flags);
+	if (clone3) {
+		/* Neither task has run on since the fork: the child waits for the sentry, the
+		 * parent is at this stop. */
+		if (parent->clone3.parent_tid) {
+			pid_t v = cbox_task_vpid_of(s, ctid);
+			cbox_mem_write(parent->tid, parent->clone3.parent_tid, &v, sizeof(v));
+		}
+		child->clone3 = parent->clone3;
+		child->clone3_child = true;
+		clone3_restore(parent->tid, &parent->clone3);
+	}
 	if (child->seen_first_stop)
-		resume(ctid, 0);
+		start_new_task(child);
 }
 
 static void on_exec(struct cbox_sentry *s, struct cbox_task *t)
@@ -151,8 +200,9 @@ static bool fatal_fault(struct cbox_sentry *s, pid_t tid, int sig)
 }
 
 /* Kernel-internal restart codes (include/linux/errno.h). */
-#define CBOX_ERESTARTSYS    512
-#define CBOX_ERESTARTNOINTR 513
+#define CBOX_ERESTARTSYS           512
+#define CBOX_ERESTARTNOINTR        513
+#define CBOX_ERESTART_RESTARTBLOCK 516
 
 /*
  * On the seccomp platform the kernel waits interruptibly for the sentry to receive a
@@ -207,6 +257,25 @@ static void restart_interrupted_trap(struct cbox_sentry *s, struct cbox_task *t,
 		return; /* continued by the sentry: the host interrupted it */
 	r.rax = (uint64_t)-CBOX_ERESTARTNOINTR;
 	ptrace(PTRACE_SETREGS, tid, 0, &r);
+}
+
+/*
+ * The exit of a clone made from a clone3 that created no task (success ends at the new-task
+ * event, which restores the registers). A clone interrupted by a signal is restarted by the
+ * kernel from the rewritten registers, so those stay until the restart ends; the new-task event
+ * of a restart that succeeds still restores them.
+ */
+static void clone3_failed(struct cbox_task *t, pid_t tid)
+{
+	struct user_regs_struct r;
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
+		return;
+	int64_t rv = (int64_t)r.rax;
+	if (rv <= -CBOX_ERESTARTSYS && rv >= -CBOX_ERESTART_RESTARTBLOCK)
+		return;
+	if (clone3_here(t, &r))
+		clone3_restore(tid, &t->clone3);
+	t->clone3_pending = false;
 }
 
 static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
@@ -271,6 +340,8 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 			t->seen_first_stop = true;
 			if (!t->attached_parent)
 				return; /* resumed by on_new_task */
+			start_new_task(t);
+			return;
 		}
 		resume(tid, 0);
 		return;
@@ -282,6 +353,8 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 		break;
 	}
 	if (sig == (SIGTRAP | 0x80)) {
+		if (t->clone3_pending)
+			clone3_failed(t, tid);
 		resume(tid, 0);
 		return;
 	}

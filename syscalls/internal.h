@@ -29,6 +29,7 @@ int64_t sys_chdir(struct cbox_sysctx *c);
 int64_t sys_chmod(struct cbox_sysctx *c);
 int64_t sys_chown(struct cbox_sysctx *c);
 int64_t sys_clone(struct cbox_sysctx *c);
+int64_t sys_clone3(struct cbox_sysctx *c);
 int64_t sys_close(struct cbox_sysctx *c);
 int64_t sys_close_range(struct cbox_sysctx *c);
 int64_t sys_connect(struct cbox_sysctx *c);

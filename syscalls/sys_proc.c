@@ -1,4 +1,5 @@
-/* Process calls the sentry checks or answers: exec, clone, prctl, priorities, sysinfo. */
+/* Process calls the sentry checks or answers: exec, prctl, priorities, sysinfo (clone:
+ * sys_clone.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -21,31 +22,6 @@ int64_t sys_execve(struct cbox_sysctx *c)
 int64_t sys_execveat(struct cbox_sysctx *c)
 {
 	return cbox_exec(c, IARG(0), ARG(1), ARG(2), ARG(3), IARG(4));
-}
-
-/*
- * clone's flags are a register, so checking them here cannot race with the guest. Namespaces
- * are refused (EPERM, as for a process without CAP_SYS_ADMIN), and so is CLONE_UNTRACED: every
- * guest task must stay traced by the sentry, which is how it sees new tasks and execs.
- */
-int64_t sys_clone(struct cbox_sysctx *c)
-{
-	uint64_t flags = ARG(0);
-	const uint64_t ns = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |
-	                    CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWCGROUP | 0x80 /* NEWTIME */;
-	/* Linux's EINVAL for impossible combinations comes before any privilege check. */
-	if ((flags & (CLONE_NEWNS | CLONE_FS)) == (CLONE_NEWNS | CLONE_FS) ||
-	    (flags & (CLONE_NEWUSER | CLONE_FS)) == (CLONE_NEWUSER | CLONE_FS) ||
-	    ((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND)) ||
-	    ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM)) ||
-	    ((flags & CLONE_THREAD) && (flags & (CLONE_NEWUSER | CLONE_NEWPID))))
-		return -EINVAL;
-	if (flags & ns)
-		return -EPERM;
-	if (flags & CLONE_UNTRACED)
-		return -EPERM;
-	c->task->clone_flags = flags;
-	return CBOX_SYSRET_CONTINUE;
 }
 
 int64_t sys_prctl(struct cbox_sysctx *c)

@@ -130,5 +130,16 @@ t_eintr() {
 	check "no EINTR from pipe, close and open while SIGCHLD arrives" "calls 800 EINTR 0" "$OUT"
 }
 
-for_each_config t_errors t_seccomp_listener t_tiocsti t_eintr
+# clone3's flags live in guest memory. Another thread flips them between a plain fork and
+# CLONE_NEWUSER; natively some children land in a new user namespace (the control: the race is
+# real), in the sandbox none may (the sentry checks one copy and the host runs that copy).
+CFG=native check_match "the clone3 race reaches a user namespace natively" ' newuser [1-9]' \
+	"$("$GUEST" clone3-race)"
+t_clone3_race() {
+	box "$GUEST" clone3-race
+	check_match "no clone3 child in a new user namespace while its flags race" \
+		'^calls 2000 ok [0-9]+ eperm [1-9][0-9]* newuser 0$' "$OUT"
+}
+
+for_each_config t_errors t_seccomp_listener t_tiocsti t_eintr t_clone3_race
 finish

@@ -3,8 +3,9 @@
  * A platform traps guest syscalls and lets the sentry act on the stopped task (gVisor's
  * platform.Platform). Two implementations behind one ops table:
  *   seccomp  SECCOMP_RET_USER_NOTIF: answer by value, CONTINUE for checked pass-through, ADDFD to
- *            install fds. execve/execveat return SECCOMP_RET_TRACE instead, because a notification
- *            reply cannot rewrite the call; the sentry rewrites it at that ptrace stop.
+ *            install fds. execve/execveat and clone3 return SECCOMP_RET_TRACE instead, because a
+ *            notification reply cannot rewrite the call; the sentry rewrites it at that ptrace
+ *            stop.
  *   ptrace   SECCOMP_RET_TRACE for every trapped call: the sentry answers at the
  * PTRACE_EVENT_SECCOMP stop by skipping the call (orig_rax = -1) and setting rax, lets it run with
  * PTRACE_CONT, and installs fds by injecting a recvmsg on a socket reserved in every task. In both,
@@ -78,10 +79,10 @@ CBOX_API struct cbox_platform *cbox_platform_new(const struct cbox_platform_ops 
 CBOX_API void cbox_platform_free(struct cbox_platform *p);
 
 /*
- * The guest filter. Every syscall of the table's kind FAST is allowed (unless strict), execve
- * and execveat return SECCOMP_RET_TRACE, everything else returns ops->trap_action. Non-x86_64
- * calls (i386 int 0x80, x32) kill the task: the sentry emulates one ABI. Fills *prog (malloc'd
- * array owned by the caller) and *len. Returns 0 or -ENOMEM.
+ * The guest filter. Every syscall of the table's kind FAST is allowed (unless strict), execve,
+ * execveat and clone3 return SECCOMP_RET_TRACE, everything else returns ops->trap_action.
+ * Non-x86_64 calls (i386 int 0x80, x32) kill the task: the sentry emulates one ABI. Fills *prog
+ * (malloc'd array owned by the caller) and *len. Returns 0 or -ENOMEM.
  */
 struct sock_filter;
 CBOX_API int cbox_platform_build_filter(const struct cbox_platform_ops *ops, bool strict,

@@ -221,6 +221,18 @@ struct cbox_exec_pending {
 	char *execfn;
 };
 
+/*
+ * clone3 keeps its arguments in guest memory, where a racing thread could change them after the
+ * sentry checked them; the sentry therefore runs it as a clone with the checked values in
+ * registers. The guest's own argument registers are put back afterwards, in the parent at the
+ * call's exit and in the child before it first runs (glibc's child code reads them).
+ */
+struct cbox_clone3_fixup {
+	uint64_t rdi, rsi, rdx, r10, r8;
+	uint64_t ip;         /* where the call was made (after the syscall instruction) */
+	uint64_t parent_tid; /* CLONE_PARENT_SETTID beside CLONE_PIDFD: written by the sentry */
+};
+
 struct cbox_task {
 	pid_t tid;  /* host tid, in the sentry's pid namespace */
 	pid_t vtid; /* tid inside the sandbox */
@@ -237,6 +249,10 @@ struct cbox_task {
 	 * signal interrupting that one is the host's own EINTR (tracer.c) */
 	int continued_nr1;
 	uint64_t continued_ip;
+	/* A clone3 the sentry rewrote into clone (syscalls/sys_clone.c): in the parent until the
+	 * call's exit (clone3_pending), then in the child until it first runs (clone3_child). */
+	struct cbox_clone3_fixup clone3;
+	bool clone3_pending, clone3_child;
 	struct cbox_task *next_in_hash;
 };
 

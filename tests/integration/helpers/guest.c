@@ -468,11 +468,62 @@ static int cmd_eintr(void)
 	return 0;
 }
 
+/*
+ * clone3 with a struct that another thread keeps flipping between plain-fork flags and
+ * CLONE_NEWUSER. The kernel reads the struct once per call; a sandbox that checked it and then
+ * let the kernel read it again could be raced into a user namespace. Each child reports
+ * whether it landed in one (its uid is then the overflow uid). Prints
+ * "calls N ok K eperm E newuser U"; natively U > 0 (the race is real), in cbox U must be 0.
+ */
+#ifndef CLONE_NEWUSER
+#define CLONE_NEWUSER 0x10000000
+#endif
+struct clone3_race_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+};
+static volatile struct clone3_race_args race_args = {.exit_signal = SIGCHLD};
+static volatile int race_stop;
+
+static void *clone3_flipper(void *arg)
+{
+	(void)arg;
+	while (!race_stop) {
+		race_args.flags = CLONE_NEWUSER;
+		race_args.flags = 0;
+	}
+	return NULL;
+}
+
+static int cmd_clone3_race(void)
+{
+	pthread_t th;
+	if (pthread_create(&th, NULL, clone3_flipper, NULL) != 0)
+		return 2;
+	int calls = 0, ok = 0, eperm = 0, newuser = 0;
+	for (; calls < 2000; calls++) {
+		long pid = syscall(SYS_clone3, &race_args, sizeof(race_args));
+		if (pid == 0)
+			_exit(syscall(SYS_getuid) == 65534 ? 3 : 0);
+		if (pid < 0) {
+			eperm += errno == EPERM;
+			continue;
+		}
+		ok++;
+		int st;
+		if (waitpid((pid_t)pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 3)
+			newuser++;
+	}
+	race_stop = 1;
+	pthread_join(th, NULL);
+	printf("calls %d ok %d eperm %d newuser %d\n", calls, ok, eperm, newuser);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
 	                "kill-self SIG|signal-child|open "
-	                "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|eintr\n");
+	                "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|eintr|clone3-race\n");
 }
 
 int main(int argc, char **argv)
@@ -514,6 +565,8 @@ int main(int argc, char **argv)
 		return cmd_tiocsti();
 	if (!strcmp(c, "eintr"))
 		return cmd_eintr();
+	if (!strcmp(c, "clone3-race"))
+		return cmd_clone3_race();
 	usage();
 	return 2;
 }

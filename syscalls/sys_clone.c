@@ -1,0 +1,196 @@
+/*
+ * clone and clone3. Every guest task must stay a task the sentry traces (that is how it sees new
+ * tasks and execs) and inside the sandbox's namespaces, so the flags that would change either are
+ * refused before the host makes the task.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+
+#include "internal.h"
+
+#define ARG(i) (c->trap->args[i])
+
+#define CBOX_CLONE_NEWTIME  0x80ULL
+#define CBOX_CSIGNAL        0xffULL
+#define CBOX_NSIG           64
+#define CBOX_MAX_PID_LEVELS 32   /* MAX_PID_NS_LEVEL */
+#define CBOX_PAGE           4096 /* clone3 refuses a larger struct outright (E2BIG) */
+/* The end of x86_64 user space with 4-level paging: a clone3 stack past it fails access_ok. */
+#define CBOX_USER_END (0x00007ffffffff000ULL)
+
+/*
+ * The checks clone and clone3 share, in copy_process's order: impossible combinations are
+ * EINVAL for anyone, then namespaces are EPERM (as for a process without CAP_SYS_ADMIN: the
+ * sandbox's namespaces are the runtime's, not the guest's to leave or nest), and so is
+ * CLONE_UNTRACED, which would hide the child from the sentry.
+ */
+static int clone_flags_check(uint64_t flags)
+{
+	const uint64_t ns = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER |
+	                    CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWCGROUP | CBOX_CLONE_NEWTIME;
+	if ((flags & (CLONE_NEWNS | CLONE_FS)) == (CLONE_NEWNS | CLONE_FS) ||
+	    (flags & (CLONE_NEWUSER | CLONE_FS)) == (CLONE_NEWUSER | CLONE_FS) ||
+	    ((flags & CLONE_THREAD) && !(flags & CLONE_SIGHAND)) ||
+	    ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM)) ||
+	    ((flags & CLONE_THREAD) && (flags & (CLONE_NEWUSER | CLONE_NEWPID))))
+		return -EINVAL;
+	if (flags & ns)
+		return -EPERM;
+	if (flags & CLONE_UNTRACED)
+		return -EPERM;
+	return 0;
+}
+
+/* clone's flags are a register, so checking them here cannot race with the guest. */
+int64_t sys_clone(struct cbox_sysctx *c)
+{
+	uint64_t flags = ARG(0);
+	int r = clone_flags_check(flags);
+	if (r < 0)
+		return r;
+	c->task->clone_flags = flags;
+	return CBOX_SYSRET_CONTINUE;
+}
+
+/* Read clone3's struct as copy_clone_args_from_user does: E2BIG past a page or for nonzero
+ * bytes past the fields this build knows, EINVAL below the first published size. */
+static int read_clone_args(struct cbox_sysctx *c, uint64_t addr, uint64_t size,
+                           struct clone_args *a)
+{
+	if (size > CBOX_PAGE)
+		return -E2BIG;
+	if (size < CLONE_ARGS_SIZE_VER0)
+		return -EINVAL;
+	memset(a, 0, sizeof(*a));
+	if (size > sizeof(*a)) {
+		unsigned char tail[CBOX_PAGE];
+		size_t n = size - sizeof(*a);
+		if (cbox_sys_read(c, addr + sizeof(*a), tail, n) < 0)
+			return -EFAULT;
+		for (size_t i = 0; i < n; i++)
+			if (tail[i])
+				return -E2BIG;
+	}
+	size_t known = size < sizeof(*a) ? (size_t)size : sizeof(*a);
+	return cbox_sys_read(c, addr, a, known) < 0 ? -EFAULT : 0;
+}
+
+/* The rest of the kernel's argument checks (copy_clone_args_from_user, clone3_args_valid,
+ * kernel_clone), in its order. */
+static int clone3_args_check(struct cbox_sysctx *c, const struct clone_args *a, uint64_t size)
+{
+	if (a->set_tid_size > CBOX_MAX_PID_LEVELS || (!a->set_tid && a->set_tid_size > 0) ||
+	    (a->set_tid && a->set_tid_size == 0))
+		return -EINVAL;
+	if ((a->exit_signal & ~CBOX_CSIGNAL) || a->exit_signal > CBOX_NSIG)
+		return -EINVAL;
+	if ((a->flags & CLONE_INTO_CGROUP) && (a->cgroup > INT_MAX || size < CLONE_ARGS_SIZE_VER2))
+		return -EINVAL;
+	pid_t tids[CBOX_MAX_PID_LEVELS];
+	if (a->set_tid && cbox_sys_read(c, a->set_tid, tids, a->set_tid_size * sizeof(pid_t)) < 0)
+		return -EFAULT;
+	if (a->flags & ~(0xffffffffULL | CLONE_CLEAR_SIGHAND | CLONE_INTO_CGROUP))
+		return -EINVAL;
+	if (a->flags & (CLONE_DETACHED | (CBOX_CSIGNAL & ~CBOX_CLONE_NEWTIME)))
+		return -EINVAL;
+	if ((a->flags & (CLONE_SIGHAND | CLONE_CLEAR_SIGHAND)) ==
+	    (CLONE_SIGHAND | CLONE_CLEAR_SIGHAND))
+		return -EINVAL;
+	if ((a->flags & (CLONE_THREAD | CLONE_PARENT)) && a->exit_signal)
+		return -EINVAL;
+	if (a->stack == 0 ? a->stack_size > 0
+	                  : a->stack_size == 0 || a->stack_size > CBOX_USER_END ||
+	                        a->stack > CBOX_USER_END - a->stack_size)
+		return -EINVAL;
+	if ((a->flags & CLONE_PIDFD) && (a->flags & CLONE_PARENT_SETTID) &&
+	    a->pidfd == a->parent_tid)
+		return -EINVAL;
+	int r = clone_flags_check(a->flags);
+	if (r < 0)
+		return r;
+	if (a->set_tid) {
+		for (uint64_t i = 0; i < a->set_tid_size; i++)
+			if (tids[i] < 1)
+				return -EINVAL;
+		return -EPERM; /* choosing pids needs CAP_CHECKPOINT_RESTORE */
+	}
+	/* The sandbox's cgroup carries the limits its runtime set: moving a child out of it is
+	 * never the guest's choice. */
+	if (a->flags & CLONE_INTO_CGROUP)
+		return -EPERM;
+	return 0;
+}
+
+/*
+ * clone3 keeps its arguments in guest memory, where another thread (or a process sharing the
+ * page) could change them between the sentry's check and the host's own read: a
+ * CLONE_NEWUSER or CLONE_UNTRACED slipped in there would give the guest a user namespace or an
+ * untraced task. So the sentry reads the struct once, checks that copy, and has the host run the
+ * same request as a legacy clone whose arguments are registers it sets at this ptrace stop. The
+ * kernel re-runs the guest filter on the rewritten call, which passes clone with these flags.
+ * The guest's argument registers are restored in the parent and the child by tracer.c.
+ *
+ * What a legacy clone cannot say: CLONE_PIDFD beside CLONE_PARENT_SETTID (both use one
+ * argument), so the sentry writes parent_tid itself at the new-task event, before either task
+ * runs on; and CLONE_CLEAR_SIGHAND (a bit past 32), which gives ENOSYS: glibc then falls back to
+ * clone and resets the child's handlers itself, as on a kernel without clone3.
+ */
+int64_t sys_clone3(struct cbox_sysctx *c)
+{
+	struct cbox_trap *tr = c->trap;
+	if (!tr->ptrace_stop)
+		return -ENOSYS; /* the filter sends clone3 only as a ptrace stop */
+	uint64_t size = ARG(1);
+	struct clone_args a;
+	int r = read_clone_args(c, ARG(0), size, &a);
+	if (r == 0)
+		r = clone3_args_check(c, &a, size);
+	if (r < 0)
+		return r;
+	if (a.flags & CLONE_CLEAR_SIGHAND)
+		return -ENOSYS;
+
+	uint64_t flags = (a.flags & 0xffffffffULL) | a.exit_signal;
+	uint64_t ptid = 0;
+	struct cbox_clone3_fixup fx = {.rdi = tr->regs.rdi,
+	                               .rsi = tr->regs.rsi,
+	                               .rdx = tr->regs.rdx,
+	                               .r10 = tr->regs.r10,
+	                               .r8 = tr->regs.r8,
+	                               .ip = tr->regs.rip};
+	if (flags & CLONE_PIDFD) {
+		ptid = a.pidfd;
+		if (flags & CLONE_PARENT_SETTID) {
+			flags &= ~(uint64_t)CLONE_PARENT_SETTID;
+			fx.parent_tid = a.parent_tid;
+		}
+	} else if (flags & CLONE_PARENT_SETTID) {
+		ptid = a.parent_tid;
+	}
+	struct user_regs_struct regs = tr->regs;
+	regs.orig_rax = SYS_clone;
+	regs.rdi = flags;
+	regs.rsi = a.stack ? a.stack + a.stack_size : 0;
+	regs.rdx = ptid;
+	regs.r10 = a.child_tid;
+	regs.r8 = a.tls;
+	c->task->clone3 = fx;
+	c->task->clone3_pending = true;
+	c->task->clone_flags = flags;
+	/* PTRACE_SYSCALL: a clone that fails (no new-task event) is seen at its exit, where the
+	 * parent gets its registers back. */
+	if (ptrace(PTRACE_SETREGS, tr->tid, 0, &regs) < 0 ||
+	    ptrace(PTRACE_SYSCALL, tr->tid, 0, 0) < 0) {
+		c->task->clone3_pending = false;
+		return errno == ESRCH ? CBOX_SYSRET_DONE : -EAGAIN;
+	}
+	return CBOX_SYSRET_DONE;
+}
