@@ -12,6 +12,8 @@ int64_t sys_inotify_add_watch(struct cbox_sysctx *c);
 int64_t sys_fchmodat2(struct cbox_sysctx *c);
 int64_t sys_unshare(struct cbox_sysctx *c);
 int64_t sys_setns(struct cbox_sysctx *c);
+int64_t sys_bpf(struct cbox_sysctx *c);
+int64_t sys_perf_event_open(struct cbox_sysctx *c);
 int64_t sys_clock_settime(struct cbox_sysctx *c);
 int64_t sys_settimeofday(struct cbox_sysctx *c);
 int64_t sys_setuid(struct cbox_sysctx *c);

@@ -7,8 +7,11 @@
  */
 #include <errno.h>
 #include <linux/seccomp.h>
+#include <linux/bpf.h>
 #include <linux/nsfs.h>
+#include <linux/perf_event.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,4 +167,87 @@ int64_t sys_seccomp(struct cbox_sysctx *c)
 	if (op == SECCOMP_SET_MODE_FILTER && (flags & SECCOMP_FILTER_FLAG_NEW_LISTENER))
 		return -EPERM;
 	return CBOX_SYSRET_CONTINUE;
+}
+
+/* A struct that grows by version (bpf_attr, perf_event_attr): Linux refuses one larger than a
+ * page, and bytes past the fields it knows must be zero (E2BIG), before it reads the rest. */
+#define CBOX_PAGE 4096
+static int read_sized_struct(struct cbox_sysctx *c, uint64_t addr, uint32_t size, void *out,
+                             size_t known)
+{
+	if (size > CBOX_PAGE)
+		return -E2BIG;
+	memset(out, 0, known);
+	if (size > known) {
+		unsigned char tail[CBOX_PAGE];
+		if (cbox_sys_read(c, addr + known, tail, size - known) < 0)
+			return -EFAULT;
+		for (size_t i = 0; i < size - known; i++)
+			if (tail[i])
+				return -E2BIG;
+	}
+	if (size > 0 && cbox_sys_read(c, addr, out, size < known ? size : known) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * bpf: no eBPF for the guest. Maps and programs live in the host kernel, whose verifier and JIT
+ * are a classic escape route, so nothing here reaches the host. The answer follows Linux's
+ * order for a process without CAP_BPF: the size and copy of the attributes (E2BIG, EFAULT), an
+ * unknown command (EINVAL), then EPERM.
+ */
+int64_t sys_bpf(struct cbox_sysctx *c)
+{
+	union bpf_attr attr;
+	int r = read_sized_struct(c, ARG(1), (uint32_t)ARG(2), &attr, sizeof(attr));
+	if (r < 0)
+		return r;
+	int cmd = IARG(0);
+	if (cmd < 0 || cmd > BPF_PROG_BIND_MAP) /* the last command of the headers cbox uses */
+		return -EINVAL;
+	return -EPERM;
+}
+
+/*
+ * perf_event_open: no performance counters for the guest (they observe the host's CPUs and
+ * kernel). As Linux orders its checks: unknown flags (EINVAL), the attribute struct (EFAULT;
+ * E2BIG, with the size this build knows written back as Linux does), counting the kernel
+ * (EACCES, as with perf_event_paranoid >= 2), a bad period or cgroup mode (EINVAL), a PMU type
+ * nothing in the sandbox provides (ENOENT: the dynamic types of the host's PMUs are not the
+ * guest's), then EPERM for the built-in types.
+ */
+int64_t sys_perf_event_open(struct cbox_sysctx *c)
+{
+	uint64_t flags = ARG(4);
+	const uint64_t all = PERF_FLAG_FD_NO_GROUP | PERF_FLAG_FD_OUTPUT | PERF_FLAG_PID_CGROUP |
+	                     PERF_FLAG_FD_CLOEXEC;
+	if (flags & ~all)
+		return -EINVAL;
+	uint64_t addr = ARG(0);
+	uint32_t size;
+	if (cbox_sys_read(c, addr + offsetof(struct perf_event_attr, size), &size, sizeof(size)) <
+	    0)
+		return -EFAULT;
+	if (size == 0)
+		size = PERF_ATTR_SIZE_VER0;
+	struct perf_event_attr attr;
+	int r = size < PERF_ATTR_SIZE_VER0 ? -E2BIG
+	                                   : read_sized_struct(c, addr, size, &attr, sizeof(attr));
+	if (r == -E2BIG) {
+		uint32_t known = sizeof(attr);
+		cbox_sys_write(c, addr + offsetof(struct perf_event_attr, size), &known,
+		               sizeof(known));
+	}
+	if (r < 0)
+		return r;
+	if (!attr.exclude_kernel)
+		return -EACCES;
+	if (attr.freq ? attr.sample_freq > 100000 : (attr.sample_period & (1ULL << 63)))
+		return -EINVAL;
+	if ((flags & PERF_FLAG_PID_CGROUP) && (IARG(1) == -1 || IARG(2) == -1))
+		return -EINVAL;
+	if (attr.type >= PERF_TYPE_MAX)
+		return -ENOENT;
+	return -EPERM;
 }

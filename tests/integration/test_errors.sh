@@ -141,5 +141,17 @@ t_clone3_race() {
 		'^calls 2000 ok [0-9]+ eperm [1-9][0-9]* newuser 0$' "$OUT"
 }
 
-for_each_config t_errors t_seccomp_listener t_tiocsti t_eintr t_clone3_race
+# eBPF maps and perf counters live in the host kernel: valid requests that open natively (as
+# root) must be EPERM in the sandbox.
+if [ "$(id -u)" = 0 ]; then
+	CFG=native check "a bpf map and a perf counter open natively (root)" \
+		"$(printf 'bpf_map_create OK\nperf_event_open OK')" "$("$GUEST" bpf-perf)"
+fi
+t_bpf_perf() {
+	box "$GUEST" bpf-perf
+	check "no bpf map and no perf counter in the sandbox" \
+		"$(printf 'bpf_map_create EPERM\nperf_event_open EPERM')" "$OUT"
+}
+
+for_each_config t_errors t_seccomp_listener t_tiocsti t_eintr t_clone3_race t_bpf_perf
 finish

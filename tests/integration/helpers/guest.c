@@ -17,7 +17,9 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <linux/bpf.h>
 #include <linux/filter.h>
+#include <linux/perf_event.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -519,11 +521,39 @@ static int cmd_clone3_race(void)
 	return 0;
 }
 
+/*
+ * A valid eBPF array map and a valid self-counting software perf event: natively (as root) both
+ * open; in the sandbox both must be EPERM, after Linux's argument checks. Prints one line each:
+ * "bpf_map_create OK|ERRNAME", "perf_event_open OK|ERRNAME".
+ */
+static int cmd_bpf_perf(void)
+{
+	union bpf_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_MAP_TYPE_ARRAY;
+	attr.key_size = 4;
+	attr.value_size = 8;
+	attr.max_entries = 4;
+	long fd = syscall(SYS_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
+	printf("bpf_map_create %s\n", fd >= 0 ? "OK" : errname(errno));
+	struct perf_event_attr pe;
+	memset(&pe, 0, sizeof(pe));
+	pe.size = sizeof(pe);
+	pe.type = PERF_TYPE_SOFTWARE;
+	pe.config = PERF_COUNT_SW_TASK_CLOCK;
+	pe.exclude_kernel = 1;
+	pe.exclude_hv = 1;
+	long pfd = syscall(SYS_perf_event_open, &pe, 0, -1, -1, 0);
+	printf("perf_event_open %s\n", pfd >= 0 ? "OK" : errname(errno));
+	return 0;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
-	                "kill-self SIG|signal-child|open "
-	                "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|eintr|clone3-race\n");
+	fprintf(stderr,
+	        "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
+	        "kill-self SIG|signal-child|open "
+	        "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|eintr|clone3-race|bpf-perf\n");
 }
 
 int main(int argc, char **argv)
@@ -567,6 +597,8 @@ int main(int argc, char **argv)
 		return cmd_eintr();
 	if (!strcmp(c, "clone3-race"))
 		return cmd_clone3_race();
+	if (!strcmp(c, "bpf-perf"))
+		return cmd_bpf_perf();
 	usage();
 	return 2;
 }
