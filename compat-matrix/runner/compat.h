@@ -211,3 +211,12 @@ void cbox_compat_check_target(const struct cbox_compat_table *table, const char 
 void cbox_compat_check_names(const struct cbox_compat_table *table, const char *target,
                              const struct cbox_compat_results *results, FILE *out,
                              struct cbox_compat_check_stats *stats);
+
+/*
+ * Whether a committed matrix.tsv is current (stale.c): compares the columns that depend only
+ * on the syscall table and the test programs (nr, name, level, cases, errno, note), not the
+ * pass counts, which depend on the machine that ran the suite. Prints one line per differing
+ * or missing row to diag. Returns the number of differences (0: current), -EINVAL when either
+ * text lacks one of those columns in its header line, -ENOMEM.
+ */
+int cbox_compat_report_stale(const char *committed, const char *fresh, FILE *diag);

@@ -38,9 +38,13 @@ static const char usage_text[] =
     "  e.g. cbox-compat run --only 'open*,stat*' --target native,sentry-seccomp --jobs 2\n"
     "       cbox-compat run --suite ltp.txt --exit-map '0=pass,32=skip,*=fail' --timeout 30\n"
     "\n"
-    "cbox-compat report [--results DIR] [--out DIR] [--table FILE]\n"
+    "cbox-compat report [--results DIR] [--out DIR] [--table FILE] [--check]\n"
     "  Write <out>/README.md and <out>/matrix.tsv (default out: " CBOX_COMPAT_SOURCE_DIR ")\n"
     "  from the results and the syscall table (`cbox syscalls --json`, or --table FILE).\n"
+    "  --check        write nothing: exit 1 when <out>/matrix.tsv is not current, i.e. its\n"
+    "                 table-derived columns (nr, name, level, cases, errno, note) differ\n"
+    "                 from what the table and results give now (pass counts are not\n"
+    "                 compared: they depend on the machine)\n"
     "  e.g. cbox-compat run && cbox-compat report\n"
     "\n"
     "cbox-compat check [--results DIR] [--table FILE]\n"
@@ -104,7 +108,8 @@ enum {
 	OPT_TIMEOUT,
 	OPT_RESULTS,
 	OPT_OUT,
-	OPT_TABLE
+	OPT_TABLE,
+	OPT_CHECK
 };
 
 static const struct option long_opts[] = {
@@ -118,12 +123,14 @@ static const struct option long_opts[] = {
     {"results", required_argument, NULL, OPT_RESULTS},
     {"out", required_argument, NULL, OPT_OUT},
     {"table", required_argument, NULL, OPT_TABLE},
+    {"check", no_argument, NULL, OPT_CHECK},
     {NULL, 0, NULL, 0},
 };
 
 struct opts {
 	const char *only, *target, *tests, *suite, *exit_map, *results, *out, *table;
 	unsigned jobs, timeout;
+	bool check;
 };
 
 /* Parse the options of a subcommand; allowed lists the ones it takes (OPT_* values). */
@@ -164,6 +171,9 @@ static int parse_opts(int argc, char **argv, const int *allowed, struct opts *o)
 			break;
 		case OPT_TABLE:
 			o->table = optarg;
+			break;
+		case OPT_CHECK:
+			o->check = true;
 			break;
 		case OPT_JOBS:
 			if (parse_uint(optarg, 1, 1024, &o->jobs) < 0)
@@ -270,9 +280,40 @@ static int write_out(const char *dir, const char *name, const struct cbox_compat
 	return 0;
 }
 
+/* report --check: compare <out>/matrix.tsv with what m renders. Returns 0 (current), 1 (stale,
+ * with the differences on stderr), < 0 with err. */
+static int check_current(const char *out, const struct cbox_compat_matrix *m, struct cbox_err **err)
+{
+	CBOX_AUTOFREE char *path = NULL, *fresh = NULL, *committed = NULL;
+	size_t len = 0;
+	if (asprintf(&path, "%s/matrix.tsv", out) < 0)
+		return cbox_err_set(err, ENOMEM, "report");
+	FILE *f = open_memstream(&fresh, &len);
+	if (f == NULL)
+		return cbox_err_set(err, ENOMEM, "report");
+	int r = cbox_compat_report_tsv(f, m);
+	if (fclose(f) != 0 || r < 0)
+		return cbox_err_set(err, EIO, "render matrix.tsv");
+	size_t clen = 0;
+	if (cbox_compat_read_file(path, 16u << 20, &committed, &clen, err) < 0)
+		return -1;
+	int n = cbox_compat_report_stale(committed, fresh, stderr);
+	if (n < 0)
+		return cbox_err_set(err, -n, "%s: not a matrix.tsv (a column is missing)", path);
+	if (n > 0) {
+		fprintf(stderr,
+		        "%s is not current: %d row(s) differ; regenerate it with "
+		        "`cbox-compat run && cbox-compat report`\n",
+		        path, n);
+		return 1;
+	}
+	printf("%s is current\n", path);
+	return 0;
+}
+
 int cbox_compat_cmd_report(int argc, char **argv)
 {
-	static const int allowed[] = {OPT_RESULTS, OPT_OUT, OPT_TABLE, 0};
+	static const int allowed[] = {OPT_RESULTS, OPT_OUT, OPT_TABLE, OPT_CHECK, 0};
 	struct opts o;
 	int r = parse_opts(argc, argv, allowed, &o);
 	if (r)
@@ -282,6 +323,15 @@ int cbox_compat_cmd_report(int argc, char **argv)
 	struct cbox_compat_matrix m = {0};
 	const char *out = o.out ? o.out : CBOX_COMPAT_SOURCE_DIR;
 	r = load(&l, &o, &err);
+	if (o.check) {
+		if (r == 0)
+			r = cbox_compat_matrix_build(&l.table, l.results, l.present, &m, &err);
+		if (r == 0)
+			r = check_current(out, &m, &err);
+		cbox_compat_matrix_free(&m);
+		unload(&l);
+		return r < 0 ? setup_error(&err) : r;
+	}
 	if (r == 0 && mkdir(out, 0755) < 0 && errno != EEXIST)
 		r = cbox_err_set(&err, errno, "create %s", out);
 	if (r == 0)

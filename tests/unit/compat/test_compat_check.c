@@ -1,5 +1,7 @@
 /* Unit tests of the syscall table parser and the consistency check of cbox-compat. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,4 +133,38 @@ Test(check, refused_and_refusing_is_fine, .init = setup, .fini = teardown)
 	cr_assert_eq(st.errors, 0, "%s", log);
 	cr_assert_eq(st.warnings, 0, "%s", log);
 	free(log);
+}
+
+/* report --check: only the table-derived columns of matrix.tsv are compared. */
+static const char tsv_head[] = "nr\tname\tlevel\tcases\tnative_pass\terrno\tnote\n";
+
+Test(stale, pass_counts_do_not_matter)
+{
+	char a[256], b[256];
+	snprintf(a, sizeof(a), "%s0\tread\tfull\t8\t8\t\t\n", tsv_head);
+	snprintf(b, sizeof(b), "%s0\tread\tfull\t8\t7\t\t\n", tsv_head);
+	cr_assert_eq(cbox_compat_report_stale(a, b, stderr), 0);
+}
+
+Test(stale, level_note_and_rows_do)
+{
+	char a[256], b[256], c[256];
+	snprintf(a, sizeof(a), "%s0\tread\tfull\t8\t8\t\t\n2\topen\tpartial\t3\t3\t\tx\n",
+	         tsv_head);
+	snprintf(b, sizeof(b), "%s0\tread\tpartial\t8\t8\t\t\n2\topen\tpartial\t3\t3\t\ty\n",
+	         tsv_head);
+	snprintf(c, sizeof(c), "%s0\tread\tfull\t8\t8\t\t\n", tsv_head);
+	FILE *devnull = fopen("/dev/null", "we");
+	cr_assert_eq(cbox_compat_report_stale(a, b, devnull), 2);
+	cr_assert_eq(cbox_compat_report_stale(a, c, devnull), 1);
+	fclose(devnull);
+}
+
+Test(stale, missing_column_is_einval)
+{
+	const char bad[] = "nr\tname\tlevel\n0\tread\tfull\n";
+	char good[256];
+	snprintf(good, sizeof(good), "%s0\tread\tfull\t8\t8\t\t\n", tsv_head);
+	cr_assert_eq(cbox_compat_report_stale(bad, good, stderr), -EINVAL);
+	cr_assert_eq(cbox_compat_report_stale(good, "", stderr), -EINVAL);
 }
