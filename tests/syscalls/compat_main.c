@@ -4,12 +4,14 @@
 #include "compat_test.h"
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,6 +41,28 @@ void ct_register(const char *syscall, const char *what, ct_fn fn)
 const char *ct_scratch(void)
 {
 	return scratch;
+}
+
+int ct_has_cap(int cap)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) < 0)
+		return 0;
+	return (d[cap / 32].effective >> (cap % 32)) & 1;
+}
+
+void ct_put_file(const char *path, const char *text, int mode)
+{
+	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+	if (fd < 0)
+		ct_fail_at(0, "put_file: open(\"%s\"): %s", path, strerror(errno));
+	size_t n = strlen(text);
+	ssize_t w = write(fd, text, n);
+	close(fd);
+	if (w != (ssize_t)n)
+		ct_fail_at(0, "put_file: write(\"%s\"): %zd of %zu bytes", path, w, n);
 }
 
 /* The current case's name, set in the child before it runs. */

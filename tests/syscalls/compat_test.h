@@ -45,6 +45,12 @@ __attribute__((noreturn, format(printf, 1, 2))) void ct_skip(const char *fmt, ..
 /* The scratch directory of this run (absolute path); the case's cwd is a fresh subdirectory. */
 const char *ct_scratch(void);
 
+/* Whether this process has capability cap in its effective set (0 when capget fails). */
+int ct_has_cap(int cap);
+
+/* Create or truncate path with mode and write text to it; a failure fails the case. */
+void ct_put_file(const char *path, const char *text, int mode);
+
 #define CT_TEST(sys, what)                                                                         \
 	static void ct_case_##sys##_##what(void);                                                  \
 	__attribute__((constructor)) static void ct_reg_##sys##_##what(void)                       \

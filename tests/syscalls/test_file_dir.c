@@ -24,22 +24,6 @@
 #endif
 
 /* Whether the calling process has capability cap in its effective set. */
-static int has_cap(int cap)
-{
-	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
-	struct __user_cap_data_struct d[2];
-	memset(d, 0, sizeof(d));
-	if (syscall(SYS_capget, &h, d) < 0)
-		return 0;
-	return (d[cap / 32].effective >> (cap % 32)) & 1;
-}
-
-static void put_file(const char *path, const char *text)
-{
-	int fd = CT_OK(open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644));
-	CT_EQ(write(fd, text, strlen(text)), strlen(text));
-	close(fd);
-}
 
 static int exists(const char *p)
 {
@@ -108,8 +92,8 @@ static int list_dir(int legacy, const char *dir, const char **names, int *seen, 
 CT_TEST(getdents64, lists_all)
 {
 	CT_OK(mkdir("d", 0700));
-	put_file("d/a", "");
-	put_file("d/b", "");
+	ct_put_file("d/a", "", 0644);
+	ct_put_file("d/b", "", 0644);
 	CT_OK(mkdir("d/c", 0700));
 	const char *names[] = {".", "..", "a", "b", "c"};
 	int seen[5] = {0};
@@ -121,7 +105,7 @@ CT_TEST(getdents64, lists_all)
 CT_TEST(getdents64, d_type)
 {
 	CT_OK(mkdir("d", 0700));
-	put_file("d/f", "");
+	ct_put_file("d/f", "", 0644);
 	CT_OK(symlink("f", "d/l"));
 	int fd = CT_OK(open("d", O_RDONLY | O_DIRECTORY));
 	char buf[1024];
@@ -150,7 +134,7 @@ CT_TEST(getdents64, many_entries_small_buffer)
 	char name[32];
 	for (int i = 0; i < 100; i++) {
 		snprintf(name, sizeof(name), "d/file_%03d", i);
-		put_file(name, "");
+		ct_put_file(name, "", 0644);
 	}
 	CT_EQ(list_dir(0, "d", NULL, NULL, 0), 102);
 }
@@ -158,7 +142,7 @@ CT_TEST(getdents64, many_entries_small_buffer)
 CT_TEST(getdents64, errors)
 {
 	char buf[256];
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	int fd = CT_OK(open("f", O_RDONLY));
 	CT_ERR(syscall(SYS_getdents64, fd, buf, sizeof(buf)), ENOTDIR);
 	CT_ERR(syscall(SYS_getdents64, -1, buf, sizeof(buf)), EBADF);
@@ -170,7 +154,7 @@ CT_TEST(getdents64, errors)
 CT_TEST(getdents64, rewind_with_lseek)
 {
 	CT_OK(mkdir("d", 0700));
-	put_file("d/a", "");
+	ct_put_file("d/a", "", 0644);
 	int fd = CT_OK(open("d", O_RDONLY | O_DIRECTORY));
 	char buf[512];
 	long n1 = CT_OK(syscall(SYS_getdents64, fd, buf, sizeof(buf)));
@@ -182,7 +166,7 @@ CT_TEST(getdents64, rewind_with_lseek)
 CT_TEST(getdents, lists_all)
 {
 	CT_OK(mkdir("d", 0700));
-	put_file("d/x", "");
+	ct_put_file("d/x", "", 0644);
 	const char *names[] = {".", "..", "x"};
 	int seen[3] = {0};
 	CT_EQ(list_dir(1, "d", names, seen, 3), 3);
@@ -193,7 +177,7 @@ CT_TEST(getdents, lists_all)
 CT_TEST(getdents, errors)
 {
 	char buf[256];
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	int fd = CT_OK(open("f", O_RDONLY));
 	CT_ERR(syscall(SYS_getdents, fd, buf, sizeof(buf)), ENOTDIR);
 	CT_ERR(syscall(SYS_getdents, -1, buf, sizeof(buf)), EBADF);
@@ -238,14 +222,14 @@ CT_TEST(chdir, relative_and_back)
 	CT_OK(mkdir("a", 0700));
 	CT_OK(mkdir("a/b", 0700));
 	CT_OK(syscall(SYS_chdir, "a/b"));
-	put_file("here", "");
+	ct_put_file("here", "", 0644);
 	CT_OK(syscall(SYS_chdir, "../.."));
 	CT_TRUE(exists("a/b/here"));
 }
 
 CT_TEST(chdir, errors)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	CT_ERR(syscall(SYS_chdir, "f"), ENOTDIR);
 	CT_ERR(syscall(SYS_chdir, "missing"), ENOENT);
 	CT_ERR(syscall(SYS_chdir, ""), ENOENT);
@@ -255,7 +239,7 @@ CT_TEST(chdir, errors)
 CT_TEST(chdir, eacces_no_search)
 {
 	CT_OK(mkdir("d", 0600));
-	if (has_cap(CAP_DAC_READ_SEARCH) || has_cap(CAP_DAC_OVERRIDE)) {
+	if (ct_has_cap(CAP_DAC_READ_SEARCH) || ct_has_cap(CAP_DAC_OVERRIDE)) {
 		CT_OK(syscall(SYS_chdir, "d"));
 		return;
 	}
@@ -278,14 +262,14 @@ CT_TEST(fchdir, to_dirfd)
 	CT_OK(mkdir("d", 0700));
 	int fd = CT_OK(open("d", O_RDONLY | O_DIRECTORY));
 	CT_OK(fchdir(fd));
-	put_file("x", "");
+	ct_put_file("x", "", 0644);
 	CT_OK(chdir(".."));
 	CT_TRUE(exists("d/x"));
 }
 
 CT_TEST(fchdir, errors)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	int fd = CT_OK(open("f", O_RDONLY));
 	CT_ERR(fchdir(fd), ENOTDIR);
 	CT_ERR(fchdir(-1), EBADF);
@@ -305,7 +289,7 @@ CT_TEST(mkdir, mode_and_errors)
 	CT_EQ(st.st_mode & 0777, 0755);
 	CT_ERR(syscall(SYS_mkdir, "d", 0700), EEXIST);
 	CT_ERR(syscall(SYS_mkdir, "x/y", 0700), ENOENT);
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	CT_ERR(syscall(SYS_mkdir, "f/y", 0700), ENOTDIR);
 	CT_ERR(syscall(SYS_mkdir, "f", 0700), EEXIST);
 }
@@ -323,7 +307,7 @@ CT_TEST(mkdir, trailing_slash_and_dangling_symlink)
 CT_TEST(mkdir, eacces_readonly_parent)
 {
 	CT_OK(mkdir("ro", 0500));
-	if (has_cap(CAP_DAC_OVERRIDE)) {
+	if (ct_has_cap(CAP_DAC_OVERRIDE)) {
 		CT_OK(syscall(SYS_mkdir, "ro/d", 0700));
 		CT_OK(rmdir("ro/d"));
 	} else {
@@ -350,7 +334,7 @@ CT_TEST(mkdirat, dirfd)
 	CT_TRUE(exists("d/sub"));
 	CT_ERR(mkdirat(dfd, "sub", 0700), EEXIST);
 	CT_ERR(mkdirat(9999, "sub", 0700), EBADF);
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	int ffd = CT_OK(open("f", O_RDONLY));
 	CT_ERR(mkdirat(ffd, "sub", 0700), ENOTDIR);
 }
@@ -365,7 +349,7 @@ CT_TEST(rmdir, removes_empty)
 CT_TEST(rmdir, errors)
 {
 	CT_OK(mkdir("d", 0700));
-	put_file("d/f", "");
+	ct_put_file("d/f", "", 0644);
 	CT_ERR(syscall(SYS_rmdir, "d"), ENOTEMPTY);
 	CT_ERR(syscall(SYS_rmdir, "d/f"), ENOTDIR);
 	CT_ERR(syscall(SYS_rmdir, "missing"), ENOENT);
@@ -377,7 +361,7 @@ CT_TEST(rmdir, errors)
 
 CT_TEST(unlink, removes_name_keeps_open_file)
 {
-	put_file("f", "data");
+	ct_put_file("f", "data", 0644);
 	int fd = CT_OK(open("f", O_RDONLY));
 	CT_OK(syscall(SYS_unlink, "f"));
 	CT_TRUE(!exists("f"));
@@ -388,7 +372,7 @@ CT_TEST(unlink, removes_name_keeps_open_file)
 
 CT_TEST(unlink, symlink_not_target)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	CT_OK(symlink("f", "l"));
 	CT_OK(syscall(SYS_unlink, "l"));
 	CT_TRUE(exists("f"));
@@ -400,7 +384,7 @@ CT_TEST(unlink, errors)
 	CT_OK(mkdir("d", 0700));
 	CT_ERR(syscall(SYS_unlink, "d"), EISDIR);
 	CT_ERR(syscall(SYS_unlink, "missing"), ENOENT);
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	CT_ERR(syscall(SYS_unlink, "f/"), ENOTDIR);
 	CT_ERR(syscall(SYS_unlink, (void *)8), EFAULT);
 }
@@ -409,7 +393,7 @@ CT_TEST(unlink, sticky_dir)
 {
 	CT_OK(mkdir("d", 01777));
 	CT_OK(chmod("d", 01777));
-	put_file("d/f", "");
+	ct_put_file("d/f", "", 0644);
 	/* The owner of a file in a sticky directory can always remove it. */
 	CT_OK(syscall(SYS_unlink, "d/f"));
 }
@@ -417,7 +401,7 @@ CT_TEST(unlink, sticky_dir)
 CT_TEST(unlinkat, file_and_dir)
 {
 	CT_OK(mkdir("d", 0700));
-	put_file("d/f", "");
+	ct_put_file("d/f", "", 0644);
 	int dfd = CT_OK(open("d", O_RDONLY | O_DIRECTORY));
 	CT_ERR(unlinkat(dfd, "f", AT_REMOVEDIR), ENOTDIR);
 	CT_OK(unlinkat(dfd, "f", 0));
@@ -435,8 +419,8 @@ CT_TEST(unlinkat, errors)
 
 CT_TEST(rename, file_replaces_target)
 {
-	put_file("a", "A");
-	put_file("b", "B");
+	ct_put_file("a", "A", 0644);
+	ct_put_file("b", "B", 0644);
 	int fd = CT_OK(open("b", O_RDONLY));
 	CT_OK(syscall(SYS_rename, "a", "b"));
 	CT_TRUE(!exists("a"));
@@ -451,18 +435,18 @@ CT_TEST(rename, file_replaces_target)
 CT_TEST(rename, directories)
 {
 	CT_OK(mkdir("d", 0700));
-	put_file("d/f", "");
+	ct_put_file("d/f", "", 0644);
 	CT_OK(mkdir("empty", 0700));
 	CT_OK(syscall(SYS_rename, "d", "empty"));
 	CT_TRUE(exists("empty/f"));
 	CT_OK(mkdir("full", 0700));
-	put_file("full/x", "");
+	ct_put_file("full/x", "", 0644);
 	CT_ERR(syscall(SYS_rename, "empty", "full"), ENOTEMPTY);
 }
 
 CT_TEST(rename, type_mismatch_errors)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	CT_OK(mkdir("d", 0700));
 	CT_ERR(syscall(SYS_rename, "f", "d"), EISDIR);
 	CT_ERR(syscall(SYS_rename, "d", "f"), ENOTDIR);
@@ -473,7 +457,7 @@ CT_TEST(rename, type_mismatch_errors)
 
 CT_TEST(rename, same_file_noop)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	CT_OK(link("f", "g"));
 	CT_OK(syscall(SYS_rename, "f", "g"));
 	/* Renaming a name onto a hard link of the same inode does nothing. */
@@ -486,7 +470,7 @@ CT_TEST(renameat, dirfds)
 {
 	CT_OK(mkdir("a", 0700));
 	CT_OK(mkdir("b", 0700));
-	put_file("a/f", "");
+	ct_put_file("a/f", "", 0644);
 	int da = CT_OK(open("a", O_RDONLY | O_DIRECTORY));
 	int db = CT_OK(open("b", O_RDONLY | O_DIRECTORY));
 	CT_OK(syscall(SYS_renameat, da, "f", db, "g"));
@@ -496,8 +480,8 @@ CT_TEST(renameat, dirfds)
 
 CT_TEST(renameat2, noreplace)
 {
-	put_file("a", "");
-	put_file("b", "");
+	ct_put_file("a", "", 0644);
+	ct_put_file("b", "", 0644);
 	CT_ERR(syscall(SYS_renameat2, AT_FDCWD, "a", AT_FDCWD, "b", RENAME_NOREPLACE), EEXIST);
 	CT_OK(syscall(SYS_renameat2, AT_FDCWD, "a", AT_FDCWD, "c", RENAME_NOREPLACE));
 	CT_TRUE(exists("c"));
@@ -505,7 +489,7 @@ CT_TEST(renameat2, noreplace)
 
 CT_TEST(renameat2, exchange)
 {
-	put_file("a", "A");
+	ct_put_file("a", "A", 0644);
 	CT_OK(mkdir("d", 0700));
 	CT_OK(syscall(SYS_renameat2, AT_FDCWD, "a", AT_FDCWD, "d", RENAME_EXCHANGE));
 	struct stat st;
@@ -519,7 +503,7 @@ CT_TEST(renameat2, exchange)
 
 CT_TEST(renameat2, bad_flags)
 {
-	put_file("a", "");
+	ct_put_file("a", "", 0644);
 	CT_ERR(syscall(SYS_renameat2, AT_FDCWD, "a", AT_FDCWD, "b",
 	               RENAME_NOREPLACE | RENAME_EXCHANGE),
 	       EINVAL);
@@ -528,7 +512,7 @@ CT_TEST(renameat2, bad_flags)
 
 CT_TEST(link, shares_inode)
 {
-	put_file("f", "x");
+	ct_put_file("f", "x", 0644);
 	CT_OK(syscall(SYS_link, "f", "g"));
 	struct stat a, b;
 	CT_OK(stat("f", &a));
@@ -542,7 +526,7 @@ CT_TEST(link, shares_inode)
 
 CT_TEST(link, errors)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	CT_OK(mkdir("d", 0700));
 	CT_ERR(syscall(SYS_link, "f", "f"), EEXIST);
 	CT_ERR(syscall(SYS_link, "d", "d2"), EPERM);
@@ -552,7 +536,7 @@ CT_TEST(link, errors)
 
 CT_TEST(link, does_not_follow_symlink)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	CT_OK(symlink("f", "l"));
 	CT_OK(syscall(SYS_link, "l", "l2"));
 	struct stat st;
@@ -562,7 +546,7 @@ CT_TEST(link, does_not_follow_symlink)
 
 CT_TEST(linkat, follow_flag)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	CT_OK(symlink("f", "l"));
 	CT_OK(linkat(AT_FDCWD, "l", AT_FDCWD, "hard", AT_SYMLINK_FOLLOW));
 	struct stat st;
@@ -574,10 +558,10 @@ CT_TEST(linkat, follow_flag)
 
 CT_TEST(linkat, empty_path)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	int fd = CT_OK(open("f", O_RDONLY));
 	long r = linkat(fd, "", AT_FDCWD, "g", AT_EMPTY_PATH);
-	if (r < 0 && errno == ENOENT && !has_cap(CAP_DAC_READ_SEARCH)) {
+	if (r < 0 && errno == ENOENT && !ct_has_cap(CAP_DAC_READ_SEARCH)) {
 		/* Before Linux 6.10, AT_EMPTY_PATH needed CAP_DAC_READ_SEARCH; later it only needs
 		 * the fd to have been opened normally. Both answers are Linux's. */
 		return;
@@ -593,7 +577,7 @@ CT_TEST(symlink, dangling_and_relative)
 	CT_EQ(readlink("l", buf, sizeof(buf)), 14);
 	CT_STREQ(buf, "does/not/exist");
 	CT_OK(mkdir("d", 0700));
-	put_file("d/f", "X");
+	ct_put_file("d/f", "X", 0644);
 	CT_OK(syscall(SYS_symlink, "f", "d/rel"));
 	read_text("d/rel", buf, sizeof(buf));
 	CT_STREQ(buf, "X");
@@ -601,7 +585,7 @@ CT_TEST(symlink, dangling_and_relative)
 
 CT_TEST(symlink, errors)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	CT_ERR(syscall(SYS_symlink, "x", "f"), EEXIST);
 	CT_ERR(syscall(SYS_symlink, "", "l"), ENOENT);
 	CT_ERR(syscall(SYS_symlink, "x", "nodir/l"), ENOENT);
@@ -616,7 +600,7 @@ CT_TEST(symlink, eloop_chain)
 		snprintf(b, sizeof(b), "l%d", i + 1);
 		CT_OK(syscall(SYS_symlink, b, a));
 	}
-	put_file("l45", "");
+	ct_put_file("l45", "", 0644);
 	/* Linux follows at most 40 symlinks in one walk. */
 	CT_ERR(open("l0", O_RDONLY), ELOOP);
 	int fd = CT_OK(open("l10", O_RDONLY));
@@ -657,7 +641,7 @@ CT_TEST(mknod, errors)
 
 CT_TEST(mknod, char_device_needs_cap)
 {
-	if (has_cap(CAP_MKNOD))
+	if (ct_has_cap(CAP_MKNOD))
 		ct_skip("CAP_MKNOD held: creating a device node would succeed");
 	CT_ERR(syscall(SYS_mknod, "null", S_IFCHR | 0600, makedev(1, 3)), EPERM);
 }
@@ -682,7 +666,7 @@ CT_TEST(mknodat, fifo_roundtrip)
 CT_TEST(mknodat, errors)
 {
 	CT_ERR(mknodat(9999, "p", S_IFIFO | 0600, 0), EBADF);
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	CT_ERR(mknodat(AT_FDCWD, "f", S_IFIFO | 0600, 0), EEXIST);
 	int fd = CT_OK(open("f", O_RDONLY));
 	CT_ERR(mknodat(fd, "p", S_IFIFO | 0600, 0), ENOTDIR);
@@ -700,7 +684,7 @@ CT_TEST(mkdirat, at_fdcwd_mode)
 
 CT_TEST(renameat, errors)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	CT_ERR(syscall(SYS_renameat, AT_FDCWD, "missing", AT_FDCWD, "x"), ENOENT);
 	int fd = CT_OK(open("f", O_RDONLY));
 	CT_ERR(syscall(SYS_renameat, fd, "x", AT_FDCWD, "y"), ENOTDIR);
@@ -714,7 +698,7 @@ CT_TEST(symlinkat, at_fdcwd_and_errors)
 	struct stat st;
 	CT_OK(stat("abs", &st));
 	CT_TRUE(S_ISREG(st.st_mode));
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	int fd = CT_OK(open("f", O_RDONLY));
 	CT_ERR(symlinkat("x", fd, "l"), ENOTDIR);
 	CT_ERR(symlinkat("", AT_FDCWD, "l"), ENOENT);

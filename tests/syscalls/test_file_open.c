@@ -23,22 +23,6 @@
 #endif
 
 /* Whether the calling process has capability cap in its effective set. */
-static int has_cap(int cap)
-{
-	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
-	struct __user_cap_data_struct d[2];
-	memset(d, 0, sizeof(d));
-	if (syscall(SYS_capget, &h, d) < 0)
-		return 0;
-	return (d[cap / 32].effective >> (cap % 32)) & 1;
-}
-
-static void put_file(const char *path, const char *text)
-{
-	int fd = CT_OK(open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644));
-	CT_EQ(write(fd, text, strlen(text)), strlen(text));
-	close(fd);
-}
 
 /* Run "/bin/sh -c cmd" and return its exit status (or 128+signal). */
 static int sh(const char *cmd)
@@ -77,7 +61,7 @@ CT_TEST(open, enoent)
 
 CT_TEST(open, excl_exists)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	CT_ERR(sys_open("f", O_CREAT | O_EXCL | O_WRONLY, 0600), EEXIST);
 }
 
@@ -88,7 +72,7 @@ CT_TEST(open, efault)
 
 CT_TEST(open, enotdir_component)
 {
-	put_file("file", "x");
+	ct_put_file("file", "x", 0644);
 	CT_ERR(sys_open("file/x", O_RDONLY, 0), ENOTDIR);
 }
 
@@ -103,7 +87,7 @@ CT_TEST(open, eisdir_for_write)
 
 CT_TEST(open, trunc)
 {
-	put_file("f", "hello");
+	ct_put_file("f", "hello", 0644);
 	int fd = CT_OK(sys_open("f", O_WRONLY | O_TRUNC, 0));
 	struct stat st;
 	CT_OK(fstat(fd, &st));
@@ -113,7 +97,7 @@ CT_TEST(open, trunc)
 
 CT_TEST(open, append_writes_at_end)
 {
-	put_file("f", "abc");
+	ct_put_file("f", "abc", 0644);
 	int fd = CT_OK(sys_open("f", O_WRONLY | O_APPEND, 0));
 	CT_OK(lseek(fd, 0, SEEK_SET));
 	CT_EQ(write(fd, "de", 2), 2);
@@ -139,9 +123,9 @@ CT_TEST(open, mode_masked_by_umask)
 
 CT_TEST(open, eacces_without_permission)
 {
-	put_file("f", "x");
+	ct_put_file("f", "x", 0644);
 	CT_OK(chmod("f", 0));
-	if (has_cap(CAP_DAC_OVERRIDE)) {
+	if (ct_has_cap(CAP_DAC_OVERRIDE)) {
 		/* Linux lets CAP_DAC_OVERRIDE open any regular file for reading and writing. */
 		int fd = CT_OK(sys_open("f", O_RDWR, 0));
 		close(fd);
@@ -153,7 +137,7 @@ CT_TEST(open, eacces_without_permission)
 
 CT_TEST(creat, creates_and_truncates)
 {
-	put_file("f", "hello");
+	ct_put_file("f", "hello", 0644);
 	int fd = CT_OK(syscall(SYS_creat, "f", 0600));
 	struct stat st;
 	CT_OK(fstat(fd, &st));
@@ -204,7 +188,7 @@ CT_TEST(openat, ebadf_dirfd)
 
 CT_TEST(openat, enotdir_dirfd)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	int fd = CT_OK(openat(AT_FDCWD, "f", O_RDONLY));
 	CT_ERR(openat(fd, "x", O_RDONLY), ENOTDIR);
 	close(fd);
@@ -240,7 +224,7 @@ CT_TEST(openat, empty_path_enoent)
 
 CT_TEST(openat, trailing_slash)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	CT_OK(mkdir("d", 0700));
 	CT_ERR(openat(AT_FDCWD, "f/", O_RDONLY), ENOTDIR);
 	int fd = CT_OK(openat(AT_FDCWD, "d/", O_RDONLY));
@@ -252,7 +236,7 @@ CT_TEST(openat, trailing_slash)
 
 CT_TEST(openat, o_nofollow)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	CT_OK(symlink("f", "l"));
 	CT_ERR(openat(AT_FDCWD, "l", O_RDONLY | O_NOFOLLOW), ELOOP);
 	/* Only the last component is affected. */
@@ -264,7 +248,7 @@ CT_TEST(openat, o_nofollow)
 
 CT_TEST(openat, o_directory)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	CT_ERR(openat(AT_FDCWD, "f", O_RDONLY | O_DIRECTORY), ENOTDIR);
 	CT_OK(mkdir("d", 0700));
 	CT_OK(symlink("d", "dl"));
@@ -274,7 +258,7 @@ CT_TEST(openat, o_directory)
 
 CT_TEST(openat, o_path)
 {
-	put_file("f", "abc");
+	ct_put_file("f", "abc", 0644);
 	int fd = CT_OK(openat(AT_FDCWD, "f", O_PATH));
 	char c;
 	CT_ERR(read(fd, &c, 1), EBADF);
@@ -321,7 +305,7 @@ CT_TEST(openat, o_tmpfile_needs_write)
 
 CT_TEST(openat, o_cloexec_across_exec)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	int keep = CT_OK(openat(AT_FDCWD, "f", O_RDONLY));
 	int gone = CT_OK(openat(AT_FDCWD, "f", O_RDONLY | O_CLOEXEC));
 	CT_EQ(fcntl(gone, F_GETFD), FD_CLOEXEC);
@@ -369,7 +353,7 @@ CT_TEST(openat2, basic_and_einval)
 
 CT_TEST(openat2, resolve_no_symlinks)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	CT_OK(symlink("f", "l"));
 	struct open_how how = {.flags = O_RDONLY, .resolve = RESOLVE_NO_SYMLINKS};
 	CT_ERR(sys_openat2(AT_FDCWD, "l", &how, sizeof(how)), ELOOP);
@@ -380,7 +364,7 @@ CT_TEST(openat2, resolve_no_symlinks)
 CT_TEST(openat2, resolve_beneath)
 {
 	CT_OK(mkdir("d", 0700));
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	int dfd = CT_OK(open("d", O_RDONLY | O_DIRECTORY));
 	struct open_how how = {.flags = O_RDONLY, .resolve = RESOLVE_BENEATH};
 	CT_ERR(sys_openat2(dfd, "../f", &how, sizeof(how)), EXDEV);
@@ -479,7 +463,7 @@ CT_TEST(memfd_create, seals)
 
 CT_TEST(name_to_handle_at, eoverflow_reports_size)
 {
-	put_file("f", "");
+	ct_put_file("f", "", 0644);
 	struct file_handle fh = {.handle_bytes = 0};
 	int mnt;
 	long r = syscall(SYS_name_to_handle_at, AT_FDCWD, "f", &fh, &mnt, 0);
@@ -503,7 +487,7 @@ CT_TEST(name_to_handle_at, errors)
 
 CT_TEST(open_by_handle_at, roundtrip_or_eperm)
 {
-	put_file("f", "abc");
+	ct_put_file("f", "abc", 0644);
 	struct {
 		struct file_handle fh;
 		unsigned char buf[MAX_HANDLE_SZ];
@@ -511,7 +495,7 @@ CT_TEST(open_by_handle_at, roundtrip_or_eperm)
 	int mnt;
 	if (syscall(SYS_name_to_handle_at, AT_FDCWD, "f", &h.fh, &mnt, 0) < 0)
 		ct_skip("name_to_handle_at: %s", ct_errname(errno));
-	if (!has_cap(CAP_DAC_READ_SEARCH)) {
+	if (!ct_has_cap(CAP_DAC_READ_SEARCH)) {
 		/* Decoding a handle bypasses the path walk: Linux requires the capability. */
 		CT_ERR(syscall(SYS_open_by_handle_at, AT_FDCWD, &h.fh, O_RDONLY), EPERM);
 		return;
@@ -533,5 +517,5 @@ CT_TEST(open_by_handle_at, ebadf_or_eperm)
 	} h = {.fh.handle_bytes = 8, .fh.handle_type = 1};
 	long r = syscall(SYS_open_by_handle_at, 98765, &h.fh, O_RDONLY);
 	CT_EQ(r, -1);
-	CT_TRUE(errno == EBADF || (errno == EPERM && !has_cap(CAP_DAC_READ_SEARCH)));
+	CT_TRUE(errno == EBADF || (errno == EPERM && !ct_has_cap(CAP_DAC_READ_SEARCH)));
 }

@@ -21,15 +21,6 @@
 #include <utime.h>
 
 /* Whether the calling process has capability cap in its effective set. */
-static int has_cap(int cap)
-{
-	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
-	struct __user_cap_data_struct d[2];
-	memset(d, 0, sizeof(d));
-	if (syscall(SYS_capget, &h, d) < 0)
-		return 0;
-	return (d[cap / 32].effective >> (cap % 32)) & 1;
-}
 
 /* Whether uid is mapped in this process's user namespace (/proc/self/uid_map). */
 static int uid_mapped(uid_t uid)
@@ -52,18 +43,11 @@ static uid_t other_uid(int *expect_errno)
 	uid_t other = geteuid() == 0 ? 1 : geteuid() - 1;
 	if (!uid_mapped(other))
 		*expect_errno = EINVAL; /* an id outside the namespace's map cannot be stored */
-	else if (!has_cap(CAP_CHOWN))
+	else if (!ct_has_cap(CAP_CHOWN))
 		*expect_errno = EPERM; /* giving a file away needs CAP_CHOWN */
 	else
 		*expect_errno = 0;
 	return other;
-}
-
-static void put_file(const char *path, const char *text, int mode)
-{
-	int fd = CT_OK(open(path, O_CREAT | O_WRONLY | O_TRUNC, mode));
-	CT_EQ(write(fd, text, strlen(text)), strlen(text));
-	close(fd);
 }
 
 static long sys_stat(const char *p, struct stat *st)
@@ -90,7 +74,7 @@ static int mode_of(const char *p)
 
 CT_TEST(stat, regular_file)
 {
-	put_file("f", "hello", 0640);
+	ct_put_file("f", "hello", 0640);
 	struct stat st;
 	CT_OK(sys_stat("f", &st));
 	CT_TRUE(S_ISREG(st.st_mode));
@@ -112,7 +96,7 @@ CT_TEST(stat, directory_nlink)
 
 CT_TEST(stat, follows_symlink)
 {
-	put_file("f", "abc", 0600);
+	ct_put_file("f", "abc", 0600);
 	CT_OK(symlink("f", "l"));
 	struct stat a, b;
 	CT_OK(sys_stat("l", &a));
@@ -125,7 +109,7 @@ CT_TEST(stat, follows_symlink)
 CT_TEST(stat, errors)
 {
 	struct stat st;
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	CT_ERR(sys_stat("missing", &st), ENOENT);
 	CT_ERR(sys_stat("f/x", &st), ENOTDIR);
 	CT_ERR(sys_stat("", &st), ENOENT);
@@ -140,10 +124,10 @@ CT_TEST(stat, errors)
 CT_TEST(stat, eacces_search_permission)
 {
 	CT_OK(mkdir("d", 0700));
-	put_file("d/f", "", 0600);
+	ct_put_file("d/f", "", 0600);
 	CT_OK(chmod("d", 0600));
 	struct stat st;
-	if (has_cap(CAP_DAC_READ_SEARCH) || has_cap(CAP_DAC_OVERRIDE)) {
+	if (ct_has_cap(CAP_DAC_READ_SEARCH) || ct_has_cap(CAP_DAC_OVERRIDE)) {
 		/* Either capability lets Linux search a directory without the x bit. */
 		CT_OK(sys_stat("d/f", &st));
 	} else {
@@ -154,7 +138,7 @@ CT_TEST(stat, eacces_search_permission)
 
 CT_TEST(fstat, file_and_pipe)
 {
-	put_file("f", "12345", 0600);
+	ct_put_file("f", "12345", 0600);
 	int fd = CT_OK(open("f", O_RDONLY));
 	struct stat st;
 	CT_OK(sys_fstat(fd, &st));
@@ -170,7 +154,7 @@ CT_TEST(fstat, file_and_pipe)
 
 CT_TEST(fstat, sees_unlinked_file)
 {
-	put_file("f", "abc", 0600);
+	ct_put_file("f", "abc", 0600);
 	int fd = CT_OK(open("f", O_RDONLY));
 	CT_OK(unlink("f"));
 	struct stat st;
@@ -206,13 +190,13 @@ CT_TEST(lstat, errors_and_trailing_slash)
 	/* A trailing slash makes the walk follow the final symlink. */
 	CT_OK(sys_lstat("dl/", &st));
 	CT_TRUE(S_ISDIR(st.st_mode));
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	CT_ERR(sys_lstat("f/", &st), ENOTDIR);
 }
 
 CT_TEST(newfstatat, flags)
 {
-	put_file("f", "abc", 0600);
+	ct_put_file("f", "abc", 0600);
 	CT_OK(symlink("f", "l"));
 	struct stat st;
 	CT_OK(syscall(SYS_newfstatat, AT_FDCWD, "l", &st, 0));
@@ -224,7 +208,7 @@ CT_TEST(newfstatat, flags)
 
 CT_TEST(newfstatat, empty_path)
 {
-	put_file("f", "abcd", 0600);
+	ct_put_file("f", "abcd", 0600);
 	int fd = CT_OK(open("f", O_RDONLY));
 	struct stat st;
 	CT_OK(syscall(SYS_newfstatat, fd, "", &st, AT_EMPTY_PATH));
@@ -237,7 +221,7 @@ CT_TEST(newfstatat, empty_path)
 CT_TEST(newfstatat, dirfd_relative)
 {
 	CT_OK(mkdir("d", 0700));
-	put_file("d/f", "xy", 0600);
+	ct_put_file("d/f", "xy", 0600);
 	int dfd = CT_OK(open("d", O_RDONLY | O_DIRECTORY));
 	struct stat st;
 	CT_OK(syscall(SYS_newfstatat, dfd, "f", &st, 0));
@@ -248,7 +232,7 @@ CT_TEST(newfstatat, dirfd_relative)
 
 CT_TEST(statx, basic)
 {
-	put_file("f", "hello", 0640);
+	ct_put_file("f", "hello", 0640);
 	struct statx sx;
 	memset(&sx, 0xff, sizeof(sx));
 	CT_OK(statx(AT_FDCWD, "f", 0, STATX_BASIC_STATS, &sx));
@@ -289,7 +273,7 @@ CT_TEST(statx, errors)
 
 CT_TEST(access, modes)
 {
-	put_file("f", "", 0644);
+	ct_put_file("f", "", 0644);
 	CT_OK(syscall(SYS_access, "f", F_OK));
 	CT_OK(syscall(SYS_access, "f", R_OK | W_OK));
 	/* Even with CAP_DAC_OVERRIDE, X_OK needs some execute bit on a regular file. */
@@ -300,10 +284,10 @@ CT_TEST(access, modes)
 
 CT_TEST(access, no_permission)
 {
-	put_file("f", "", 0);
+	ct_put_file("f", "", 0);
 	if (getuid() != geteuid())
 		ct_skip("real and effective uid differ");
-	if (has_cap(CAP_DAC_OVERRIDE)) {
+	if (ct_has_cap(CAP_DAC_OVERRIDE)) {
 		CT_OK(syscall(SYS_access, "f", R_OK | W_OK));
 		return;
 	}
@@ -323,7 +307,7 @@ CT_TEST(access, directory_x)
 CT_TEST(faccessat, dirfd)
 {
 	CT_OK(mkdir("d", 0700));
-	put_file("d/f", "", 0600);
+	ct_put_file("d/f", "", 0600);
 	int dfd = CT_OK(open("d", O_RDONLY | O_DIRECTORY));
 	CT_OK(syscall(SYS_faccessat, dfd, "f", R_OK));
 	CT_ERR(syscall(SYS_faccessat, dfd, "g", F_OK), ENOENT);
@@ -338,7 +322,7 @@ CT_TEST(faccessat, bad_mode)
 
 CT_TEST(faccessat2, flags)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	CT_OK(symlink("missing", "dangling"));
 	CT_ERR(syscall(SYS_faccessat2, AT_FDCWD, "dangling", F_OK, 0), ENOENT);
 	CT_OK(syscall(SYS_faccessat2, AT_FDCWD, "dangling", F_OK, AT_SYMLINK_NOFOLLOW));
@@ -348,7 +332,7 @@ CT_TEST(faccessat2, flags)
 
 CT_TEST(faccessat2, empty_path)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	int fd = CT_OK(open("f", O_RDONLY));
 	CT_OK(syscall(SYS_faccessat2, fd, "", R_OK, AT_EMPTY_PATH));
 	CT_ERR(syscall(SYS_faccessat2, fd, "", R_OK, 0), ENOENT);
@@ -370,7 +354,7 @@ CT_TEST(readlink, target_and_truncation)
 CT_TEST(readlink, errors)
 {
 	char buf[16];
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	CT_ERR(syscall(SYS_readlink, "f", buf, sizeof(buf)), EINVAL);
 	CT_ERR(syscall(SYS_readlink, "missing", buf, sizeof(buf)), ENOENT);
 	CT_OK(symlink("f", "l"));
@@ -406,7 +390,7 @@ CT_TEST(readlinkat, errors)
 	char buf[16];
 	CT_ERR(readlinkat(9999, "l", buf, sizeof(buf)), EBADF);
 	CT_ERR(readlinkat(AT_FDCWD, ".", buf, sizeof(buf)), EINVAL);
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	int fd = CT_OK(open("f", O_RDONLY));
 	CT_ERR(readlinkat(fd, "x", buf, sizeof(buf)), ENOTDIR);
 }
@@ -426,7 +410,7 @@ CT_TEST(statfs, errors)
 	struct statfs sf;
 	CT_ERR(statfs("missing", &sf), ENOENT);
 	CT_ERR(syscall(SYS_statfs, ".", (void *)8), EFAULT);
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	CT_ERR(statfs("f/x", &sf), ENOTDIR);
 }
 
@@ -452,7 +436,7 @@ CT_TEST(fstatfs, pipe)
 
 CT_TEST(utime, set_and_now)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	struct utimbuf ub = {.actime = 1000000, .modtime = 2000000};
 	CT_OK(syscall(SYS_utime, "f", &ub));
 	struct stat st;
@@ -468,7 +452,7 @@ CT_TEST(utime, set_and_now)
 
 CT_TEST(utimes, microseconds)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	struct timeval tv[2] = {{1000, 250000}, {3000, 500000}};
 	CT_OK(syscall(SYS_utimes, "f", tv));
 	struct stat st;
@@ -484,7 +468,7 @@ CT_TEST(utimes, microseconds)
 CT_TEST(futimesat, dirfd)
 {
 	CT_OK(mkdir("d", 0700));
-	put_file("d/f", "", 0600);
+	ct_put_file("d/f", "", 0600);
 	int dfd = CT_OK(open("d", O_RDONLY | O_DIRECTORY));
 	struct timeval tv[2] = {{5000, 0}, {6000, 0}};
 	CT_OK(syscall(SYS_futimesat, dfd, "f", tv));
@@ -497,7 +481,7 @@ CT_TEST(futimesat, dirfd)
 
 CT_TEST(utimensat, specific_omit_now)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	struct timespec ts[2] = {{100, 1}, {200, 2}};
 	CT_OK(utimensat(AT_FDCWD, "f", ts, 0));
 	struct stat st;
@@ -515,7 +499,7 @@ CT_TEST(utimensat, specific_omit_now)
 
 CT_TEST(utimensat, symlink_nofollow)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	CT_OK(symlink("f", "l"));
 	struct timespec ts[2] = {{100, 0}, {300, 0}};
 	CT_OK(utimensat(AT_FDCWD, "l", ts, AT_SYMLINK_NOFOLLOW));
@@ -528,7 +512,7 @@ CT_TEST(utimensat, symlink_nofollow)
 
 CT_TEST(utimensat, null_path_is_fd)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	int fd = CT_OK(open("f", O_RDONLY));
 	struct timespec ts[2] = {{10, 0}, {20, 0}};
 	/* utimensat(fd, NULL, ...) is what futimens() does. */
@@ -540,7 +524,7 @@ CT_TEST(utimensat, null_path_is_fd)
 
 CT_TEST(utimensat, errors)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	struct timespec bad[2] = {{0, 1000000000}, {0, 0}};
 	CT_ERR(utimensat(AT_FDCWD, "f", bad, 0), EINVAL);
 	struct timespec ok[2] = {{0, 0}, {0, 0}};
@@ -571,7 +555,7 @@ CT_TEST(umask, applies_to_mkdir_and_inherits)
 
 CT_TEST(chmod, sets_mode)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	CT_OK(syscall(SYS_chmod, "f", 0741));
 	CT_EQ(mode_of("f"), 0741);
 	CT_OK(syscall(SYS_chmod, "f", 01777));
@@ -580,7 +564,7 @@ CT_TEST(chmod, sets_mode)
 
 CT_TEST(chmod, follows_symlink_and_errors)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	CT_OK(symlink("f", "l"));
 	CT_OK(syscall(SYS_chmod, "l", 0604));
 	CT_EQ(mode_of("f"), 0604);
@@ -592,14 +576,14 @@ CT_TEST(chmod, not_owner_eperm)
 {
 	struct stat st;
 	CT_OK(stat("/etc/passwd", &st));
-	if (st.st_uid == geteuid() || has_cap(CAP_FOWNER))
+	if (st.st_uid == geteuid() || ct_has_cap(CAP_FOWNER))
 		ct_skip("owner of /etc/passwd or CAP_FOWNER: chmod would succeed");
 	CT_ERR(syscall(SYS_chmod, "/etc/passwd", 0644), EPERM);
 }
 
 CT_TEST(fchmod, sets_mode)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	int fd = CT_OK(open("f", O_RDONLY));
 	CT_OK(fchmod(fd, 0640));
 	CT_EQ(mode_of("f"), 0640);
@@ -608,7 +592,7 @@ CT_TEST(fchmod, sets_mode)
 
 CT_TEST(fchmod, o_path_ebadf)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	int fd = CT_OK(open("f", O_PATH));
 	CT_ERR(fchmod(fd, 0644), EBADF);
 }
@@ -616,7 +600,7 @@ CT_TEST(fchmod, o_path_ebadf)
 CT_TEST(fchmodat, dirfd)
 {
 	CT_OK(mkdir("d", 0700));
-	put_file("d/f", "", 0600);
+	ct_put_file("d/f", "", 0600);
 	int dfd = CT_OK(open("d", O_RDONLY | O_DIRECTORY));
 	CT_OK(syscall(SYS_fchmodat, dfd, "f", 0444));
 	CT_EQ(mode_of("d/f"), 0444);
@@ -626,7 +610,7 @@ CT_TEST(fchmodat, dirfd)
 
 CT_TEST(chown, self_and_other)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	CT_OK(syscall(SYS_chown, "f", -1, -1));
 	CT_OK(syscall(SYS_chown, "f", geteuid(), getegid()));
 	int expect;
@@ -644,7 +628,7 @@ CT_TEST(chown, self_and_other)
 
 CT_TEST(fchown, self_and_errors)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	int fd = CT_OK(open("f", O_RDONLY));
 	CT_OK(fchown(fd, -1, -1));
 	CT_OK(fchown(fd, geteuid(), getegid()));
@@ -675,7 +659,7 @@ CT_TEST(fchownat, flags)
 
 CT_TEST(fchmodat, follows_symlink_and_errors)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	CT_OK(symlink("f", "l"));
 	CT_OK(syscall(SYS_fchmodat, AT_FDCWD, "l", 0640));
 	CT_EQ(mode_of("f"), 0640);
@@ -691,7 +675,7 @@ CT_TEST(fchmodat, follows_symlink_and_errors)
 
 CT_TEST(chown, clears_setuid)
 {
-	put_file("f", "", 0755);
+	ct_put_file("f", "", 0755);
 	CT_OK(chmod("f", 04755));
 	CT_EQ(mode_of("f"), 04755);
 	CT_OK(syscall(SYS_chown, "f", geteuid(), -1));
@@ -701,14 +685,14 @@ CT_TEST(chown, clears_setuid)
 
 CT_TEST(chown, errors)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	CT_ERR(syscall(SYS_chown, "f/x", -1, -1), ENOTDIR);
 	CT_ERR(syscall(SYS_chown, (void *)8, -1, -1), EFAULT);
 }
 
 CT_TEST(fchown, other_uid)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	int fd = CT_OK(open("f", O_RDONLY));
 	int expect;
 	uid_t other = other_uid(&expect);
@@ -724,7 +708,7 @@ CT_TEST(fchown, other_uid)
 
 CT_TEST(lchown, errors)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	CT_ERR(syscall(SYS_lchown, "f/x", -1, -1), ENOTDIR);
 	CT_ERR(syscall(SYS_lchown, (void *)8, -1, -1), EFAULT);
 	CT_OK(syscall(SYS_lchown, "f", -1, getegid()));
@@ -733,7 +717,7 @@ CT_TEST(lchown, errors)
 CT_TEST(fchownat, dirfd_other_uid)
 {
 	CT_OK(mkdir("d", 0700));
-	put_file("d/f", "", 0600);
+	ct_put_file("d/f", "", 0600);
 	int dfd = CT_OK(open("d", O_RDONLY | O_DIRECTORY));
 	CT_OK(fchownat(dfd, "f", geteuid(), getegid(), 0));
 	int expect;
@@ -746,7 +730,7 @@ CT_TEST(fchownat, dirfd_other_uid)
 
 CT_TEST(futimesat, null_times_now)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	struct timeval tv[2] = {{5000, 0}, {6000, 0}};
 	CT_OK(syscall(SYS_futimesat, AT_FDCWD, "f", tv));
 	time_t now = time(NULL);
@@ -758,7 +742,7 @@ CT_TEST(futimesat, null_times_now)
 
 CT_TEST(utime, errors)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	struct utimbuf ub = {.actime = 1, .modtime = 2};
 	CT_ERR(syscall(SYS_utime, "f/x", &ub), ENOTDIR);
 	CT_ERR(syscall(SYS_utime, "f", (void *)8), EFAULT);
@@ -766,7 +750,7 @@ CT_TEST(utime, errors)
 
 CT_TEST(utimes, null_and_errors)
 {
-	put_file("f", "", 0600);
+	ct_put_file("f", "", 0600);
 	time_t now = time(NULL);
 	CT_OK(syscall(SYS_utimes, "f", NULL));
 	struct stat st;

@@ -20,15 +20,6 @@
 #include <unistd.h>
 
 /* Whether the calling process has capability cap in its effective set. */
-static int has_cap(int cap)
-{
-	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
-	struct __user_cap_data_struct d[2];
-	memset(d, 0, sizeof(d));
-	if (syscall(SYS_capget, &h, d) < 0)
-		return 0;
-	return (d[cap / 32].effective >> (cap % 32)) & 1;
-}
 
 /* Create file f and give it user.a = "1"; skip when the filesystem has no user xattrs. */
 static void file_with_xattr(const char *path)
@@ -91,7 +82,7 @@ CT_TEST(setxattr, eacces_readonly_file)
 {
 	file_with_xattr("f");
 	CT_OK(chmod("f", 0444));
-	if (has_cap(CAP_DAC_OVERRIDE) || has_cap(CAP_FOWNER)) {
+	if (ct_has_cap(CAP_DAC_OVERRIDE) || ct_has_cap(CAP_FOWNER)) {
 		CT_OK(setxattr("f", "user.a", "2", 1, 0));
 		return;
 	}
@@ -378,7 +369,7 @@ CT_TEST(inotify_rm_watch, errors)
 CT_TEST(fanotify_init, content_class_needs_cap)
 {
 	long r = syscall(SYS_fanotify_init, FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY);
-	if (has_cap(CAP_SYS_ADMIN)) {
+	if (ct_has_cap(CAP_SYS_ADMIN)) {
 		CT_OK(r);
 		close((int)r);
 	} else {
