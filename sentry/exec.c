@@ -82,6 +82,10 @@ static int prepare(struct cbox_sentry *s, struct cbox_task *t, int elf_fd)
 	if (fd < 0)
 		return fd == -ENOENT ? -ENOENT : fd;
 	cbox_dentry_put(s, d);
+	if (cbox_text_writers(s, fd)) {
+		close(fd);
+		return -ETXTBSY;
+	}
 	return fd;
 }
 
@@ -281,6 +285,14 @@ int64_t cbox_exec(struct cbox_sysctx *c, int dirfd, uint64_t path_addr, uint64_t
 	if (elf_fd < 0) {
 		argv_edit_free(&edit);
 		return elf_fd;
+	}
+	/* Linux refuses to run a file some process has open for writing (ETXTBSY): it could
+	 * change under the running program. The program's own file, then its interpreter's. */
+	if (cbox_text_writers(c->s, elf_fd)) {
+		close(elf_fd);
+		cbox_dentry_put(c->s, d);
+		argv_edit_free(&edit);
+		return -ETXTBSY;
 	}
 	int interp_fd = prepare(c->s, t, elf_fd);
 	if (interp_fd < -1) {

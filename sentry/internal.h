@@ -42,6 +42,13 @@ struct cbox_sentry {
 	struct cbox_deferred *deferred;           /* syscalls answered later (defer.c) */
 	size_t n_ro_fds;                          /* fds kept by read-only dentries */
 	uint64_t refused_logged[(512 + 63) / 64]; /* refused syscalls already logged */
+	/* Busy text: the host files running guest images come from, with how many thread
+	 * groups run each (task.c) */
+	struct cbox_text {
+		uint64_t dev, ino;
+		unsigned refs;
+	} * text;
+	size_t ntext, text_cap;
 	uint64_t boot_ns;
 };
 
@@ -49,6 +56,16 @@ struct cbox_sentry {
 struct cbox_task *cbox_task_new(struct cbox_sentry *s, pid_t tid);
 void cbox_task_remove(struct cbox_sentry *s, struct cbox_task *t);
 pid_t cbox_task_vpid_of(struct cbox_sentry *s, pid_t host_pid);
+/* tg now runs the files of the host fds (its program and interpreter; -1 skipped), instead of
+ * what it ran before. */
+void cbox_text_exec(struct cbox_sentry *s, struct cbox_thread_group *tg, const int fds[2]);
+/* Whether a guest process has the file of host fd open for writing: exec of it is then
+ * ETXTBSY, as on Linux. Only the sandbox's own processes are seen (a host process writing the
+ * file is not). */
+bool cbox_text_writers(struct cbox_sentry *s, int fd);
+/* A forked thread group (to) runs the same image as from. */
+void cbox_text_fork(struct cbox_sentry *s, struct cbox_thread_group *to,
+                    const struct cbox_thread_group *from);
 pid_t cbox_task_vpid(struct cbox_sentry *s, struct cbox_task *t);
 struct cbox_task *cbox_task_find_vpid(struct cbox_sentry *s, pid_t vpid);
 

@@ -267,5 +267,6 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 		status = 128 + s->init_fault_sig;
 	cbox_gofer_client_free(s->gofer);
 	cbox_platform_free(s->platform);
+	free(s->text);
 	return status;
 }

@@ -1,9 +1,11 @@
 /* The sentry's table of guest tasks, keyed by host tid. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -36,10 +38,123 @@ struct cbox_task *cbox_task_new(struct cbox_sentry *s, pid_t tid)
 	return t;
 }
 
-static void tg_put(struct cbox_thread_group *tg)
+/* ---- busy text ---- */
+
+static struct cbox_text *text_find(struct cbox_sentry *s, uint64_t dev, uint64_t ino)
+{
+	for (size_t i = 0; i < s->ntext; i++)
+		if (s->text[i].dev == dev && s->text[i].ino == ino)
+			return &s->text[i];
+	return NULL;
+}
+
+bool cbox_text_busy(struct cbox_sentry *s, uint64_t dev, uint64_t ino)
+{
+	return (dev || ino) && text_find(s, dev, ino) != NULL;
+}
+
+/* Count one more thread group running dev/ino. Out of memory: not counted (the file is then
+ * writable while it runs, as it was before the sentry tracked this). */
+static bool text_hold(struct cbox_sentry *s, uint64_t dev, uint64_t ino)
+{
+	struct cbox_text *x = text_find(s, dev, ino);
+	if (x) {
+		x->refs++;
+		return true;
+	}
+	if (s->ntext == s->text_cap) {
+		size_t cap = s->text_cap ? s->text_cap * 2 : 16;
+		struct cbox_text *n = realloc(s->text, cap * sizeof(*n));
+		if (!n)
+			return false;
+		s->text = n;
+		s->text_cap = cap;
+	}
+	s->text[s->ntext++] = (struct cbox_text){dev, ino, 1};
+	return true;
+}
+
+static void text_drop(struct cbox_sentry *s, struct cbox_thread_group *tg)
+{
+	for (int i = 0; i < tg->ntext; i++) {
+		struct cbox_text *x = text_find(s, tg->text[i].dev, tg->text[i].ino);
+		if (x && --x->refs == 0)
+			*x = s->text[--s->ntext];
+	}
+	tg->ntext = 0;
+}
+
+void cbox_text_exec(struct cbox_sentry *s, struct cbox_thread_group *tg, const int fds[2])
+{
+	text_drop(s, tg);
+	for (int i = 0; i < 2; i++) {
+		struct stat st;
+		if (fds[i] < 0 || fstat(fds[i], &st) < 0)
+			continue;
+		if (text_hold(s, (uint64_t)st.st_dev, (uint64_t)st.st_ino))
+			tg->text[tg->ntext++] =
+			    (struct cbox_text_id){(uint64_t)st.st_dev, (uint64_t)st.st_ino};
+	}
+}
+
+void cbox_text_fork(struct cbox_sentry *s, struct cbox_thread_group *to,
+                    const struct cbox_thread_group *from)
+{
+	to->ntext = 0;
+	for (int i = 0; i < from->ntext; i++)
+		if (text_hold(s, from->text[i].dev, from->text[i].ino))
+			to->text[to->ntext++] = from->text[i];
+}
+
+/* Whether process tgid has dev/ino open with write access (its /proc fd and fdinfo files). */
+static bool open_for_write_by(pid_t tgid, uint64_t dev, uint64_t ino)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd", tgid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return false;
+	bool found = false;
+	struct dirent *e;
+	while (!found && (e = readdir(dir)) != NULL) {
+		struct stat st;
+		if (e->d_name[0] == '.' || fstatat(dirfd(dir), e->d_name, &st, 0) < 0 ||
+		    (uint64_t)st.st_dev != dev || (uint64_t)st.st_ino != ino)
+			continue;
+		char info[320], buf[256];
+		snprintf(info, sizeof(info), "/proc/%d/fdinfo/%s", tgid, e->d_name);
+		int fd = open(info, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		char *f = strstr(buf, "flags:");
+		found = f && (strtoul(f + 6, NULL, 8) & O_ACCMODE) != O_RDONLY;
+	}
+	closedir(dir);
+	return found;
+}
+
+bool cbox_text_writers(struct cbox_sentry *s, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return false;
+	for (unsigned h = 0; h < CBOX_TASK_HASH; h++)
+		for (struct cbox_task *t = s->tasks[h]; t; t = t->next_in_hash)
+			if (t->tg && t->tid == t->tg->host_tgid &&
+			    open_for_write_by(t->tid, (uint64_t)st.st_dev, (uint64_t)st.st_ino))
+				return true;
+	return false;
+}
+
+static void tg_put(struct cbox_sentry *s, struct cbox_thread_group *tg)
 {
 	if (!tg || --tg->refs > 0)
 		return;
+	text_drop(s, tg);
 	free(tg->exe);
 	free(tg->cmdline);
 	free(tg);
@@ -76,7 +191,7 @@ void cbox_task_remove(struct cbox_sentry *s, struct cbox_task *t)
 	s->ntasks--;
 	if (t->pidfd >= 0)
 		close(t->pidfd);
-	tg_put(t->tg);
+	tg_put(s, t->tg);
 	fs_put(s, t->fs);
 	cbox_fdtable_put(s, t->files);
 	exec_free(t->exec);

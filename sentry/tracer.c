@@ -25,7 +25,6 @@
 static void inherit(struct cbox_sentry *s, struct cbox_task *child, struct cbox_task *parent,
                     uint64_t flags)
 {
-	(void)s;
 	if (flags & CLONE_THREAD) {
 		child->tg = parent->tg;
 		child->tg->refs++;
@@ -36,6 +35,8 @@ static void inherit(struct cbox_sentry *s, struct cbox_task *child, struct cbox_
 			child->tg->host_tgid = child->tid;
 			child->tg->exe =
 			    parent->tg && parent->tg->exe ? strdup(parent->tg->exe) : NULL;
+			if (parent->tg)
+				cbox_text_fork(s, child->tg, parent->tg);
 		}
 	}
 	child->files = (flags & CLONE_FILES) ? cbox_fdtable_get(parent->files)
@@ -158,6 +159,10 @@ static void on_exec(struct cbox_sentry *s, struct cbox_task *t)
 		ft->exec = e;
 		cbox_task_remove(s, ft);
 	}
+	/* The new image runs from the program and interpreter the sentry opened for it (the
+	 * loader still has to ask for them); the old image's files are free again. */
+	if (t->tg && t->exec)
+		cbox_text_exec(s, t->tg, (const int[2]){t->exec->elf_fd, t->exec->interp_fd});
 	/* exec unshares the fd table. */
 	if (t->files) {
 		struct cbox_fdtable *own = cbox_fdtable_copy(t->files);

@@ -175,6 +175,17 @@ static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int fla
 		if (r < 0)
 			return r;
 	}
+	if (!(flags & O_PATH) && ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC)) &&
+	    S_ISREG(d->mode) && cbox_text_busy(c->s, d->host_dev, d->host_ino)) {
+		/* A running program or interpreter: ETXTBSY (see cbox_text_busy), after the
+		 * read-only mount and permission checks Linux makes first. Checked before the host
+		 * open, which would already truncate. */
+		r = cbox_vfs_writable(c->s, d);
+		if (r == 0)
+			r = cbox_vfs_may(d, W_OK);
+		cbox_dentry_put(c->s, d);
+		return r < 0 ? r : -ETXTBSY;
+	}
 	if (S_ISFIFO(d->mode) && !(flags & (O_NONBLOCK | O_PATH)) &&
 	    (flags & O_ACCMODE) != O_RDWR && d->mnt->ops == cbox_vfs_gofer_ops())
 		return open_fifo(c, d, flags); /* takes d */

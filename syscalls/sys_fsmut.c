@@ -358,8 +358,14 @@ static int64_t set_path(struct cbox_sysctx *c, int dirfd, uint64_t upath, int wf
 		r = -EISDIR;
 	else if ((a->valid & CBOX_GOFER_SET_SIZE) && !S_ISREG(d->mode))
 		r = -EINVAL;
-	else if (a->valid && (r = may_setattr(d, a)) == 0)
-		r = cbox_vfs_setattr(c->s, d, a);
+	else if (a->valid && (r = may_setattr(d, a)) == 0) {
+		/* truncate(2) of a running program: ETXTBSY, as for an open for writing. */
+		if ((a->valid & CBOX_GOFER_SET_SIZE) &&
+		    cbox_text_busy(c->s, d->host_dev, d->host_ino))
+			r = cbox_vfs_writable(c->s, d) ?: -ETXTBSY;
+		else
+			r = cbox_vfs_setattr(c->s, d, a);
+	}
 	cbox_dentry_put(c->s, d);
 	return r;
 }

@@ -213,6 +213,11 @@ struct cbox_thread_group {
 	char *cmdline; /* argv, NUL-separated */
 	size_t cmdline_len;
 	char comm[16];
+	/* The host files its image runs from (program, ELF interpreter): busy text (task.c) */
+	struct cbox_text_id {
+		uint64_t dev, ino;
+	} text[2];
+	int ntext;
 };
 
 struct cbox_exec_pending {
@@ -258,6 +263,14 @@ struct cbox_task {
 
 /* The task with host tid, or NULL. */
 CBOX_API struct cbox_task *cbox_task_find(struct cbox_sentry *s, pid_t tid);
+
+/*
+ * Whether host file dev/ino is the program or the ELF interpreter of a running guest process.
+ * Linux refuses to open such a file for writing or to truncate it (ETXTBSY): its pages are
+ * read in as the program runs, so a write would change (or crash) it mid-run. The kernel cannot
+ * enforce it here, because the sentry's loader maps the program rather than the kernel's exec.
+ */
+CBOX_API bool cbox_text_busy(struct cbox_sentry *s, uint64_t dev, uint64_t ino);
 
 /* ---- a syscall being handled --------------------------------------------------------------- */
 
