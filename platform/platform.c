@@ -22,7 +22,6 @@ struct cbox_platform *cbox_platform_new(const struct cbox_platform_ops *ops, int
 	if (!p)
 		return NULL;
 	p->ops = ops;
-	p->listener = -1;
 	p->install_sock = install_sock;
 	return p;
 }

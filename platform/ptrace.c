@@ -211,7 +211,7 @@ static bool pt_still_valid(struct cbox_platform *p, struct cbox_trap *t)
 	return true; /* a stopped tracee stays until its tracer resumes it */
 }
 
-static int pt_set_listener(struct cbox_platform *p, int listener)
+static int pt_add_listener(struct cbox_platform *p, int listener)
 {
 	(void)p;
 	if (listener >= 0)
@@ -219,15 +219,16 @@ static int pt_set_listener(struct cbox_platform *p, int listener)
 	return 0;
 }
 
-static int pt_poll_fd(struct cbox_platform *p)
+static void pt_drop_listener(struct cbox_platform *p, int listener)
 {
 	(void)p;
-	return -1;
+	(void)listener;
 }
 
-static int pt_recv(struct cbox_platform *p, struct cbox_trap *t)
+static int pt_recv(struct cbox_platform *p, int listener, struct cbox_trap *t)
 {
 	(void)p;
+	(void)listener;
 	(void)t;
 	return -EINVAL; /* traps arrive as ptrace stops */
 }
@@ -242,8 +243,8 @@ const struct cbox_platform_ops cbox_platform_ptrace = {
     .name = "ptrace",
     .trap_action = SECCOMP_RET_TRACE,
     .needs_install_fd = true,
-    .set_listener = pt_set_listener,
-    .poll_fd = pt_poll_fd,
+    .add_listener = pt_add_listener,
+    .drop_listener = pt_drop_listener,
     .recv = pt_recv,
     .reply = pt_reply,
     .cont = pt_cont,

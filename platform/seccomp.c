@@ -10,24 +10,30 @@
 #include "cbox/log.h"
 #include "internal.h"
 
-static int sc_set_listener(struct cbox_platform *p, int listener)
+static int sc_add_listener(struct cbox_platform *p, int listener)
 {
-	if (p->listener >= 0)
-		close(p->listener);
-	p->listener = listener;
+	if (p->nlisteners == CBOX_PLATFORM_MAX_LISTENERS)
+		return -ENOSPC;
+	p->listeners[p->nlisteners++] = listener;
 	return 0;
 }
 
-static int sc_poll_fd(struct cbox_platform *p)
+static void sc_drop_listener(struct cbox_platform *p, int listener)
 {
-	return p->listener;
+	for (size_t i = 0; i < p->nlisteners; i++)
+		if (p->listeners[i] == listener) {
+			close(listener);
+			p->listeners[i] = p->listeners[--p->nlisteners];
+			return;
+		}
 }
 
-static int sc_recv(struct cbox_platform *p, struct cbox_trap *t)
+static int sc_recv(struct cbox_platform *p, int listener, struct cbox_trap *t)
 {
+	(void)p;
 	struct seccomp_notif n;
 	memset(&n, 0, sizeof(n)); /* the kernel refuses a non-zeroed buffer */
-	if (ioctl(p->listener, SECCOMP_IOCTL_NOTIF_RECV, &n) < 0)
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &n) < 0)
 		return -errno;
 	memset(t, 0, sizeof(*t));
 	t->tid = (pid_t)n.pid;
@@ -35,6 +41,7 @@ static int sc_recv(struct cbox_platform *p, struct cbox_trap *t)
 	memcpy(t->args, n.data.args, sizeof(t->args));
 	t->ip = n.data.instruction_pointer;
 	t->notif_id = n.id;
+	t->listener = listener;
 	return 0;
 }
 
@@ -47,7 +54,8 @@ static int sc_send(struct cbox_platform *p, struct cbox_trap *t, int64_t ret, ui
 		else
 			r.val = ret;
 	}
-	if (ioctl(p->listener, SECCOMP_IOCTL_NOTIF_SEND, &r) < 0) {
+	(void)p;
+	if (ioctl(t->listener, SECCOMP_IOCTL_NOTIF_SEND, &r) < 0) {
 		/* ENOENT: the task was killed while we worked; nothing waits for the answer. */
 		return errno == ENOENT ? 0 : -errno;
 	}
@@ -72,6 +80,7 @@ static int sc_cont(struct cbox_platform *p, struct cbox_trap *t)
 
 static int sc_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd, bool cloexec)
 {
+	(void)p;
 	if (t->ptrace_stop)
 		return -EINVAL; /* fds are installed only while a notification is pending */
 	struct seccomp_notif_addfd a = {
@@ -79,30 +88,32 @@ static int sc_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd, 
 	    .srcfd = (uint32_t)hostfd,
 	    .newfd_flags = cloexec ? O_CLOEXEC : 0,
 	};
-	int fd = ioctl(p->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
+	int fd = ioctl(t->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
 	return fd < 0 ? -errno : fd;
 }
 
 static bool sc_still_valid(struct cbox_platform *p, struct cbox_trap *t)
 {
+	(void)p;
 	if (t->ptrace_stop)
 		return true; /* a stopped tracee cannot go away without the tracer seeing it */
 	uint64_t id = t->notif_id;
-	return ioctl(p->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+	return ioctl(t->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
 static void sc_free(struct cbox_platform *p)
 {
-	if (p->listener >= 0)
-		close(p->listener);
+	for (size_t i = 0; i < p->nlisteners; i++)
+		close(p->listeners[i]);
+	p->nlisteners = 0;
 }
 
 const struct cbox_platform_ops cbox_platform_seccomp = {
     .name = "seccomp",
     .trap_action = SECCOMP_RET_USER_NOTIF,
     .needs_install_fd = false,
-    .set_listener = sc_set_listener,
-    .poll_fd = sc_poll_fd,
+    .add_listener = sc_add_listener,
+    .drop_listener = sc_drop_listener,
     .recv = sc_recv,
     .reply = sc_reply,
     .cont = sc_cont,

@@ -15,10 +15,9 @@ struct cbox_sentry {
 	struct cbox_gofer_client *gofer;
 	struct cbox_task *tasks[CBOX_TASK_HASH];
 	size_t ntasks;
-	pid_t init_tid;     /* the guest's first task */
-	int init_status;    /* its wait status once it exited, -1 before */
-	int init_fault_sig; /* a fault that killed it (see tracer.c), else 0 */
-	bool listener_set;
+	pid_t init_tid;       /* the guest's first task */
+	int init_status;      /* its wait status once it exited, -1 before */
+	int init_fault_sig;   /* a fault that killed it (see tracer.c), else 0 */
 	int exec_fail_status; /* exit status when the first exec failed (127/126), else 0 */
 	char hostname[65];
 	char loader_path[64];

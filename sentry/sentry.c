@@ -176,6 +176,7 @@ static int start_guest(struct cbox_sentry *s, int install_peer)
 		return -ENOMEM;
 	t->seen_first_stop = true;
 	t->attached_parent = true;
+	t->takes_listener = true;
 	t->tg = calloc(1, sizeof(*t->tg));
 	t->fs = calloc(1, sizeof(*t->fs));
 	t->files = cbox_fdtable_new();

@@ -249,7 +249,7 @@ static bool host_never_interrupts(long nr)
 
 static void restart_interrupted_trap(struct cbox_sentry *s, struct cbox_task *t, pid_t tid)
 {
-	if (s->platform->ops->poll_fd(s->platform) < 0)
+	if (s->platform->ops->trap_action != SECCOMP_RET_USER_NOTIF)
 		return; /* ptrace platform: traps are ptrace stops, not interruptible waits */
 	struct user_regs_struct r;
 	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0 || (int64_t)r.rax != -CBOX_ERESTARTSYS)
@@ -309,18 +309,23 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 		trap.args[4] = trap.regs.r8;
 		trap.args[5] = trap.regs.r9;
 		trap.ip = trap.regs.rip;
-		if (!s->listener_set && tid == s->init_tid && trap.nr == SYS_execve &&
-		    s->platform->ops->trap_action == SECCOMP_RET_USER_NOTIF) {
-			/* The guest's first exec carries the number of its seccomp listener (see
+		if (t->takes_listener && trap.nr == SYS_execve) {
+			/* A task the sentry started (the guest's first, or one of `cbox exec`)
+			 * carries the number of its seccomp listener in its first exec (see
 			 * guest_init.c): take it before anything else runs under the filter. */
-			int l = cbox_task_getfd(t, (int)trap.args[3]);
-			if (l < 0) {
-				cbox_error("taking the guest's seccomp listener: %s", strerror(-l));
+			t->takes_listener = false;
+			int l = s->platform->ops->trap_action == SECCOMP_RET_USER_NOTIF
+			            ? cbox_task_getfd(t, (int)trap.args[3])
+			            : -1;
+			int r = l;
+			if (l >= 0 && (r = s->platform->ops->add_listener(s->platform, l)) < 0)
+				close(l);
+			if (r < 0 && s->platform->ops->trap_action == SECCOMP_RET_USER_NOTIF) {
+				cbox_error("taking the seccomp listener of task %d: %s", tid,
+				           strerror(-r));
 				kill(tid, SIGKILL);
 				return;
 			}
-			s->platform->ops->set_listener(s->platform, l);
-			s->listener_set = true;
 		}
 		cbox_dispatch(s, &trap);
 		return;
@@ -401,35 +406,47 @@ int cbox_tracer_loop(struct cbox_sentry *s)
 		return -errno;
 	reap(s); /* events that arrived before the signalfd existed */
 	while (s->init_status < 0) {
-		/* The signalfd, the listener (seccomp), then what deferred answers wait for. */
-		struct pollfd pf[2 + 64] = {
-		    {.fd = sfd, .events = POLLIN},
-		    {.fd = s->platform->ops->poll_fd(s->platform), .events = POLLIN}};
+		/* The signalfd, the listeners (seccomp), then what deferred answers wait for. */
+		struct pollfd pf[1 + CBOX_PLATFORM_MAX_LISTENERS + 64];
+		size_t nl = s->platform->nlisteners, n = 0;
+		pf[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
+		for (size_t i = 0; i < nl; i++)
+			pf[n++] =
+			    (struct pollfd){.fd = s->platform->listeners[i], .events = POLLIN};
 		int timeout;
-		size_t nd = cbox_defer_pollfds(s, pf + 2, 64, &timeout);
-		int n = poll(pf, 2 + nd, timeout);
-		if (n < 0) {
+		size_t nd = cbox_defer_pollfds(s, pf + n, 64, &timeout);
+		int r = poll(pf, n + nd, timeout);
+		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if (s->deferred)
-			cbox_defer_run(s, pf + 2, nd);
+			cbox_defer_run(s, pf + n, nd);
 		if (pf[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 			while (read(sfd, &si, sizeof(si)) == sizeof(si))
 				;
 			reap(s);
 		}
-		if (pf[1].fd >= 0 && (pf[1].revents & POLLIN)) {
-			struct cbox_trap trap;
-			int r = s->platform->ops->recv(s->platform, &trap);
-			if (r == 0)
-				cbox_dispatch(s, &trap);
-			else if (r != -ENOENT && r != -EINTR)
-				cbox_warn("receiving a trapped syscall: %s", strerror(-r));
+		bool all_gone = false;
+		for (size_t i = 1; i <= nl; i++) {
+			if (pf[i].revents & POLLIN) {
+				struct cbox_trap trap;
+				int rr = s->platform->ops->recv(s->platform, pf[i].fd, &trap);
+				if (rr == 0)
+					cbox_dispatch(s, &trap);
+				else if (rr != -ENOENT && rr != -EINTR)
+					cbox_warn("receiving a trapped syscall: %s", strerror(-rr));
+			} else if (pf[i].revents & (POLLHUP | POLLERR)) {
+				/* Every task under that filter is gone. */
+				if (s->ntasks == 0)
+					all_gone = true;
+				else
+					s->platform->ops->drop_listener(s->platform, pf[i].fd);
+			}
 		}
-		if (pf[1].fd >= 0 && (pf[1].revents & (POLLHUP | POLLERR)) && s->ntasks == 0)
+		if (all_gone)
 			break;
 	}
 	close(sfd);

@@ -26,6 +26,7 @@ struct cbox_trap {
 	uint64_t args[6];  /* register arguments */
 	uint64_t ip;       /* instruction pointer after the syscall instruction */
 	uint64_t notif_id; /* seccomp platform: the notification id; 0 at a ptrace stop */
+	int listener;      /* seccomp platform: the listener it came from */
 	bool ptrace_stop;  /* the task is at a ptrace stop: regs is valid and may be rewritten */
 	bool at_exit;      /* ptrace: injected calls left the task at a syscall-exit stop */
 	struct user_regs_struct regs;
@@ -43,14 +44,16 @@ struct cbox_platform_ops {
 	uint32_t trap_action;
 	/* Whether the guest needs CBOX_PTRACE_INSTALL_FD. */
 	bool needs_install_fd;
-	/* Take the seccomp listener of the first guest task (seccomp platform); the platform owns
-	 * it. -1 on platforms that do not use one. */
-	int (*set_listener)(struct cbox_platform *p, int listener);
-	/* The fd to poll for trapped syscalls, or -1 (traps then arrive as ptrace stops). */
-	int (*poll_fd)(struct cbox_platform *p);
-	/* Receive one trapped syscall from poll_fd. 0 on success, -ENOENT when the task died before
-	 * it could be received (not an error), other -errno on failure. */
-	int (*recv)(struct cbox_platform *p, struct cbox_trap *t);
+	/* Take a seccomp listener (seccomp platform): the guest's first task's, and one per task
+	 * started later by `cbox exec` (each installed a filter of its own); the platform owns it.
+	 * Platforms that use none close it. -ENOSPC when CBOX_PLATFORM_MAX_LISTENERS are held. */
+	int (*add_listener)(struct cbox_platform *p, int listener);
+	/* Close a listener whose tasks are all gone (it polled POLLHUP). */
+	void (*drop_listener)(struct cbox_platform *p, int listener);
+	/* Receive one trapped syscall from listener (one of p->listeners). 0 on success, -ENOENT
+	 * when the task died before it could be received (not an error), other -errno on failure.
+	 */
+	int (*recv)(struct cbox_platform *p, int listener, struct cbox_trap *t);
 	/* Answer with a result (>= 0 or -errno); the task resumes. */
 	int (*reply)(struct cbox_platform *p, struct cbox_trap *t, int64_t ret);
 	/* Let the host run the call as it is (checked pass-through); the task resumes. */
@@ -64,9 +67,12 @@ struct cbox_platform_ops {
 	void (*free)(struct cbox_platform *p);
 };
 
+#define CBOX_PLATFORM_MAX_LISTENERS 64
+
 struct cbox_platform {
 	const struct cbox_platform_ops *ops;
-	int listener;     /* seccomp platform */
+	int listeners[CBOX_PLATFORM_MAX_LISTENERS]; /* seccomp platform: the fds to poll */
+	size_t nlisteners;
 	int install_sock; /* ptrace platform: the sentry's end of the install socketpair */
 };
 

@@ -258,6 +258,8 @@ struct cbox_task {
 	 * call's exit (clone3_pending), then in the child until it first runs (clone3_child). */
 	struct cbox_clone3_fixup clone3;
 	bool clone3_pending, clone3_child;
+	/* Started by the sentry: its first execve carries its seccomp listener (tracer.c) */
+	bool takes_listener;
 	struct cbox_task *next_in_hash;
 };
 
