@@ -124,6 +124,21 @@ int cbox_oci_state_tier(const struct cbox_oci_state *st, const struct cbox_tier_
 	return 0;
 }
 
+int cbox_oci_container_open(const struct cbox_oci_global *g, const char *id,
+                            struct cbox_oci_state *st, const struct cbox_tier_ops **tier,
+                            struct cbox_tier_container *c, enum cbox_tier_status *status,
+                            struct cbox_err **err)
+{
+	if (cbox_oci_state_load(g->root, id, st, err) < 0)
+		return -1;
+	if (cbox_oci_state_tier(st, tier, c, err) < 0) {
+		cbox_oci_state_release(st);
+		return -1;
+	}
+	*status = (*tier)->status(c);
+	return 0;
+}
+
 json_object *cbox_oci_state_json(const struct cbox_oci_state *st, const char *status)
 {
 	json_object *o = json_object_new_object();

@@ -55,3 +55,7 @@ int ns_apply_user_caps(const struct cbox_oci_process *p, struct cbox_err **err);
 int ns_find_exec(const struct cbox_oci_process *p, char *out, size_t n, struct cbox_err **err);
 /* Load linux.seccomp (libseccomp). Precondition: no_new_privs or CAP_SYS_ADMIN. */
 int ns_apply_seccomp(const struct cbox_oci_seccomp *s, struct cbox_err **err);
+
+/* The tier's exec op (see cbox_tier_ops.exec): ns_exec.c. */
+int ns_exec(struct cbox_tier_container *c, const struct cbox_tier_exec *x, pid_t *pid,
+            struct cbox_err **err);
