@@ -102,6 +102,9 @@ void cbox_oci_post_hooks_run(const struct cbox_oci_state *st, enum cbox_oci_hook
 /* Remove <dir> and the files in it (state dirs hold no subdirectories). */
 int cbox_oci_state_remove(const char *dir, struct cbox_err **err);
 
+/* Write pid to path through a temporary file renamed over it (what --pid-file names). */
+int cbox_oci_write_pid_file(const char *path, pid_t pid, struct cbox_err **err);
+
 /* Parse a signal: a number, "KILL" or "SIGKILL". Returns it, or -1. */
 int cbox_oci_signal_parse(const char *s);
 

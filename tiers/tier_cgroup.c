@@ -52,6 +52,13 @@ static int load(const struct cbox_tier_container *c, struct cbox_cgroup **cg, st
 	                    c->id);
 }
 
+int cbox_tier_cgroup_load(const struct cbox_tier_container *c, struct cbox_cgroup **cg,
+                          struct cbox_err **err)
+{
+	*cg = NULL;
+	return cbox_tier_cgroup_recorded(c) ? load(c, cg, err) : 0;
+}
+
 bool cbox_tier_cgroup_recorded(const struct cbox_tier_container *c)
 {
 	char record[4096];

@@ -162,6 +162,9 @@ CBOX_API int cbox_tier_cgroup_create(const struct cbox_tier_container *c, struct
 CBOX_API void cbox_tier_cgroup_abort(const struct cbox_tier_container *c, struct cbox_cgroup *cg);
 /* Whether create recorded a cgroup for c (a host without cgroups has none). */
 CBOX_API bool cbox_tier_cgroup_recorded(const struct cbox_tier_container *c);
+/* The recorded cgroup of c into *cg, NULL when it has none. Errors: a malformed record. */
+CBOX_API int cbox_tier_cgroup_load(const struct cbox_tier_container *c, struct cbox_cgroup **cg,
+                                   struct cbox_err **err);
 /* Whether the recorded cgroup is frozen; false without a record or a freezer. */
 CBOX_API bool cbox_tier_cgroup_frozen(const struct cbox_tier_container *c);
 /* The pause op for tiers whose whole container lives in its cgroup: freeze or thaw it. Errors:
