@@ -113,7 +113,7 @@ check_status "run --detach" 0
 oci state box
 init=$(json_field pid)
 for _ in $(seq 50); do
-	[ -s "$SCRATCH/data/c" ] && [ -n "$(descendants "$init" | grep sleep)" ] && break
+	[ -s "$SCRATCH/data/c" ] && descendants "$init" | grep -q sleep && break
 	sleep 0.1
 done
 
@@ -216,7 +216,7 @@ epid=$(cat "$SCRATCH/exec.pid" 2>/dev/null)
 check "  ... the pid file names a process in the container's pid namespace" \
 	"$(readlink "/proc/$init/ns/pid")" "$(readlink "/proc/$epid/ns/pid" 2>/dev/null)"
 oci ps --format json box
-check_match "  ... and ps lists it" "[[,]$epid[],]" "$OUT"
+check_match "  ... and ps lists it" "[[,]${epid}[],]" "$OUT"
 printf '{"args": ["sh", 7]}' >"$SCRATCH/process.json"
 oci exec --process "$SCRATCH/process.json" box
 check_status "exec with a malformed process.json: exit 1" 1
