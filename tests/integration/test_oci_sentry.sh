@@ -196,7 +196,7 @@ for _ in $(seq 50); do
 done
 guest_sleep=""
 for p in $(descendants "$mon" | cut -d' ' -f1); do
-	[ "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" = "sleep 1000 " ] && guest_sleep=$p
+	[ "$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")" = "sleep 1000 " ] && guest_sleep=$p
 done
 oci ps --format json box
 ps_pids=" $(printf '%s' "$OUT" | tr -d '[]' | tr ',' ' ') "
