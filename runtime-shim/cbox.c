@@ -132,6 +132,15 @@ int main(int argc, char **argv)
 		printf("cbox version %s\nspec: %s\n", CBOX_VERSION, CBOX_OCI_VERSION);
 		return 0;
 	}
+	/* The verbs whose processes enter a container before they exec its program: see
+	 * oci_sealed.c. */
+	if (!strcmp(argv[i], "create") || !strcmp(argv[i], "run") || !strcmp(argv[i], "exec")) {
+		struct cbox_err *err = NULL;
+		if (cbox_oci_reexec_sealed(argv, &err) < 0) {
+			cbox_err_report(&err, argv[i]);
+			return 1;
+		}
+	}
 	for (size_t k = 0; k < CBOX_ARRAY_SIZE(verbs); k++)
 		if (!strcmp(argv[i], verbs[k].name))
 			return verbs[k].fn(&g, argc - i, argv + i);

@@ -102,6 +102,13 @@ void cbox_oci_post_hooks_run(const struct cbox_oci_state *st, enum cbox_oci_hook
 /* Remove <dir> and the files in it (state dirs hold no subdirectories). */
 int cbox_oci_state_remove(const char *dir, struct cbox_err **err);
 
+/*
+ * Re-exec this process (same argv and environment) from a sealed memfd copy of its binary, unless
+ * it already runs from one (then return 0): see oci_sealed.c. Returns only on failure, naming
+ * the step.
+ */
+int cbox_oci_reexec_sealed(char **argv, struct cbox_err **err);
+
 /* Write pid to path through a temporary file renamed over it (what --pid-file names). */
 int cbox_oci_write_pid_file(const char *path, pid_t pid, struct cbox_err **err);
 

@@ -120,7 +120,7 @@ done
 # The child that lives (the loop's own sleeps come and go).
 sleeper=""
 for p in $(descendants "$init" | cut -d' ' -f1); do
-	[ "$(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" = "sleep 1000 " ] && sleeper=$p
+	[ "$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")" = "sleep 1000 " ] && sleeper=$p
 done
 oci ps --format json box
 ps_pids=" $(printf '%s' "$OUT" | tr -d '[]' | tr ',' ' ') "
@@ -252,6 +252,35 @@ oci exec nosuch true
 check_match "exec into a container that does not exist" "container nosuch does not exist" "$ERR"
 oci ps --format json nosuch
 check_status "ps of a container that does not exist: exit 1" 1
+
+# runc's CVE-2019-5736: a container program "#!/proc/self/exe" makes the kernel run the
+# binary of the process that execs it, cbox's, inside the container; a root there must not be
+# able to write through it into the host's cbox. cbox runs from a sealed memfd copy, so the
+# attempt must fail. (exec --detach: no cbox runs from the host's binary meanwhile, which would
+# make a write fail with ETXTBSY whatever cbox does.) The rootfs gets cbox's libraries so that
+# the binary can run in it.
+for lib in $(ldd "$CBOX" | grep -o '/[^ ]*'); do
+	mkdir -p "$BUNDLE/rootfs$(dirname "$lib")"
+	cp -L "$lib" "$BUNDLE/rootfs$lib"
+done
+rm -f "$SCRATCH/data/exe" "$SCRATCH/data/result"
+edit "c['process']['args'] = ['sleep', '1000']
+c['mounts'].append({'destination': '/data', 'type': 'bind', 'source': scratch + '/data', 'options': ['rbind', 'rw']})"
+oci run --detach --bundle "$BUNDLE" cve
+oci exec cve sh -c 'mkfifo /tmp/fifo; printf "#!/proc/self/exe --log=/tmp/fifo\n" >/tmp/evil; chmod +x /tmp/evil'
+# The interpreter of the program cbox execs resolves in the exec'ing process: cbox's copy.
+oci exec --detach cve /tmp/evil
+oci exec --detach cve sh -c 'sleep 0.5; for d in /proc/[0-9]*; do [ "$(cat $d/comm)" = evil ] && p=${d#/proc/}; done
+readlink /proc/$p/exe >/data/exe; exec 3</proc/$p/exe; cat /tmp/fifo >/dev/null
+while [ -e /proc/$p ]; do sleep 0.1; done
+if echo pwn >>/proc/self/fd/3; then echo wrote; else echo refused; fi >/data/result'
+for _ in $(seq 50); do
+	[ -s "$SCRATCH/data/result" ] && break
+	sleep 0.1
+done
+check_match "the binary a container can reach is a memfd" '^/memfd:cbox' "$(cat "$SCRATCH/data/exe" 2>/dev/null)"
+check "writing into it from the container fails" refused "$(cat "$SCRATCH/data/result" 2>/dev/null)"
+oci delete --force cve
 
 # What a caller sees when something is wrong.
 edit "c['process']['args'] = ['sh', 7]"
