@@ -238,8 +238,11 @@ wait "$RECV"
 check_match "  ... the master came with SCM_RIGHTS" '^name /dev/ptmx fds 1' "$(cat "$SCRATCH/console.out")"
 check_match "  ... and the process's stdout is the pty" '^/dev/pts/[0-9]+' "$(cat "$SCRATCH/console.out")"
 
+oci pause box
 oci kill box KILL
+check_status "kill KILL of a paused container" 0
 wait_stopped box
+check_match "  ... stops it (thawed after the signal)" '"status": ?"stopped"' "$OUT"
 oci exec box true
 check_status "exec into a stopped container: exit 1" 1
 check_match "  ... cannot exec in a stopped container" "cannot exec in a stopped container" "$ERR"
