@@ -264,7 +264,8 @@ static int do_exec(const struct cbox_oci_global *g, const struct exec_opts *o, c
 	return r;
 }
 
-int cbox_oci_exec(const struct cbox_oci_global *g, int argc, char **argv)
+/* runc's exec options into *o (env must hold argc entries); the index of ID, or -1. */
+static int parse_opts(int argc, char **argv, struct exec_opts *o)
 {
 	static const struct option opts[] = {{"process", required_argument, NULL, 'p'},
 	                                     {"detach", no_argument, NULL, 'd'},
@@ -281,83 +282,91 @@ int cbox_oci_exec(const struct cbox_oci_global *g, int argc, char **argv)
 	                                     {"process-label", required_argument, NULL, 'l'},
 	                                     {"preserve-fds", required_argument, NULL, 'f'},
 	                                     {0}};
-	struct exec_opts o = {0};
-	CBOX_AUTOFREE char **env = calloc((size_t)argc + 1, sizeof(char *));
-	if (!env)
-		return 1;
-	o.env = env;
 	optind = 0;
 	for (int c; (c = getopt_long_only(argc, argv, "+p:dtw:e:u:g:c:", opts, NULL)) != -1;) {
 		int cap;
 		uint32_t gid;
 		switch (c) {
 		case 'p':
-			o.process_file = optarg;
+			o->process_file = optarg;
 			break;
 		case 'd':
-			o.detach = true;
+			o->detach = true;
 			break;
 		case 'P':
-			o.pid_file = optarg;
+			o->pid_file = optarg;
 			break;
 		case 'C':
-			o.console_socket = optarg;
+			o->console_socket = optarg;
 			break;
 		case 't':
-			o.tty = true;
+			o->tty = true;
 			break;
 		case 'w':
-			o.cwd = optarg;
+			o->cwd = optarg;
 			break;
 		case 'e':
-			env[o.n_env++] = optarg;
+			o->env[o->n_env++] = optarg;
 			break;
 		case 'u':
-			o.user = optarg;
+			o->user = optarg;
 			break;
 		case 'n':
-			o.no_new_privs = true;
+			o->no_new_privs = true;
 			break;
 		case 'a':
 		case 'l':
 			break; /* AppArmor and SELinux labels: not applied by cbox */
 		case 'g':
-			if (parse_id(optarg, &gid) < 0 || o.n_gids == CBOX_ARRAY_SIZE(o.gids)) {
+			if (parse_id(optarg, &gid) < 0 || o->n_gids == CBOX_ARRAY_SIZE(o->gids)) {
 				cbox_error("exec: --additional-gids: '%s' is not a group id",
 				           optarg);
-				return 1;
+				return -1;
 			}
-			o.gids[o.n_gids++] = gid;
+			o->gids[o->n_gids++] = gid;
 			break;
 		case 'c':
 			if ((cap = cbox_oci_cap_from_name(optarg)) < 0) {
 				cbox_error("exec: --cap: unknown capability '%s'", optarg);
-				return 1;
+				return -1;
 			}
-			o.caps |= 1ULL << cap;
+			o->caps |= 1ULL << cap;
 			break;
 		case 'f':
 			if (strcmp(optarg, "0") != 0) {
 				cbox_error("exec: --preserve-fds is not supported yet");
-				return 1;
+				return -1;
 			}
 			break;
 		default:
-			return 1;
+			return -1;
 		}
 	}
 	if (optind >= argc) {
 		cbox_error("usage: cbox exec [--process FILE] [--detach] [--pid-file F] "
 		           "[--console-socket S] [--tty] [--cwd D] [--env K=V]... [--user "
 		           "UID[:GID]] [--no-new-privs] ID [CMD [ARGS...]]");
-		return 1;
+		return -1;
 	}
-	const char *id = argv[optind++];
-	if (optind < argc && !strcmp(argv[optind], "--"))
-		optind++;
+	return optind;
+}
+
+int cbox_oci_exec(const struct cbox_oci_global *g, int argc, char **argv)
+{
+	struct exec_opts o = {0};
+	CBOX_AUTOFREE char **env = calloc((size_t)argc + 1, sizeof(char *));
+	if (!env)
+		return 1;
+	o.env = env;
+	int i = parse_opts(argc, argv, &o);
+	if (i < 0)
+		return 1;
+	const char *id = argv[i++];
+	if (i < argc && !strcmp(argv[i], "--"))
+		i++;
 	struct cbox_err *err = NULL;
 	pid_t pid = 0;
-	if (do_exec(g, &o, id, argv + optind, (size_t)(argc - optind), &pid, &err) < 0) {
+	if (do_exec(g, &o, id, argv + i, (size_t)(argc - i), &pid, &err) < 0) {
 		cbox_err_report(&err, "exec");
 		return 1;
 	}
