@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -21,6 +22,7 @@
 
 #include "cbox/cleanup.h"
 #include "cbox/log.h"
+#include "cbox_run.h"
 #include "oci_cli.h"
 
 #define MAX_PROCESS_JSON (4 << 20)
@@ -179,6 +181,26 @@ static int connect_console(const char *path, struct cbox_err **err)
 	return fd;
 }
 
+/* The terminal's master, sent by the process over sock (SCM_RIGHTS), or -1. */
+static int recv_master(int sock, struct cbox_err **err)
+{
+	char name[4096], cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {.iov_base = name, .iov_len = sizeof(name)};
+	struct msghdr m = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	ssize_t n;
+	do
+		n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
+	    cm->cmsg_len != CMSG_LEN(sizeof(int)))
+		return cbox_err_set(err, n < 0 ? errno : EPROTO, "exec: receive the terminal");
+	int fd;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+	return fd;
+}
+
 static volatile sig_atomic_t forward_pid;
 
 static void forward(int sig)
@@ -203,6 +225,22 @@ static int wait_process(pid_t pid)
 	return 128 + WTERMSIG(status);
 }
 
+/* Copy between the caller's terminal and the process's until it exits (cbox_run_tty.c, as
+ * cbox-run -t); its status as a shell's. */
+static int relay_terminal(int master, pid_t pid)
+{
+	struct cbox_run_tty t = {.master = master, .slave = -1};
+	struct winsize ws;
+	if (isatty(0) && ioctl(0, TIOCGWINSZ, &ws) == 0)
+		ioctl(master, TIOCSWINSZ, &ws);
+	int status = 0;
+	if (cbox_run_tty_relay(&t, pid, &status) < 0)
+		return 1;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
 /* The checks runc makes before it starts anything. */
 static int check(const struct exec_opts *o, const struct cbox_oci_process *p,
                  const struct cbox_tier_ops *tier, enum cbox_tier_status s, const char *id,
@@ -218,10 +256,10 @@ static int check(const struct exec_opts *o, const struct cbox_oci_process *p,
 	if (s != CBOX_TIER_RUNNING && s != CBOX_TIER_CREATED)
 		return cbox_err_set(err, 0, "container %s is %s: cannot exec in it", id,
 		                    cbox_tier_status_name(s));
-	if (p->terminal && !o->console_socket)
+	if (p->terminal && !o->console_socket && o->detach)
 		return cbox_err_set(err, 0,
-		                    "a terminal needs --console-socket (cbox exec does not relay "
-		                    "one itself yet)");
+		                    "a terminal with --detach needs --console-socket (no one would "
+		                    "hold the terminal's other end)");
 	if (!p->terminal && o->console_socket)
 		return cbox_err_set(err, 0,
 		                    "--console-socket without a terminal (process.terminal or "
@@ -229,8 +267,9 @@ static int check(const struct exec_opts *o, const struct cbox_oci_process *p,
 	return 0;
 }
 
+/* do_exec: the process's pid, and the master of its terminal when cbox relays it (else -1). */
 static int do_exec(const struct cbox_oci_global *g, const struct exec_opts *o, const char *id,
-                   char **cmd, size_t n_cmd, pid_t *pid, struct cbox_err **err)
+                   char **cmd, size_t n_cmd, pid_t *pid, int *master, struct cbox_err **err)
 {
 	struct cbox_oci_state st;
 	const struct cbox_tier_ops *tier;
@@ -252,13 +291,27 @@ static int do_exec(const struct cbox_oci_global *g, const struct exec_opts *o, c
 		r = process_from_config(cfg, o, cmd, n_cmd, &p, err);
 	if (r == 0)
 		r = check(o, &p, tier, s, id, err);
+	int relay[2] = {-1, -1};
 	if (r == 0 && o->console_socket && (console = connect_console(o->console_socket, err)) < 0)
 		r = -1;
+	else if (r == 0 && p.terminal && !o->console_socket) {
+		/* No console socket: cbox is the other end of the terminal itself, as runc is. */
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, relay) < 0)
+			r = cbox_err_set(err, errno, "exec: socketpair");
+		console = relay[1];
+	}
 	if (r == 0) {
 		struct cbox_tier_exec x = {.process = &p, .console_sock = console};
 		c.config = cfg;
 		r = tier->exec(&c, &x, pid, err);
 	}
+	if (r == 0 && relay[0] >= 0 && (*master = recv_master(relay[0], err)) < 0) {
+		kill(*pid, SIGKILL);
+		waitpid(*pid, NULL, 0);
+		r = -1;
+	}
+	if (relay[0] >= 0)
+		close(relay[0]);
 	cbox_oci_process_release(&p);
 	cbox_oci_state_release(&st);
 	return r;
@@ -366,7 +419,8 @@ int cbox_oci_exec(const struct cbox_oci_global *g, int argc, char **argv)
 		i++;
 	struct cbox_err *err = NULL;
 	pid_t pid = 0;
-	if (do_exec(g, &o, id, argv + i, (size_t)(argc - i), &pid, &err) < 0) {
+	int master = -1;
+	if (do_exec(g, &o, id, argv + i, (size_t)(argc - i), &pid, &master, &err) < 0) {
 		cbox_err_report(&err, "exec");
 		return 1;
 	}
@@ -375,5 +429,7 @@ int cbox_oci_exec(const struct cbox_oci_global *g, int argc, char **argv)
 		kill(pid, SIGKILL);
 		return 1;
 	}
+	if (master >= 0)
+		return relay_terminal(master, pid);
 	return o.detach ? 0 : wait_process(pid);
 }

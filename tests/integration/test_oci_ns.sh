@@ -237,6 +237,11 @@ check_status "exec --tty --console-socket" 0
 wait "$RECV"
 check_match "  ... the master came with SCM_RIGHTS" '^name /dev/ptmx fds 1' "$(cat "$SCRATCH/console.out")"
 check_match "  ... and the process's stdout is the pty" '^/dev/pts/[0-9]+' "$(cat "$SCRATCH/console.out")"
+oci exec --tty box sh -c 'tty; exit 5'
+check_status "exec --tty without a console socket: cbox relays the pty; the status" 5
+check_match "  ... the process's stdout is a pty" '^/dev/pts/[0-9]+' "$OUT"
+oci exec --tty --detach box true
+check_match "exec --tty --detach without a console socket is refused" "needs --console-socket" "$ERR"
 
 oci pause box
 oci kill box KILL
