@@ -278,7 +278,8 @@ oci run --detach --bundle "$BUNDLE" cve
 oci exec cve sh -c 'mkfifo /tmp/fifo; printf "#!/proc/self/exe --log=/tmp/fifo\n" >/tmp/evil; chmod +x /tmp/evil'
 # The interpreter of the program cbox execs resolves in the exec'ing process: cbox's copy.
 oci exec --detach cve /tmp/evil
-oci exec --detach cve sh -c 'sleep 0.5; for d in /proc/[0-9]*; do [ "$(cat $d/comm)" = evil ] && p=${d#/proc/}; done
+oci exec --detach cve sh -c 'p=""; for _ in $(seq 50); do for d in /proc/[0-9]*; do
+[ "$(cat $d/comm)" = evil ] && p=${d#/proc/}; done; [ -n "$p" ] && break; sleep 0.1; done
 readlink /proc/$p/exe >/data/exe; exec 3</proc/$p/exe; cat /tmp/fifo >/dev/null
 while [ -e /proc/$p ]; do sleep 0.1; done
 if echo pwn >>/proc/self/fd/3; then echo wrote; else echo refused; fi >/data/result'
