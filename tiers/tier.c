@@ -1,9 +1,9 @@
 /* The tier registry, and the host checks of the tiers that are not built yet. */
 #include <dirent.h>
 #include <errno.h>
-#include <poll.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

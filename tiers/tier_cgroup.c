@@ -142,7 +142,7 @@ int cbox_tier_cgroup_update(struct cbox_tier_container *c, const struct cbox_oci
 	CBOX_AUTO(cbox_cgroup) *cg = NULL;
 	struct cbox_cgroup_limits lim;
 	limits_from(r, &lim);
-	if (r->cpus)
+	if (r->cpus && r->cpus[0])
 		cbox_warn("update: cpu.cpus (%s) ignored: no cpuset support", r->cpus);
 	if (load(c, &cg, err) < 0 || cbox_cgroup_apply(cg, &lim, err) < 0)
 		return -1;
