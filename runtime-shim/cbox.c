@@ -21,6 +21,14 @@ static void usage(FILE *f)
 	    "  delete [--force] ID                       release it (--force: kill first)\n"
 	    "  run [--bundle DIR] [--detach] ID          create, start, wait, delete\n"
 	    "  list [--format table|json] [--quiet]      the containers under --root\n"
+	    "  ps [--format table|json] ID [PS-OPTIONS]  its processes (json: host pids)\n"
+	    "  pause ID / resume ID                      freeze / thaw its processes\n"
+	    "  update [--resources FILE|-] [--memory N] [--memory-swap N] [--cpu-quota N]\n"
+	    "         [--cpu-period N] [--cpu-shares N] [--pids-limit N] ID\n"
+	    "                                            new limits for a running container\n"
+	    "  exec [--process FILE] [--detach] [--pid-file F] [--console-socket S] [--tty]\n"
+	    "       [--cwd D] [--env K=V]... [--user UID[:GID]] [--no-new-privs] ID [CMD...]\n"
+	    "                                            run a process in a running container\n"
 	    "  spec [--bundle DIR] [--rootless]          write a default config.json\n"
 	    "  features                                  what this runtime supports (JSON)\n"
 	    "Other verbs:\n"
@@ -54,6 +62,8 @@ static const struct {
     {"kill", cbox_oci_kill},     {"delete", cbox_oci_delete}, {"run", cbox_oci_run},
     {"list", cbox_oci_list},     {"spec", cbox_oci_spec},     {"features", cbox_oci_features},
     {"tiers", cbox_oci_tiers},   {"syscalls", syscalls_verb}, {"install", cbox_oci_install},
+    {"ps", cbox_oci_ps},         {"pause", cbox_oci_pause},   {"resume", cbox_oci_resume},
+    {"update", cbox_oci_update}, {"exec", cbox_oci_exec},
 };
 
 /* "--opt=value" or "--opt value" (one or two dashes, as runc accepts). */
@@ -121,6 +131,15 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[i], "version")) {
 		printf("cbox version %s\nspec: %s\n", CBOX_VERSION, CBOX_OCI_VERSION);
 		return 0;
+	}
+	/* The verbs whose processes enter a container before they exec its program: see
+	 * oci_sealed.c. */
+	if (!strcmp(argv[i], "create") || !strcmp(argv[i], "run") || !strcmp(argv[i], "exec")) {
+		struct cbox_err *err = NULL;
+		if (cbox_oci_reexec_sealed(argv, &err) < 0) {
+			cbox_err_report(&err, argv[i]);
+			return 1;
+		}
 	}
 	for (size_t k = 0; k < CBOX_ARRAY_SIZE(verbs); k++)
 		if (!strcmp(argv[i], verbs[k].name))

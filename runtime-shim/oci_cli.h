@@ -1,8 +1,8 @@
 #pragma once
 /*
  * The OCI runtime verbs of `cbox` (runc's command line: create, start, state, kill, delete, run,
- * list, spec, features) and what they share: the global options and the container's state in
- * <root>/<id>/state.json.
+ * list, spec, features, ps, pause, resume, update, exec) and what they share: the global options
+ * and the container's state in <root>/<id>/state.json.
  */
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -42,6 +42,11 @@ int cbox_oci_list(const struct cbox_oci_global *g, int argc, char **argv);
 int cbox_oci_spec(const struct cbox_oci_global *g, int argc, char **argv);
 int cbox_oci_features(const struct cbox_oci_global *g, int argc, char **argv);
 int cbox_oci_tiers(const struct cbox_oci_global *g, int argc, char **argv);
+int cbox_oci_ps(const struct cbox_oci_global *g, int argc, char **argv);
+int cbox_oci_pause(const struct cbox_oci_global *g, int argc, char **argv);
+int cbox_oci_resume(const struct cbox_oci_global *g, int argc, char **argv);
+int cbox_oci_update(const struct cbox_oci_global *g, int argc, char **argv);
+int cbox_oci_exec(const struct cbox_oci_global *g, int argc, char **argv);
 /* `cbox install`: add cbox to Docker's daemon.json (see oci_install.c); --tier is the default of
  * the entry's tier. */
 int cbox_oci_install(const struct cbox_oci_global *g, int argc, char **argv);
@@ -66,6 +71,15 @@ void cbox_oci_state_release(struct cbox_oci_state *st);
 int cbox_oci_state_tier(const struct cbox_oci_state *st, const struct cbox_tier_ops **tier,
                         struct cbox_tier_container *c, struct cbox_err **err);
 
+/*
+ * Load the state of container id and its tier (cbox_oci_state_load, then cbox_oci_state_tier), and
+ * its status into *status. On failure st holds nothing. The caller releases st.
+ */
+int cbox_oci_container_open(const struct cbox_oci_global *g, const char *id,
+                            struct cbox_oci_state *st, const struct cbox_tier_ops **tier,
+                            struct cbox_tier_container *c, enum cbox_tier_status *status,
+                            struct cbox_err **err);
+
 /* The OCI state JSON of st with status (what `state` prints and hooks read on stdin). Caller
  * frees with json_object_put. */
 json_object *cbox_oci_state_json(const struct cbox_oci_state *st, const char *status);
@@ -87,6 +101,16 @@ void cbox_oci_post_hooks_run(const struct cbox_oci_state *st, enum cbox_oci_hook
 
 /* Remove <dir> and the files in it (state dirs hold no subdirectories). */
 int cbox_oci_state_remove(const char *dir, struct cbox_err **err);
+
+/*
+ * Re-exec this process (same argv and environment) from a sealed memfd copy of its binary, unless
+ * it already runs from one (then return 0): see oci_sealed.c. Returns only on failure, naming
+ * the step.
+ */
+int cbox_oci_reexec_sealed(char **argv, struct cbox_err **err);
+
+/* Write pid to path through a temporary file renamed over it (what --pid-file names). */
+int cbox_oci_write_pid_file(const char *path, pid_t pid, struct cbox_err **err);
 
 /* Parse a signal: a number, "KILL" or "SIGKILL". Returns it, or -1. */
 int cbox_oci_signal_parse(const char *s);

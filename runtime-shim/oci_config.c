@@ -98,7 +98,7 @@ int oci_for_each(struct oci_path *p, json_object *obj, const char *key, void **a
 	size_t len = json_object_array_length(a);
 	char *v = calloc(len ? len : 1, elem);
 	if (!v)
-		return cbox_err_set(p->err, ENOMEM, "config.json");
+		return cbox_err_set(p->err, ENOMEM, "%s", oci_path_file(p));
 	*arr = v;
 	size_t old = oci_path_key(p, key), base = p->len;
 	for (size_t i = 0; i < len; i++) {
@@ -129,7 +129,7 @@ int oci_get_kv(struct oci_path *p, json_object *obj, const char *key, struct cbo
 	size_t len = (size_t)json_object_object_length(o);
 	struct cbox_oci_kv *v = calloc(len ? len : 1, sizeof(*v));
 	if (!v)
-		return cbox_err_set(p->err, ENOMEM, "config.json");
+		return cbox_err_set(p->err, ENOMEM, "%s", oci_path_file(p));
 	*out = v;
 	size_t old = oci_path_key(p, key), i = 0;
 	json_object_object_foreach(o, k, val)
@@ -140,7 +140,7 @@ int oci_get_kv(struct oci_path *p, json_object *obj, const char *key, struct cbo
 		v[i].value = strdup(json_object_get_string(val));
 		*n = ++i;
 		if (!v[i - 1].key || !v[i - 1].value)
-			return cbox_err_set(p->err, ENOMEM, "config.json");
+			return cbox_err_set(p->err, ENOMEM, "%s", oci_path_file(p));
 	}
 	oci_path_pop(p, old);
 	return 1;
@@ -161,7 +161,7 @@ static int parse_user(struct oci_path *p, json_object *u, struct cbox_oci_user *
 	size_t len = json_object_array_length(a);
 	o->additional_gids = calloc(len ? len : 1, sizeof(uint32_t));
 	if (!o->additional_gids)
-		return cbox_err_set(p->err, ENOMEM, "config.json");
+		return cbox_err_set(p->err, ENOMEM, "%s", oci_path_file(p));
 	size_t old = oci_path_key(p, "additionalGids"), base = p->len;
 	for (size_t i = 0; i < len; i++) {
 		json_object *e = json_object_array_get_idx(a, i);
@@ -253,9 +253,9 @@ static int parse_process(struct oci_path *p, json_object *pr, struct cbox_oci_pr
 	if (o->n_args == 0)
 		return oci_fail_key(p, "args", "must hold at least the program");
 	if (!o->env && !(o->env = calloc(1, sizeof(char *))))
-		return cbox_err_set(p->err, ENOMEM, "config.json");
+		return cbox_err_set(p->err, ENOMEM, "%s", oci_path_file(p));
 	if (!o->cwd && !(o->cwd = strdup("/")))
-		return cbox_err_set(p->err, ENOMEM, "config.json");
+		return cbox_err_set(p->err, ENOMEM, "%s", oci_path_file(p));
 	if (o->cwd[0] != '/')
 		return oci_fail_key(p, "cwd", "must be an absolute path");
 	if ((r = oci_get_object(p, pr, "user", &x)) < 0)
@@ -387,14 +387,14 @@ static int parse_top(struct oci_path *p, json_object *top, struct cbox_oci_confi
 	return 0;
 }
 
-int cbox_oci_config_parse(const char *json, size_t len, struct cbox_oci_config **out,
-                          struct cbox_err **err)
+int oci_parse_document(const char *json, size_t len, const char *file, json_object **out,
+                       struct cbox_err **err)
 {
 	if (len > INT32_MAX)
-		return cbox_err_set(err, EFBIG, "config.json: too large");
+		return cbox_err_set(err, EFBIG, "%s: too large", file);
 	json_tokener *tok = json_tokener_new_ex(64);
 	if (!tok)
-		return cbox_err_set(err, ENOMEM, "config.json");
+		return cbox_err_set(err, ENOMEM, "%s", file);
 	json_object *top = json_tokener_parse_ex(tok, json, (int)len);
 	enum json_tokener_error jerr = json_tokener_get_error(tok);
 	size_t off = json_tokener_get_parse_end(tok);
@@ -402,18 +402,28 @@ int cbox_oci_config_parse(const char *json, size_t len, struct cbox_oci_config *
 	if (!top || jerr != json_tokener_success) {
 		json_object_put(top);
 		if (jerr == json_tokener_continue)
-			return cbox_err_set(
-			    err, EINVAL, "config.json: invalid JSON: truncated at byte %zu", len);
-		return cbox_err_set(err, EINVAL, "config.json: invalid JSON at byte %zu: %s", off,
+			return cbox_err_set(err, EINVAL, "%s: invalid JSON: truncated at byte %zu",
+			                    file, len);
+		return cbox_err_set(err, EINVAL, "%s: invalid JSON at byte %zu: %s", file, off,
 		                    json_tokener_error_desc(jerr));
 	}
 	for (; off < len; off++)
 		if (!strchr(" \t\r\n", json[off]) || !json[off]) {
 			json_object_put(top);
-			return cbox_err_set(
-			    err, EINVAL,
-			    "config.json: invalid JSON at byte %zu: data after the end", off);
+			return cbox_err_set(err, EINVAL,
+			                    "%s: invalid JSON at byte %zu: data after the end",
+			                    file, off);
 		}
+	*out = top;
+	return 0;
+}
+
+int cbox_oci_config_parse(const char *json, size_t len, struct cbox_oci_config **out,
+                          struct cbox_err **err)
+{
+	json_object *top;
+	if (oci_parse_document(json, len, "config.json", &top, err) < 0)
+		return -1;
 	struct cbox_oci_config *c = calloc(1, sizeof(*c));
 	if (!c) {
 		json_object_put(top);
@@ -428,6 +438,34 @@ int cbox_oci_config_parse(const char *json, size_t len, struct cbox_oci_config *
 	}
 	*out = c;
 	return 0;
+}
+
+int cbox_oci_process_parse(const char *json, size_t len, const char *name,
+                           struct cbox_oci_process *out, struct cbox_err **err)
+{
+	json_object *top;
+	memset(out, 0, sizeof(*out));
+	if (oci_parse_document(json, len, name, &top, err) < 0)
+		return -1;
+	struct oci_path p = {.err = err, .file = name};
+	int r = json_object_is_type(top, json_type_object) ? parse_process(&p, top, out)
+	                                                   : oci_fail(&p, "expected an object");
+	json_object_put(top);
+	if (r < 0) {
+		cbox_oci_process_release(out);
+		return r;
+	}
+	return 0;
+}
+
+void cbox_oci_process_release(struct cbox_oci_process *p)
+{
+	oci_strv_free(p->args);
+	oci_strv_free(p->env);
+	free(p->cwd);
+	free(p->user.additional_gids);
+	free(p->rlimits);
+	memset(p, 0, sizeof(*p));
 }
 
 int cbox_oci_config_load(const char *bundle, struct cbox_oci_config **out, struct cbox_err **err)

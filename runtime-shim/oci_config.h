@@ -204,6 +204,27 @@ CBOX_API int cbox_oci_cap_from_name(const char *name);
 /* Every capability name cbox knows, by number, NULL-terminated (for `cbox features`). */
 CBOX_API const char *const *cbox_oci_cap_names(void);
 
+/*
+ * Parse a process object on its own (runc's `exec --process FILE`), with config.json's rules for
+ * "process"; errors name name and the path inside ("process.json: args[1]: expected a string").
+ * On success *out owns what it points to (cbox_oci_process_release); on failure *out is empty.
+ */
+CBOX_API int cbox_oci_process_parse(const char *json, size_t len, const char *name,
+                                    struct cbox_oci_process *out, struct cbox_err **err);
+/* Free what p holds and zero it (not p itself). */
+CBOX_API void cbox_oci_process_release(struct cbox_oci_process *p);
+
+/*
+ * Parse a LinuxResources object on its own (runc's `update --resources FILE`, what `docker
+ * update` sends), with config.json's rules for linux.resources; errors name name and the path
+ * inside ("resources: memory.limit: expected an integer"). Members cbox does not apply
+ * (blockIO, hugepageLimits, ...) are ignored. Release with cbox_oci_resources_release.
+ */
+CBOX_API int cbox_oci_resources_parse(const char *json, size_t len, const char *name,
+                                      struct cbox_oci_resources *out, struct cbox_err **err);
+/* Free what r holds and zero it. */
+CBOX_API void cbox_oci_resources_release(struct cbox_oci_resources *r);
+
 /* Free a config and everything it holds; NULL-safe. */
 CBOX_API void cbox_oci_config_free(struct cbox_oci_config *c);
 CBOX_DEFINE_AUTO(cbox_oci_config, cbox_oci_config_free)

@@ -17,3 +17,8 @@ int oci_get_kv(struct oci_path *p, json_object *obj, const char *key, struct cbo
 
 /* The "linux" object. */
 int oci_parse_linux(struct oci_path *p, json_object *l, struct cbox_oci_linux *o);
+
+/* Parse len bytes of JSON into *out (the caller puts it); errors name file ("config.json: invalid
+ * JSON at byte N: why"). */
+int oci_parse_document(const char *json, size_t len, const char *file, json_object **out,
+                       struct cbox_err **err);

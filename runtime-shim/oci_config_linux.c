@@ -94,6 +94,30 @@ static int parse_resources(struct oci_path *p, json_object *res, struct cbox_oci
 	return 1;
 }
 
+int cbox_oci_resources_parse(const char *json, size_t len, const char *name,
+                             struct cbox_oci_resources *out, struct cbox_err **err)
+{
+	json_object *top;
+	memset(out, 0, sizeof(*out));
+	if (oci_parse_document(json, len, name, &top, err) < 0)
+		return -1;
+	struct oci_path p = {.err = err, .file = name};
+	int r = json_object_is_type(top, json_type_object) ? parse_resources(&p, top, out)
+	                                                   : oci_fail(&p, "expected an object");
+	json_object_put(top);
+	if (r < 0) {
+		cbox_oci_resources_release(out);
+		return r;
+	}
+	return 0;
+}
+
+void cbox_oci_resources_release(struct cbox_oci_resources *r)
+{
+	free(r->cpus);
+	memset(r, 0, sizeof(*r));
+}
+
 static const char *const action_names[] = {
     [CBOX_OCI_SCMP_KILL] = "SCMP_ACT_KILL",
     [CBOX_OCI_SCMP_KILL_PROCESS] = "SCMP_ACT_KILL_PROCESS",
@@ -199,7 +223,7 @@ static int parse_linux_objects(struct oci_path *p, json_object *l, struct cbox_o
 	if ((r = oci_get_object(p, l, "seccomp", &x)) <= 0)
 		return r;
 	if (!(o->seccomp = calloc(1, sizeof(*o->seccomp))))
-		return cbox_err_set(p->err, ENOMEM, "config.json");
+		return cbox_err_set(p->err, ENOMEM, "%s", oci_path_file(p));
 	size_t old = oci_path_key(p, "seccomp");
 	if ((r = parse_seccomp(p, x, o->seccomp)) < 0)
 		return r;
@@ -265,7 +289,7 @@ static void free_linux(struct cbox_oci_linux *l)
 	free(l->namespaces);
 	free(l->uid_mappings);
 	free(l->gid_mappings);
-	free(l->resources.cpus);
+	cbox_oci_resources_release(&l->resources);
 	free(l->cgroups_path);
 	free_kv(l->sysctl, l->n_sysctl);
 	free_seccomp(l->seccomp);
@@ -279,11 +303,7 @@ void cbox_oci_config_free(struct cbox_oci_config *c)
 	if (!c)
 		return;
 	free(c->oci_version);
-	oci_strv_free(c->process.args);
-	oci_strv_free(c->process.env);
-	free(c->process.cwd);
-	free(c->process.user.additional_gids);
-	free(c->process.rlimits);
+	cbox_oci_process_release(&c->process);
 	free(c->root_path);
 	free(c->hostname);
 	for (size_t i = 0; c->mounts && i < c->n_mounts; i++) {

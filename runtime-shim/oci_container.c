@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,32 @@ int cbox_oci_state_tier(const struct cbox_oci_state *st, const struct cbox_tier_
 	                                  .state_dir = st->dir,
 	                                  .pid = st->pid,
 	                                  .start_time = st->start_time};
+	return 0;
+}
+
+int cbox_oci_write_pid_file(const char *path, pid_t pid, struct cbox_err **err)
+{
+	char tmp[PATH_MAX], buf[32];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	int len = snprintf(buf, sizeof(buf), "%d", (int)pid);
+	CBOX_AUTOCLOSE int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, buf, (size_t)len) != len || rename(tmp, path) < 0)
+		return cbox_err_set(err, errno, "write the pid file %s", path);
+	return 0;
+}
+
+int cbox_oci_container_open(const struct cbox_oci_global *g, const char *id,
+                            struct cbox_oci_state *st, const struct cbox_tier_ops **tier,
+                            struct cbox_tier_container *c, enum cbox_tier_status *status,
+                            struct cbox_err **err)
+{
+	if (cbox_oci_state_load(g->root, id, st, err) < 0)
+		return -1;
+	if (cbox_oci_state_tier(st, tier, c, err) < 0) {
+		cbox_oci_state_release(st);
+		return -1;
+	}
+	*status = (*tier)->status(c);
 	return 0;
 }
 

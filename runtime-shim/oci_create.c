@@ -38,17 +38,6 @@ static int copy_file(const char *from, const char *to, struct cbox_err **err)
 	return 0;
 }
 
-static int write_pid_file(const char *path, pid_t pid, struct cbox_err **err)
-{
-	char tmp[PATH_MAX], buf[32];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	int len = snprintf(buf, sizeof(buf), "%d", (int)pid);
-	CBOX_AUTOCLOSE int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || write(fd, buf, (size_t)len) != len || rename(tmp, path) < 0)
-		return cbox_err_set(err, errno, "write the pid file %s", path);
-	return 0;
-}
-
 /* mkdir -p, as runc's MkdirAll: containerd's shim passes a --root whose parents may not exist
  * yet (<exec-root>/runtime-runc/moby). Each new directory is 0700: state files name pids. */
 static int mkdir_parents(const char *path, struct cbox_err **err)
@@ -129,7 +118,7 @@ static int create_in(const struct cbox_oci_global *g, struct cbox_oci_state *st,
 	st->pid = c.pid;
 	st->start_time = c.start_time;
 	if (cbox_oci_state_save(st, err) < 0 ||
-	    (pid_file && write_pid_file(pid_file, c.pid, err) < 0)) {
+	    (pid_file && cbox_oci_write_pid_file(pid_file, c.pid, err) < 0)) {
 		tier->kill(&c, SIGKILL, true, NULL);
 		return -1;
 	}

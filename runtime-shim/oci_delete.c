@@ -11,9 +11,14 @@
 static int stop(const struct cbox_tier_ops *tier, struct cbox_tier_container *c,
                 struct cbox_err **err)
 {
+	bool paused = tier->status(c) == CBOX_TIER_PAUSED;
 	if (tier->kill(c, SIGKILL, true, err) < 0 && tier->status(c) != CBOX_TIER_STOPPED)
 		return -1;
 	cbox_err_free(err);
+	/* The v1 freezer keeps a frozen task from dying even of SIGKILL: thaw after the signal
+	 * (as runc does), so that none of them runs another instruction before it dies. */
+	if (paused && tier->pause)
+		tier->pause(c, false, NULL);
 	for (int i = 0; i < 1000 && tier->status(c) != CBOX_TIER_STOPPED; i++)
 		usleep(5000);
 	if (tier->status(c) != CBOX_TIER_STOPPED)

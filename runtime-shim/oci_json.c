@@ -33,11 +33,17 @@ void oci_path_pop(struct oci_path *p, size_t len)
 	p->buf[len] = '\0';
 }
 
+const char *oci_path_file(const struct oci_path *p)
+{
+	return p->file ? p->file : "config.json";
+}
+
 static int vfail(struct oci_path *p, const char *fmt, va_list ap)
 {
 	char msg[256];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	cbox_err_set(p->err, 0, "config.json: %s: %s", p->len ? p->buf : "(top level)", msg);
+	cbox_err_set(p->err, 0, "%s: %s: %s", oci_path_file(p), p->len ? p->buf : "(top level)",
+	             msg);
 	return -EINVAL;
 }
 
@@ -100,7 +106,7 @@ int oci_get_string(struct oci_path *p, json_object *obj, const char *key, char *
 		return r;
 	char *s = strdup(json_object_get_string(v));
 	if (!s)
-		return cbox_err_set(p->err, ENOMEM, "config.json");
+		return cbox_err_set(p->err, ENOMEM, "%s", oci_path_file(p));
 	free(*out);
 	*out = s;
 	return 1;
@@ -171,7 +177,7 @@ int oci_get_strv(struct oci_path *p, json_object *obj, const char *key, char ***
 	size_t len = json_object_array_length(a);
 	char **v = calloc(len + 1, sizeof(*v));
 	if (!v)
-		return cbox_err_set(p->err, ENOMEM, "config.json");
+		return cbox_err_set(p->err, ENOMEM, "%s", oci_path_file(p));
 	size_t old = oci_path_key(p, key);
 	for (size_t i = 0; i < len; i++) {
 		json_object *e = json_object_array_get_idx(a, i);
@@ -185,7 +191,7 @@ int oci_get_strv(struct oci_path *p, json_object *obj, const char *key, char ***
 		if (!(v[i] = strdup(json_object_get_string(e)))) {
 			oci_path_pop(p, old);
 			oci_strv_free(v);
-			return cbox_err_set(p->err, ENOMEM, "config.json");
+			return cbox_err_set(p->err, ENOMEM, "%s", oci_path_file(p));
 		}
 	}
 	oci_path_pop(p, old);

@@ -16,14 +16,18 @@ struct oci_path {
 	char buf[512];
 	size_t len;
 	struct cbox_err **err;
+	const char *file; /* the document's name in messages; NULL: "config.json" */
 };
+
+/* The document's name for messages. */
+const char *oci_path_file(const struct oci_path *p);
 
 /* Append ".key" (or "key" at the root) / "[i]"; return the previous length for oci_path_pop. */
 size_t oci_path_key(struct oci_path *p, const char *key);
 size_t oci_path_index(struct oci_path *p, size_t i);
 void oci_path_pop(struct oci_path *p, size_t len);
 
-/* Fail naming the current path: "config.json: PATH: MSG". Returns -EINVAL. */
+/* Fail naming the current path: "FILE: PATH: MSG" (FILE: config.json). Returns -EINVAL. */
 int oci_fail(struct oci_path *p, const char *fmt, ...) CBOX_PRINTF(2, 3);
 /* Fail naming PATH.key. */
 int oci_fail_key(struct oci_path *p, const char *key, const char *fmt, ...) CBOX_PRINTF(3, 4);

@@ -34,8 +34,13 @@ int cbox_oci_kill(const struct cbox_oci_global *g, int argc, char **argv)
 	struct cbox_tier_container c;
 	int r = cbox_oci_state_load(g->root, argv[optind], &st, &err);
 	if (r == 0) {
-		if ((r = cbox_oci_state_tier(&st, &tier, &c, &err)) == 0)
+		if ((r = cbox_oci_state_tier(&st, &tier, &c, &err)) == 0) {
+			bool paused = tier->status(&c) == CBOX_TIER_PAUSED;
 			r = tier->kill(&c, sig, all, &err);
+			/* The v1 freezer holds even SIGKILL until a thaw (runc thaws too). */
+			if (r == 0 && paused && sig == SIGKILL && tier->pause)
+				tier->pause(&c, false, NULL);
+		}
 		cbox_oci_state_release(&st);
 	}
 	if (r < 0) {

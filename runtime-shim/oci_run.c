@@ -49,6 +49,7 @@ static int run(const struct cbox_oci_global *g, const char *id, const char *bund
 	}
 	if (cbox_oci_state_load(g->root, id, &st, &err) < 0 || cbox_oci_do_start(g, id, &err) < 0) {
 		cbox_err_report(&err, "run");
+		cbox_oci_state_release(&st); /* zeroed by a failed load: safe */
 		cbox_oci_do_delete(g, id, true, NULL);
 		return 1;
 	}

@@ -1,12 +1,14 @@
 /* The tier registry, and the host checks of the tiers that are not built yet. */
-#include <poll.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -132,7 +134,7 @@ int cbox_tier_find(const char *name, const struct cbox_tier_ops **out, struct cb
 
 const char *cbox_tier_status_name(enum cbox_tier_status s)
 {
-	static const char *const names[] = {"creating", "created", "running", "stopped"};
+	static const char *const names[] = {"creating", "created", "running", "stopped", "paused"};
 	return (unsigned)s < CBOX_ARRAY_SIZE(names) ? names[s] : "unknown";
 }
 
@@ -171,6 +173,48 @@ bool cbox_tier_proc_alive(pid_t pid, unsigned long long start_time)
 	if (!proc_stat(pid, &state, &start))
 		return false;
 	return state != 'Z' && state != 'X' && start == start_time;
+}
+
+int cbox_tier_pidns_pids(pid_t member, pid_t **pids, size_t *n, struct cbox_err **err)
+{
+	char path[64];
+	struct stat mine, theirs, st;
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)member);
+	if (stat("/proc/self/ns/pid", &mine) < 0 || stat(path, &theirs) < 0)
+		return cbox_err_set(err, errno == ENOENT ? ESRCH : errno, "stat %s", path);
+	size_t cap = 16;
+	CBOX_AUTOFREE pid_t *v = malloc(cap * sizeof(*v));
+	*n = 0;
+	if (!v)
+		return cbox_err_set(err, ENOMEM, "listing a pid namespace");
+	if (mine.st_ino == theirs.st_ino && mine.st_dev == theirs.st_dev) {
+		v[(*n)++] = member;
+		*pids = cbox_steal_ptr(&v);
+		return 0;
+	}
+	DIR *d = opendir("/proc");
+	if (!d)
+		return cbox_err_set(err, errno, "opendir /proc");
+	for (struct dirent *e; (e = readdir(d));) {
+		pid_t pid = atoi(e->d_name);
+		snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+		if (pid <= 0 || stat(path, &st) < 0 || st.st_ino != theirs.st_ino ||
+		    st.st_dev != theirs.st_dev)
+			continue;
+		if (*n == cap) {
+			pid_t *bigger = realloc(v, 2 * cap * sizeof(*v));
+			if (!bigger) {
+				closedir(d);
+				return cbox_err_set(err, ENOMEM, "listing a pid namespace");
+			}
+			v = bigger;
+			cap *= 2;
+		}
+		v[(*n)++] = pid;
+	}
+	closedir(d);
+	*pids = cbox_steal_ptr(&v);
+	return 0;
 }
 
 int cbox_tier_release_fifo(struct cbox_tier_container *c, const char *who, struct cbox_err **err)

@@ -33,6 +33,65 @@ static void limits_from(const struct cbox_oci_resources *r, struct cbox_cgroup_l
 		lim->pids = r->pids_limit;
 }
 
+/* The recorded cgroup of c into *cg. Errors: (errno 0) naming the container when it has none. */
+static int load(const struct cbox_tier_container *c, struct cbox_cgroup **cg, struct cbox_err **err)
+{
+	char record[4096];
+	snprintf(record, sizeof(record), "%s/" RECORD, c->state_dir);
+	struct cbox_err *e = NULL;
+	if (cbox_cgroup_load(record, cg, &e) == 0)
+		return 0;
+	if (e->errno_ != ENOENT) {
+		*err = e;
+		return -1;
+	}
+	cbox_err_free(&e);
+	return cbox_err_set(err, 0,
+	                    "container %s has no cgroup (this host had no usable cgroup file "
+	                    "system when it was created)",
+	                    c->id);
+}
+
+int cbox_tier_cgroup_load(const struct cbox_tier_container *c, struct cbox_cgroup **cg,
+                          struct cbox_err **err)
+{
+	*cg = NULL;
+	return cbox_tier_cgroup_recorded(c) ? load(c, cg, err) : 0;
+}
+
+bool cbox_tier_cgroup_recorded(const struct cbox_tier_container *c)
+{
+	char record[4096];
+	snprintf(record, sizeof(record), "%s/" RECORD, c->state_dir);
+	return access(record, F_OK) == 0;
+}
+
+bool cbox_tier_cgroup_frozen(const struct cbox_tier_container *c)
+{
+	CBOX_AUTO(cbox_cgroup) *cg = NULL;
+	bool frozen = false;
+	if (load(c, &cg, NULL) < 0 || cbox_cgroup_frozen(cg, &frozen, NULL) < 0)
+		return false;
+	return frozen;
+}
+
+int cbox_tier_cgroup_pause(struct cbox_tier_container *c, bool frozen, struct cbox_err **err)
+{
+	CBOX_AUTO(cbox_cgroup) *cg = NULL;
+	if (load(c, &cg, err) < 0 || cbox_cgroup_freeze(cg, frozen, err) < 0)
+		return -1;
+	return 0;
+}
+
+int cbox_tier_cgroup_pids(const struct cbox_tier_container *c, pid_t **pids, size_t *n,
+                          struct cbox_err **err)
+{
+	CBOX_AUTO(cbox_cgroup) *cg = NULL;
+	if (load(c, &cg, err) < 0 || cbox_cgroup_pids(cg, pids, n, err) < 0)
+		return -1;
+	return 0;
+}
+
 static bool any_limit(const struct cbox_cgroup_limits *l)
 {
 	return l->memory || l->memory_swap || l->cpu_quota || l->cpu_period || l->cpu_shares ||
@@ -74,6 +133,19 @@ int cbox_tier_cgroup_create(const struct cbox_tier_container *c, struct cbox_cgr
 		unlink(record);
 		return cbox_err_wrap(err, "linux.resources");
 	}
+	return 0;
+}
+
+int cbox_tier_cgroup_update(struct cbox_tier_container *c, const struct cbox_oci_resources *r,
+                            struct cbox_err **err)
+{
+	CBOX_AUTO(cbox_cgroup) *cg = NULL;
+	struct cbox_cgroup_limits lim;
+	limits_from(r, &lim);
+	if (r->cpus && r->cpus[0])
+		cbox_warn("update: cpu.cpus (%s) ignored: no cpuset support", r->cpus);
+	if (load(c, &cg, err) < 0 || cbox_cgroup_apply(cg, &lim, err) < 0)
+		return -1;
 	return 0;
 }
 

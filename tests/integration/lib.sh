@@ -281,6 +281,62 @@ oci() {
 	ERR=$(cat "$SCRATCH/err")
 }
 
+# oci_in FILE ARGS...: as oci, with FILE on stdin.
+oci_in() {
+	local in=$1
+	shift
+	timeout -k 5 30 "$CBOX" --root "$ROOT" "$@" >"$SCRATCH/out" 2>"$SCRATCH/err" <"$in"
+	STATUS=$?
+	OUT=$(cat "$SCRATCH/out")
+	ERR=$(cat "$SCRATCH/err")
+}
+
+# json_field KEY: the member KEY of the JSON object in OUT.
+json_field() {
+	printf '%s' "$OUT" | python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"
+}
+
+# cg_dir ID IDX: container ID's directory in cgroup hierarchy IDX (0 memory, 1 pids, 3 freezer, 4
+# the cgroup2 one), from the record create left in its state directory.
+cg_dir() {
+	awk -v i="$2" 'NR > 1 && $1 == i { print $3 }' "$ROOT/$1/cgroup" 2>/dev/null
+}
+
+# cg_memory_limit ID / cg_pids_max ID: the limits the kernel holds for container ID.
+cg_memory_limit() {
+	local d
+	d=$(cg_dir "$1" 0)
+	if [ -n "$d" ]; then cat "$d/memory.limit_in_bytes"; else cat "$(cg_dir "$1" 4)/memory.max"; fi
+}
+cg_pids_max() {
+	local d
+	d=$(cg_dir "$1" 1)
+	[ -n "$d" ] || d=$(cg_dir "$1" 4)
+	cat "$d/pids.max"
+}
+
+# counter_moves FILE: whether the number in FILE changes within 1 s (a container's loop writes it).
+counter_moves() {
+	local a b
+	a=$(cat "$1" 2>/dev/null)
+	for _ in $(seq 10); do
+		sleep 0.1
+		b=$(cat "$1" 2>/dev/null)
+		[ "$a" != "$b" ] && return 0
+	done
+	return 1
+}
+
+# wait_stopped ID: up to 5 s for container ID to stop (OUT: its last state).
+wait_stopped() {
+	for _ in $(seq 50); do
+		oci state "$1"
+		printf '%s' "$OUT" | grep -q '"stopped"' && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # runsh SCRIPT [PYTHON]: `cbox run` of sh -c SCRIPT with the config edits.
 runsh() {
 	edit "c['process']['args'] = ['sh', '-c', '''$1''']

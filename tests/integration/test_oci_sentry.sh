@@ -2,7 +2,8 @@
 # The OCI runtime with the sentry tier (the default): run, exit status, env and cwd as given,
 # bind mounts rw and ro, a masked path, a read-only root, hostname, /dev/shm, rlimits, hooks,
 # create/state/start/kill/delete, a network namespace given by path (Docker's), the platform
-# chosen by annotation, and the configs the tier refuses.
+# chosen by annotation, the configs the tier refuses, ps (the guest's tasks only), pause and
+# resume, update, and exec's refusal.
 . "$(dirname "$0")/lib.sh"
 
 need_root
@@ -180,6 +181,70 @@ oci run --detach --bundle "$BUNDLE" forced
 oci delete --force forced
 check_status "delete --force of a running container" 0
 check "  ... removes its state" "" "$(ls "$ROOT")"
+# ps, pause, resume and update on a running sandbox; exec is refused (issue 4). The guest counts
+# in /data/c, a host directory.
+edit "c['process']['args'] = ['sh', '-c', 'sleep 1000 & i=0; while :; do i=\$((i+1)); echo \$i >/data/c; sleep 0.02; done']
+c['mounts'].append({'destination': '/data', 'type': 'bind', 'source': scratch + '/data', 'options': ['rbind', 'rw']})"
+rm -f "$SCRATCH/data/c"
+oci run --detach --bundle "$BUNDLE" box
+check_status "run --detach" 0
+oci state box
+mon=$(json_field pid)
+for _ in $(seq 50); do
+	[ -s "$SCRATCH/data/c" ] && break
+	sleep 0.1
+done
+guest_sleep=""
+for p in $(descendants "$mon" | cut -d' ' -f1); do
+	[ "$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")" = "sleep 1000 " ] && guest_sleep=$p
+done
+oci ps --format json box
+ps_pids=" $(printf '%s' "$OUT" | tr -d '[]' | tr ',' ' ') "
+check_match "ps --format json lists the guest's sleep" " $guest_sleep " "$ps_pids"
+machinery=""
+for p in $mon $(descendants "$mon" | awk '$2 ~ /^cbox/ { print $1 }'); do
+	case "$ps_pids" in *" $p "*) machinery="$machinery $p($(proc_comm "$p"))" ;; esac
+done
+check "  ... and not the monitor, the sentry or the gofer" "" "$machinery"
+oci ps box -e -o pid,comm
+check_match "ps (table): the guest's sleep" "^ *$guest_sleep +sleep$" "$OUT"
+check_nomatch "ps (table): no cbox process" "cbox" "$OUT"
+
+# pause, resume and update need the container's cgroup (none on a host without cgroups).
+if [ -f "$ROOT/box/cgroup" ]; then
+	check "the guest's loop runs" 0 "$(counter_moves "$SCRATCH/data/c"; echo $?)"
+	oci pause box
+	check_status "pause (the whole sandbox's cgroup)" 0
+	oci state box
+	check_match "state: paused" '"status": ?"paused"' "$OUT"
+	check "paused: the guest does not run" 1 "$(counter_moves "$SCRATCH/data/c"; echo $?)"
+	oci pause box
+	check_match "pause of a paused container: already paused" "container box is already paused" "$ERR"
+	oci resume box
+	check_status "resume" 0
+	oci state box
+	check_match "state: running again" '"status": ?"running"' "$OUT"
+	check "resumed: the guest runs again" 0 "$(counter_moves "$SCRATCH/data/c"; echo $?)"
+
+	echo '{"memory": {"limit": 134217728}, "pids": {"limit": 64}}' >"$SCRATCH/res.json"
+	oci_in "$SCRATCH/res.json" update --resources - box
+	check_status "update --resources -" 0
+	check "  ... memory limit" 134217728 "$(cg_memory_limit box)"
+	check "  ... pids limit" 64 "$(cg_pids_max box)"
+	echo '{"pids": {"limit": true}}' >"$SCRATCH/res.json"
+	oci_in "$SCRATCH/res.json" update --resources - box
+	check_match "update with a malformed LinuxResources names the JSON path" 'resources \(stdin\): pids\.limit: expected' "$ERR"
+else
+	skip_check "pause, resume, update" "the host has no usable cgroup file system"
+fi
+
+oci exec box true
+check_status "exec into a sentry container: exit 1" 1
+check_match "  ... not supported yet, by name" "exec into a sentry container is not supported yet" "$ERR"
+oci delete --force box
+check_status "delete --force" 0
+oci pause box
+check_match "pause of a container that does not exist" "container box does not exist" "$ERR"
 oci tiers
 check_match "cbox tiers lists the sentry tier" '^sentry +available' "$OUT"
 finish

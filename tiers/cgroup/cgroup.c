@@ -248,6 +248,63 @@ int cbox_cgroup_freeze(struct cbox_cgroup *cg, bool frozen, struct cbox_err **er
 	return cbox_err_set(err, ENOTSUP, "no freezer: neither cgroup.freeze nor the v1 freezer");
 }
 
+int cbox_cgroup_frozen(struct cbox_cgroup *cg, bool *frozen, struct cbox_err **err)
+{
+	const char *u = cg->d[CBOX_CGROUP_UNIFIED].path, *f = cg->d[CBOX_CGROUP_FREEZER].path;
+	char buf[64];
+	if (u && cg_has(u, "cgroup.freeze")) {
+		if (cg_read(u, "cgroup.freeze", buf, sizeof(buf), err) < 0)
+			return -1;
+		*frozen = buf[0] == '1';
+		return 0;
+	}
+	if (f) {
+		if (cg_read(f, "freezer.state", buf, sizeof(buf), err) < 0)
+			return -1;
+		*frozen = strncmp(buf, "THAWED", 6) != 0;
+		return 0;
+	}
+	return cbox_err_set(err, ENOTSUP, "no freezer: neither cgroup.freeze nor the v1 freezer");
+}
+
+int cbox_cgroup_pids(struct cbox_cgroup *cg, pid_t **pids, size_t *n, struct cbox_err **err)
+{
+	static const enum cbox_cgroup_ctl order[] = {CBOX_CGROUP_UNIFIED, CBOX_CGROUP_PIDS,
+	                                             CBOX_CGROUP_MEMORY, CBOX_CGROUP_FREEZER,
+	                                             CBOX_CGROUP_CPU};
+	const char *dir = NULL;
+	for (size_t i = 0; i < CBOX_ARRAY_SIZE(order) && !dir; i++)
+		dir = cg->d[order[i]].path;
+	if (!dir)
+		return cbox_err_set(err, ENOENT, "the cgroup has no directory");
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return cbox_err_set(err, errno, "open %s", path);
+	size_t cap = 16;
+	pid_t *v = malloc(cap * sizeof(*v));
+	*n = 0;
+	for (long pid; v && fscanf(f, "%ld", &pid) == 1;) {
+		if (*n == cap) {
+			pid_t *bigger = realloc(v, 2 * cap * sizeof(*v));
+			if (!bigger) {
+				free(v);
+				v = NULL;
+				break;
+			}
+			v = bigger;
+			cap *= 2;
+		}
+		v[(*n)++] = (pid_t)pid;
+	}
+	fclose(f);
+	if (!v)
+		return cbox_err_set(err, ENOMEM, "reading %s", path);
+	*pids = v;
+	return 0;
+}
+
 /* SIGKILL every pid listed in any hierarchy; the number of pids seen. */
 static int kill_listed(struct cbox_cgroup *cg)
 {

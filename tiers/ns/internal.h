@@ -53,5 +53,16 @@ int ns_apply_rlimits(const struct cbox_oci_process *p, struct cbox_err **err);
 int ns_apply_user_caps(const struct cbox_oci_process *p, struct cbox_err **err);
 /* The file process.args[0] names inside the current root (PATH from process.env). */
 int ns_find_exec(const struct cbox_oci_process *p, char *out, size_t n, struct cbox_err **err);
+/*
+ * The last steps before the program (the init's and exec's): the seccomp filter, process.user and
+ * its capabilities, no_new_privs, umask, process.cwd, then execve of exe with process.args and
+ * process.env. Returns only on failure (< 0, *err set).
+ */
+int ns_drop_and_exec(const struct cbox_oci_process *p, const struct cbox_oci_seccomp *sc,
+                     const char *exe, struct cbox_err **err);
 /* Load linux.seccomp (libseccomp). Precondition: no_new_privs or CAP_SYS_ADMIN. */
 int ns_apply_seccomp(const struct cbox_oci_seccomp *s, struct cbox_err **err);
+
+/* The tier's exec op (see cbox_tier_ops.exec): ns_exec.c. */
+int ns_exec(struct cbox_tier_container *c, const struct cbox_tier_exec *x, pid_t *pid,
+            struct cbox_err **err);

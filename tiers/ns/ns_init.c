@@ -65,32 +65,25 @@ static CBOX_NORETURN void late_fail(struct cbox_err **err)
 	_exit(127);
 }
 
-static void drop_and_exec(const struct ns_init_args *a, const char *exe)
+int ns_drop_and_exec(const struct cbox_oci_process *p, const struct cbox_oci_seccomp *sc,
+                     const char *exe, struct cbox_err **err)
 {
-	const struct cbox_oci_process *p = &a->cfg->process;
-	const struct cbox_oci_seccomp *sc = a->cfg->linux_.seccomp;
-	struct cbox_err *err = NULL;
 	/* Without no_new_privs the filter must go on while we still hold CAP_SYS_ADMIN; with it,
 	 * as late as possible, so that the filter does not have to allow the set-up calls. */
-	if (sc && !p->no_new_privileges && ns_apply_seccomp(sc, &err) < 0)
-		late_fail(&err);
-	if (ns_apply_user_caps(p, &err) < 0)
-		late_fail(&err);
-	if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		cbox_err_set(&err, errno, "set no_new_privs");
-		late_fail(&err);
-	}
+	if (sc && !p->no_new_privileges && ns_apply_seccomp(sc, err) < 0)
+		return -1;
+	if (ns_apply_user_caps(p, err) < 0)
+		return -1;
+	if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return cbox_err_set(err, errno, "set no_new_privs");
 	if (p->user.has_umask)
 		umask(p->user.umask & 0777);
-	if (chdir(p->cwd) < 0) {
-		cbox_err_set(&err, errno, "chdir to process.cwd %s", p->cwd);
-		late_fail(&err);
-	}
-	if (sc && p->no_new_privileges && ns_apply_seccomp(sc, &err) < 0)
-		late_fail(&err);
+	if (chdir(p->cwd) < 0)
+		return cbox_err_set(err, errno, "chdir to process.cwd %s", p->cwd);
+	if (sc && p->no_new_privileges && ns_apply_seccomp(sc, err) < 0)
+		return -1;
 	execve(exe, p->args, p->env);
-	cbox_err_set(&err, errno, "exec %s", exe);
-	late_fail(&err);
+	return cbox_err_set(err, errno, "exec %s", exe);
 }
 
 void ns_init_main(const struct ns_init_args *a)
@@ -122,6 +115,6 @@ void ns_init_main(const struct ns_init_args *a)
 	close(a->sock);
 	if (wait_for_start(a, &err) < 0)
 		late_fail(&err);
-	drop_and_exec(a, exe);
-	_exit(127);
+	ns_drop_and_exec(&a->cfg->process, a->cfg->linux_.seccomp, exe, &err);
+	late_fail(&err);
 }

@@ -1,5 +1,4 @@
 /* The ns tier's start, kill, delete and status, and its ops table. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -37,29 +36,15 @@ static int ns_start(struct cbox_tier_container *c, struct cbox_err **err)
 	return cbox_tier_release_fifo(c, "the container's init", err);
 }
 
-/* Every process in pid's pid namespace, when that is not ours. */
+/* Every process in init's pid namespace (init alone when it shares ours). */
 static int kill_all(pid_t init, int sig, struct cbox_err **err)
 {
-	char path[64];
-	struct stat mine, theirs, st;
-	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)init);
-	if (stat("/proc/self/ns/pid", &mine) < 0 || stat(path, &theirs) < 0)
-		return cbox_err_set(err, errno, "stat %s", path);
-	if (mine.st_ino == theirs.st_ino)
-		return kill(init, sig) < 0 ? cbox_err_set(err, errno, "kill %d", init) : 0;
-	DIR *d = opendir("/proc");
-	if (!d)
-		return cbox_err_set(err, errno, "opendir /proc");
-	for (struct dirent *e; (e = readdir(d));) {
-		pid_t pid = atoi(e->d_name);
-		if (pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
-		if (stat(path, &st) == 0 && st.st_ino == theirs.st_ino &&
-		    st.st_dev == theirs.st_dev)
-			kill(pid, sig);
-	}
-	closedir(d);
+	CBOX_AUTOFREE pid_t *pids = NULL;
+	size_t n = 0;
+	if (cbox_tier_pidns_pids(init, &pids, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		kill(pids[i], sig);
 	return 0;
 }
 
@@ -88,8 +73,25 @@ static enum cbox_tier_status ns_status(const struct cbox_tier_container *c)
 	char fifo[4096];
 	if (!cbox_tier_proc_alive(c->pid, c->start_time))
 		return CBOX_TIER_STOPPED;
+	if (cbox_tier_cgroup_frozen(c))
+		return CBOX_TIER_PAUSED;
 	fifo_path(c, fifo, sizeof(fifo));
 	return access(fifo, F_OK) == 0 ? CBOX_TIER_CREATED : CBOX_TIER_RUNNING;
+}
+
+/* As runc: the processes in the container's cgroup. Without one (a host without cgroups), those
+ * in its pid namespace. */
+static int ns_pids(const struct cbox_tier_container *c, pid_t **pids, size_t *n,
+                   struct cbox_err **err)
+{
+	if (cbox_tier_cgroup_recorded(c))
+		return cbox_tier_cgroup_pids(c, pids, n, err);
+	if (!cbox_tier_proc_alive(c->pid, c->start_time)) {
+		*n = 0;
+		*pids = malloc(sizeof(pid_t));
+		return *pids ? 0 : cbox_err_set(err, ENOMEM, "listing the processes");
+	}
+	return cbox_tier_pidns_pids(c->pid, pids, n, err);
 }
 
 const struct cbox_tier_ops cbox_tier_ns = {
@@ -101,4 +103,8 @@ const struct cbox_tier_ops cbox_tier_ns = {
     .kill = ns_kill,
     .delete = ns_delete,
     .status = ns_status,
+    .pids = ns_pids,
+    .pause = cbox_tier_cgroup_pause,
+    .update = cbox_tier_cgroup_update,
+    .exec = ns_exec,
 };

@@ -3,7 +3,6 @@
  * container's pid is the sandbox monitor's (sentry_monitor.c); the sentry's own pid is in
  * <state>/sentry.pid, the guest's init is the sentry's child.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -68,34 +67,41 @@ static pid_t sentry_pid(const struct cbox_tier_container *c)
 	return pid;
 }
 
-static bool same_file(const char *path, const struct stat *st)
-{
-	struct stat s;
-	return stat(path, &s) == 0 && s.st_ino == st->st_ino && s.st_dev == st->st_dev;
-}
-
-/* Every guest task: the processes in the pid namespace of the sentry's child (the guest's
- * init), which holds them all. */
-static int kill_guests(pid_t sentry, int sig, struct cbox_err **err)
+/* The guest's init (the sentry's child), or 0 when there is none (yet, or any more). */
+static pid_t guest_init(pid_t sentry)
 {
 	char path[64], buf[64];
-	struct stat ns;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)sentry, (int)sentry);
 	read_line(path, buf, sizeof(buf));
-	pid_t init = atoi(buf);
-	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)init);
-	if (init <= 0 || stat(path, &ns) < 0)
-		return 0; /* no guest (yet, or any more) */
-	DIR *d = opendir("/proc");
-	if (!d)
-		return cbox_err_set(err, errno, "opendir /proc");
-	for (struct dirent *e; (e = readdir(d));) {
-		pid_t pid = atoi(e->d_name);
-		snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
-		if (pid > 0 && same_file(path, &ns))
-			kill(pid, sig);
+	return atoi(buf);
+}
+
+/* Every guest task: the processes in the pid namespace of the guest's init, which holds them all
+ * and neither the sentry nor the gofer (each in a namespace of its own). */
+static int guest_pids(pid_t sentry, pid_t **pids, size_t *n, struct cbox_err **err)
+{
+	pid_t init = sentry > 0 ? guest_init(sentry) : 0;
+	struct cbox_err *e = NULL;
+	if (init > 0 && cbox_tier_pidns_pids(init, pids, n, &e) == 0)
+		return 0;
+	if (e && e->errno_ != ESRCH) {
+		*err = e;
+		return -1;
 	}
-	closedir(d);
+	cbox_err_free(&e);
+	*n = 0; /* no guest (yet, or any more) */
+	*pids = malloc(sizeof(pid_t));
+	return *pids ? 0 : cbox_err_set(err, ENOMEM, "listing the guest's tasks");
+}
+
+static int kill_guests(pid_t sentry, int sig, struct cbox_err **err)
+{
+	CBOX_AUTOFREE pid_t *pids = NULL;
+	size_t n = 0;
+	if (guest_pids(sentry, &pids, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		kill(pids[i], sig);
 	return 0;
 }
 
@@ -137,8 +143,19 @@ static enum cbox_tier_status sentry_status(const struct cbox_tier_container *c)
 	char fifo[4096];
 	if (!cbox_tier_proc_alive(c->pid, c->start_time))
 		return CBOX_TIER_STOPPED;
+	if (cbox_tier_cgroup_frozen(c))
+		return CBOX_TIER_PAUSED;
 	state_file(c, "exec.fifo", fifo, sizeof(fifo));
 	return access(fifo, F_OK) == 0 ? CBOX_TIER_CREATED : CBOX_TIER_RUNNING;
+}
+
+/* The guest's tasks only: the monitor, the sentry and the gofer are the tier's machinery, and
+ * `docker top` shows what the container runs. */
+static int sentry_pids(const struct cbox_tier_container *c, pid_t **pids, size_t *n,
+                       struct cbox_err **err)
+{
+	pid_t sentry = cbox_tier_proc_alive(c->pid, c->start_time) ? sentry_pid(c) : 0;
+	return guest_pids(sentry, pids, n, err);
 }
 
 const struct cbox_tier_ops cbox_tier_sentry = {
@@ -150,4 +167,12 @@ const struct cbox_tier_ops cbox_tier_sentry = {
     .kill = sentry_kill,
     .delete = sentry_delete,
     .status = sentry_status,
+    .pids = sentry_pids,
+    /* The whole cgroup freezes: the guest's tasks, the sentry, the gofer and the monitor.
+     * Freezing the guest alone would leave the sentry waiting on stopped tasks; all of them
+     * stopping together is what a paused sandbox means, and thawing resumes them as one. */
+    .pause = cbox_tier_cgroup_pause,
+    /* The limits cover the whole sandbox, as at create. */
+    .update = cbox_tier_cgroup_update,
+    /* No exec yet: a new guest task would have to be started by the running sentry. */
 };

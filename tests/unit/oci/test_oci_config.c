@@ -151,3 +151,99 @@ Test(oci_config, cap_names)
 	cr_expect_eq(cbox_oci_cap_from_name("CAP_CHECKPOINT_RESTORE"), 40);
 	cr_expect_eq(cbox_oci_cap_from_name("CAP_NOPE"), -1);
 }
+
+Test(oci_process, parse_alone)
+{
+	const char *j =
+	    "{\"args\": [\"sh\", \"-c\", \"true\"], \"env\": [\"A=1\"], \"cwd\": \"/tmp\","
+	    "\"user\": {\"uid\": 5, \"gid\": 6}, \"noNewPrivileges\": true,"
+	    "\"capabilities\": {\"bounding\": [\"CAP_KILL\"]}, \"consoleSize\": {}}";
+	struct cbox_oci_process p;
+	struct cbox_err *err = NULL;
+	cr_assert_eq(cbox_oci_process_parse(j, strlen(j), "process.json", &p, &err), 0, "%s",
+	             err ? err->msg : "?");
+	cr_expect_eq(p.n_args, 3);
+	cr_expect_str_eq(p.args[2], "true");
+	cr_expect_null(p.args[3]);
+	cr_expect_str_eq(p.cwd, "/tmp");
+	cr_expect_eq(p.user.uid, 5);
+	cr_expect(p.no_new_privileges);
+	cr_expect(p.has_caps);
+	cr_expect_eq(p.caps.bounding, 1ULL << 5);
+	cbox_oci_process_release(&p);
+}
+
+/* The message of a failing process parse (caller frees). */
+static char *process_err(const char *json)
+{
+	struct cbox_oci_process p;
+	struct cbox_err *err = NULL;
+	cr_assert_lt(cbox_oci_process_parse(json, strlen(json), "process.json", &p, &err), 0);
+	cr_assert_null(p.args);
+	cr_assert_not_null(err);
+	char *m = strdup(err->msg);
+	cbox_err_free(&err);
+	return m;
+}
+
+Test(oci_process, errors_name_the_path)
+{
+	static const struct {
+		const char *json, *want;
+	} cases[] = {
+	    {"{\"args\": [\"sh\", 7]}", "process.json: args[1]: expected a string"},
+	    {"{\"args\": []}", "process.json: args: must hold at least the program"},
+	    {"{}", "process.json: args: missing"},
+	    {"[1]", "process.json: (top level): expected an object"},
+	    {"{\"args\": [\"a\"], \"user\": {\"uid\": -1}}", "process.json: user.uid"},
+	    {"{\"args\": [\"a\"], \"cwd\": \"rel\"}", "process.json: cwd: must be an absolute"},
+	    {"{\"args\": ", "process.json: invalid JSON"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *m = process_err(cases[i].json);
+		cr_expect(strstr(m, cases[i].want) != NULL, "got '%s', want '%s'", m,
+		          cases[i].want);
+		free(m);
+	}
+}
+
+Test(oci_resources, parse_alone)
+{
+	const char *j =
+	    "{\"memory\": {\"limit\": 67108864, \"swap\": -1}, \"pids\": {\"limit\": 50},"
+	    "\"cpu\": {\"quota\": 50000, \"period\": 100000, \"shares\": 512},"
+	    "\"blockIO\": {\"weight\": 10}}";
+	struct cbox_oci_resources r;
+	struct cbox_err *err = NULL;
+	cr_assert_eq(cbox_oci_resources_parse(j, strlen(j), "resources", &r, &err), 0, "%s",
+	             err ? err->msg : "?");
+	cr_expect(r.has_memory_limit && r.memory_limit == 67108864);
+	cr_expect(r.has_memory_swap && r.memory_swap == -1);
+	cr_expect(r.has_pids_limit && r.pids_limit == 50);
+	cr_expect(r.has_cpu_quota && r.cpu_quota == 50000);
+	cr_expect(r.has_cpu_period && r.cpu_period == 100000);
+	cr_expect(r.has_cpu_shares && r.cpu_shares == 512);
+	cbox_oci_resources_release(&r);
+}
+
+Test(oci_resources, errors_name_the_path)
+{
+	static const struct {
+		const char *json, *want;
+	} cases[] = {
+	    {"{\"memory\": {\"limit\": \"64m\"}}", "resources: memory.limit: expected"},
+	    {"{\"pids\": {}}", "resources: pids.limit: missing"},
+	    {"{\"cpu\": 3}", "resources: cpu: expected an object"},
+	    {"\"x\"", "resources: (top level): expected an object"},
+	    {"{} x", "resources: invalid JSON at byte 3"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cbox_oci_resources r;
+		struct cbox_err *err = NULL;
+		const char *j = cases[i].json;
+		cr_assert_lt(cbox_oci_resources_parse(j, strlen(j), "resources", &r, &err), 0);
+		cr_expect(strstr(err->msg, cases[i].want) != NULL, "got '%s', want '%s'", err->msg,
+		          cases[i].want);
+		cbox_err_free(&err);
+	}
+}

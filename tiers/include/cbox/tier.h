@@ -15,12 +15,15 @@
 #include "cbox/err.h"
 
 struct cbox_oci_config;
+struct cbox_oci_process;
+struct cbox_oci_resources;
 
 enum cbox_tier_status {
 	CBOX_TIER_CREATING = 0,
 	CBOX_TIER_CREATED,
 	CBOX_TIER_RUNNING,
 	CBOX_TIER_STOPPED,
+	CBOX_TIER_PAUSED, /* created or running, with its cgroup frozen (`cbox pause`) */
 };
 
 /* One container as a tier sees it. Strings are owned by the caller and outlive the call. */
@@ -32,6 +35,13 @@ struct cbox_tier_container {
 	const struct cbox_oci_config *config; /* NULL for start/kill/delete/status */
 	pid_t pid;                            /* the container's init: set by create */
 	unsigned long long start_time;        /* its start time (/proc/PID/stat field 22) */
+};
+
+/* A process to start in a running container (`cbox exec`). */
+struct cbox_tier_exec {
+	const struct cbox_oci_process *process; /* what to run, as whom, with what rights */
+	int console_sock; /* process->terminal: a unix socket connected to the caller's
+	                     --console-socket, where the pty's master goes (SCM_RIGHTS); else -1 */
 };
 
 /*
@@ -65,6 +75,25 @@ struct cbox_tier_ops {
 	int (*delete)(struct cbox_tier_container *c, struct cbox_err **err);
 	/* The container's status from c->pid, c->start_time and the tier's files. */
 	enum cbox_tier_status (*status)(const struct cbox_tier_container *c);
+	/* The host pids of the container's own processes (what `cbox ps` lists: the program's,
+	 * not the tier's machinery), into *pids (malloc'd, never NULL on success; the caller
+	 * frees it) and *n. */
+	int (*pids)(const struct cbox_tier_container *c, pid_t **pids, size_t *n,
+	            struct cbox_err **err);
+	/* Freeze (true) or thaw the container's processes. ENOTSUP when the host cannot. */
+	int (*pause)(struct cbox_tier_container *c, bool frozen, struct cbox_err **err);
+	/* Apply the limits set in r to the running container. */
+	int (*update)(struct cbox_tier_container *c, const struct cbox_oci_resources *r,
+	              struct cbox_err **err);
+	/*
+	 * Start x->process in the container (c->config is the container's config.json: its
+	 * namespaces, seccomp) and return once it runs the program (or failed to: the error says
+	 * why), its host pid in *pid: a child of the caller, who waits for it or leaves it to its
+	 * subreaper. NULL: the tier cannot exec into a container. Precondition: the container
+	 * runs (status CBOX_TIER_RUNNING).
+	 */
+	int (*exec)(struct cbox_tier_container *c, const struct cbox_tier_exec *x, pid_t *pid,
+	            struct cbox_err **err);
 };
 
 /* Every tier cbox knows, in the order `cbox tiers` prints them; *n gets the count. */
@@ -91,6 +120,13 @@ CBOX_API unsigned long long cbox_tier_proc_start_time(pid_t pid);
 
 /* True when pid is alive, is not a zombie, and started at start_time (not a reused pid). */
 CBOX_API bool cbox_tier_proc_alive(pid_t pid, unsigned long long start_time);
+
+/*
+ * The host pids of every process in the pid namespace member is in, into *pids (malloc'd, the
+ * caller frees it) and *n; only member when that namespace is the caller's own. Errors: ESRCH
+ * when member is gone, reading /proc, ENOMEM.
+ */
+CBOX_API int cbox_tier_pidns_pids(pid_t member, pid_t **pids, size_t *n, struct cbox_err **err);
 
 /*
  * `start` for tiers that block their container on <state>/exec.fifo (as runc does): open the
@@ -124,6 +160,23 @@ CBOX_API int cbox_tier_cgroup_create(const struct cbox_tier_container *c, struct
                                      struct cbox_err **err);
 /* After a failed create: kill what is in cg, remove it and its record. NULL-safe. */
 CBOX_API void cbox_tier_cgroup_abort(const struct cbox_tier_container *c, struct cbox_cgroup *cg);
+/* Whether create recorded a cgroup for c (a host without cgroups has none). */
+CBOX_API bool cbox_tier_cgroup_recorded(const struct cbox_tier_container *c);
+/* The recorded cgroup of c into *cg, NULL when it has none. Errors: a malformed record. */
+CBOX_API int cbox_tier_cgroup_load(const struct cbox_tier_container *c, struct cbox_cgroup **cg,
+                                   struct cbox_err **err);
+/* Whether the recorded cgroup is frozen; false without a record or a freezer. */
+CBOX_API bool cbox_tier_cgroup_frozen(const struct cbox_tier_container *c);
+/* The pause op for tiers whose whole container lives in its cgroup: freeze or thaw it. Errors:
+ * no record (the container has no cgroup), or the freezer's. */
+CBOX_API int cbox_tier_cgroup_pause(struct cbox_tier_container *c, bool frozen,
+                                    struct cbox_err **err);
+/* The update op likewise: the limits set in r, written to the recorded cgroup. */
+CBOX_API int cbox_tier_cgroup_update(struct cbox_tier_container *c,
+                                     const struct cbox_oci_resources *r, struct cbox_err **err);
+/* The processes in the recorded cgroup (see cbox_cgroup_pids). Errors as for pause. */
+CBOX_API int cbox_tier_cgroup_pids(const struct cbox_tier_container *c, pid_t **pids, size_t *n,
+                                   struct cbox_err **err);
 /* `delete`: kill what is left in the recorded cgroup and remove it; warns when its memory
  * limit killed a process. No record: nothing to do. */
 CBOX_API int cbox_tier_cgroup_delete(const struct cbox_tier_container *c, struct cbox_err **err);

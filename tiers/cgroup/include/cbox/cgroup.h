@@ -149,6 +149,16 @@ CBOX_API int cbox_cgroup_memory_limit(struct cbox_cgroup *cg, int64_t *bytes,
  * freezer. Waits until the kernel reports the state. ENOTSUP without either. */
 CBOX_API int cbox_cgroup_freeze(struct cbox_cgroup *cg, bool frozen, struct cbox_err **err);
 
+/* Whether the cgroup is frozen, or being frozen (cgroup.freeze reads 1, or freezer.state is not
+ * THAWED), read from the same file cbox_cgroup_freeze uses. ENOTSUP without either. */
+CBOX_API int cbox_cgroup_frozen(struct cbox_cgroup *cg, bool *frozen, struct cbox_err **err);
+
+/* The processes (not threads) in the cgroup, from the cgroup.procs of its first hierarchy (the
+ * cgroup2 one first); *pids is malloc'd (the caller frees it; never NULL on success), *n their
+ * count. Errors name the file. */
+CBOX_API int cbox_cgroup_pids(struct cbox_cgroup *cg, pid_t **pids, size_t *n,
+                              struct cbox_err **err);
+
 /* SIGKILL every process of the cgroup (cgroup.kill when the kernel has it, else by walking
  * cgroup.procs with the group frozen so that none can fork away) and wait until it is empty.
  * ETIMEDOUT when processes remain after 5 s. */
