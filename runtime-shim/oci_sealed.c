@@ -29,18 +29,37 @@ int cbox_oci_reexec_sealed(char **argv, struct cbox_err **err)
 	int seals = fcntl(self, F_GET_SEALS);
 	if (seals >= 0 && (seals & SEALS) == SEALS)
 		return 0; /* this is the copy */
-	CBOX_AUTOCLOSE int copy = memfd_create("cbox", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (copy < 0)
-		return cbox_err_set(err, errno, "memfd_create");
-	for (;;) {
-		ssize_t n = sendfile(copy, self, NULL, 1 << 24);
-		if (n == 0)
+	/* Sealing can fail with EBUSY while the kernel still holds a transient reference to a
+	 * page of the new copy (seen once in 400 creates here): a fresh copy is tried then. */
+	int copy = -1;
+	for (int attempt = 0;; attempt++) {
+		copy = memfd_create("cbox", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		if (copy < 0)
+			return cbox_err_set(err, errno, "memfd_create");
+		if (lseek(self, 0, SEEK_SET) < 0) {
+			close(copy);
+			return cbox_err_set(err, errno, "rewind /proc/self/exe");
+		}
+		for (;;) {
+			ssize_t n = sendfile(copy, self, NULL, 1 << 24);
+			if (n == 0)
+				break;
+			if (n < 0 && errno != EINTR) {
+				int e = errno;
+				close(copy);
+				return cbox_err_set(err, e, "copy /proc/self/exe to a memfd");
+			}
+		}
+		if (fcntl(copy, F_ADD_SEALS, SEALS) == 0)
 			break;
-		if (n < 0 && errno != EINTR)
-			return cbox_err_set(err, errno, "copy /proc/self/exe to a memfd");
+		int e = errno;
+		close(copy);
+		if (e != EBUSY || attempt == 4)
+			return cbox_err_set(err, e, "seal the copy of cbox");
+		usleep(20000);
 	}
-	if (fcntl(copy, F_ADD_SEALS, SEALS) < 0)
-		return cbox_err_set(err, errno, "seal the copy of cbox");
 	fexecve(copy, argv, environ);
-	return cbox_err_set(err, errno, "exec the sealed copy of cbox");
+	int e = errno;
+	close(copy);
+	return cbox_err_set(err, e, "exec the sealed copy of cbox");
 }
