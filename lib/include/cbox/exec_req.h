@@ -1,0 +1,62 @@
+#pragma once
+/*
+ * `cbox exec` into a sentry sandbox: the request the runtime sends over the sandbox's exec
+ * socket (<state>/exec.sock; the monitor hands each connection to the sentry), and the
+ * sentry's replies. One SOCK_SEQPACKET message each way per event:
+ *
+ *   runtime -> sentry  the request (below), with three fds (SCM_RIGHTS): the process's stdin,
+ *                      stdout and stderr
+ *   sentry -> runtime  STARTED (value: the process's pid as the sentry sees it, for logs;
+ *                      a pidfd of it attached, the only way to signal it from the host) or
+ *                      ERROR (value: an errno, msg: why), then EXITED (value: its wait
+ *                      status) when the process is gone
+ *
+ * Request: a header of four little-endian u32 (magic, flags, argc, envc), then argc + envc + 1
+ * NUL-terminated strings back to back (argv, the environment, the working directory), filling
+ * the message exactly. The decoder is the sentry's parser of these bytes (fuzzed:
+ * tests/fuzz/fuzz_exec_req.c).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CBOX_EXEC_REQ_MAGIC    0x65786263u /* "cbxe" */
+#define CBOX_EXEC_REQ_MAX      (256 * 1024)
+#define CBOX_EXEC_REQ_MAX_STRS 8192
+#define CBOX_EXEC_TTY          1u /* the fds are a terminal: it becomes the process's */
+
+struct cbox_exec_req {
+	char **argv; /* NULL-terminated; argv[0] is not empty */
+	char **envp; /* NULL-terminated */
+	char *cwd;   /* absolute */
+	uint32_t flags;
+	size_t argc, envc;
+	char *buf; /* owns the strings */
+};
+
+/* Encode a request into *out (malloc'd, *len bytes). Errors: -E2BIG past CBOX_EXEC_REQ_MAX or
+ * CBOX_EXEC_REQ_MAX_STRS strings, -EINVAL for an empty argv or a relative cwd, -ENOMEM. */
+int cbox_exec_req_encode(char *const *argv, char *const *envp, const char *cwd, uint32_t flags,
+                         char **out, size_t *len);
+
+/* Decode len bytes. Errors: -EINVAL for anything malformed (bad magic or flags, counts that do
+ * not match the strings, an empty argv[0], a relative cwd), -E2BIG past the limits, -ENOMEM.
+ * On success release *r with cbox_exec_req_release. */
+int cbox_exec_req_decode(const void *data, size_t len, struct cbox_exec_req *r);
+void cbox_exec_req_release(struct cbox_exec_req *r);
+
+enum cbox_exec_reply_type {
+	CBOX_EXEC_STARTED = 1,
+	CBOX_EXEC_ERROR = 2,
+	CBOX_EXEC_EXITED = 3,
+};
+
+/* A reply: fixed size, msg NUL-terminated (empty unless ERROR). */
+struct cbox_exec_reply {
+	uint32_t type;
+	int32_t value;
+	char msg[248];
+};
+
+/* Whether len bytes are a well-formed reply (size, type, NUL-terminated msg). */
+bool cbox_exec_reply_valid(const void *data, size_t len);
