@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cbox/exec_req.h"
 #include "cbox/log.h"
 #include "internal.h"
 
@@ -85,7 +86,7 @@ static int install_filter(struct cbox_sentry *s)
 	return r < 0 ? -errno : (flags ? r : -1);
 }
 
-static void fail(int status, const char *what, int err)
+static CBOX_NORETURN void fail(int status, const char *what, int err)
 {
 	char msg[512];
 	int n = snprintf(msg, sizeof(msg), "cbox-run: %s: %s\n", what, strerror(err));
@@ -94,7 +95,7 @@ static void fail(int status, const char *what, int err)
 	_exit(status);
 }
 
-int cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd)
+CBOX_NORETURN void cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* The sentry changed uid after it was exec'd, which made it (and this copy of it)
@@ -125,22 +126,25 @@ int cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd)
 	if (write(sync_fd, &go, 1) != 1 || read(sync_fd, &go, 1) != 1)
 		_exit(125); /* the sentry gave up */
 	close(sync_fd);
+	cbox_guest_exec(s, s->cfg->argv, s->cfg->envp, s->cfg->tty);
+}
+
+void cbox_guest_exec(struct cbox_sentry *s, char *const *argv, char *const *envp, bool tty)
+{
 	/* Its own session and process group, as a container's init has (pgid = sid = pid 1). */
 	setsid();
-	/* With cbox-run -t, fd 0 is the sandbox's own pseudo-terminal: it becomes the session's
-	 * controlling terminal (job control, /dev/tty). Never the caller's terminal: without -t
-	 * the guest has no controlling terminal at all. */
-	if (s->cfg->tty && ioctl(0, TIOCSCTTY, 0) < 0)
-		fail(125, "taking the pseudo-terminal as controlling terminal", -errno);
-	r = drop_privileges();
+	/* With a terminal (cbox-run -t, a terminal `cbox exec`), fd 0 is a pseudo-terminal of
+	 * the sandbox's: it becomes the session's controlling terminal (job control, /dev/tty).
+	 * Never the caller's terminal: without one the guest has no controlling terminal. */
+	if (tty && ioctl(0, TIOCSCTTY, 0) < 0)
+		fail(125, "taking the pseudo-terminal as controlling terminal", errno);
+	int r = drop_privileges();
 	if (r < 0)
 		fail(125, "dropping privileges", -r);
 	int listener = install_filter(s);
 	if (listener < -1)
 		fail(125, "installing the guest filter", -listener);
 
-	char *const *argv = s->cfg->argv;
-	char *const *envp = s->cfg->envp;
 	const char *prog = argv[0];
 	/* The listener's number rides in the fourth register of each attempt: the sentry takes the
 	 * listener from the first execve stop (it is close-on-exec, so the guest never holds it).
@@ -171,5 +175,34 @@ int cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd)
 		p = end;
 	}
 	fail(saved == ENOENT ? 127 : 126, prog, saved);
-	return 125;
+}
+
+/*
+ * A task of `cbox exec` (sentry/exec_ctl.c), forked by the spawner inside the guest's pid and
+ * mount namespaces: the first task's start, on the request's stdio, once the sentry traces it.
+ */
+CBOX_NORETURN void cbox_guest_exec_task(struct cbox_sentry *s, const struct cbox_exec_req *req,
+                                        const int stdio[3], int install_fd, int sync_fd)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0); /* traceable by the sentry, as the first task */
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (int i = 0; i < 3; i++)
+		if (dup2(stdio[i], i) < 0)
+			fail(125, "taking the exec's stdio", errno);
+	if (install_fd >= 0 && dup2(install_fd, CBOX_PTRACE_INSTALL_FD) < 0)
+		fail(125, "reserving the install fd", errno);
+	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
+	if (install_fd >= 0)
+		fcntl(CBOX_PTRACE_INSTALL_FD, F_SETFD, 0);
+	/* Dumpable now (above): the sentry may seize it. */
+	char go = 'r';
+	if (write(sync_fd, &go, 1) != 1 || read(sync_fd, &go, 1) != 1 || go != 'g')
+		_exit(125); /* the sentry gave up */
+	close(sync_fd);
+	cbox_guest_exec(s, req->argv, req->envp, (req->flags & CBOX_EXEC_TTY) != 0);
 }

@@ -1,12 +1,19 @@
 #pragma once
 /* The sentry's private state. */
 #include <poll.h>
+#include <sys/ptrace.h>
 #include <stdbool.h>
 #include "cbox/kernel.h"
 #include "cbox/sentry.h"
 #include "cbox/syscalls.h"
 
-#define CBOX_TASK_HASH 1024
+#define CBOX_TASK_HASH         1024
+#define CBOX_EXEC_MAX_SESSIONS 16
+/* How the sentry traces every guest task. EXITKILL: if the sentry dies, every guest task dies
+ * with it. */
+#define CBOX_PTRACE_OPTIONS                                                                        \
+	(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |    \
+	 PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_TRACESECCOMP)
 #define CBOX_DEV_COUNT 5
 
 struct cbox_sentry {
@@ -48,6 +55,16 @@ struct cbox_sentry {
 		unsigned refs;
 	} * text;
 	size_t ntext, text_cap;
+	/* `cbox exec` (exec_ctl.c): the monitor's control socket (-1: none), the spawner, the
+	 * connections waiting for their request, and the tasks started with their connection */
+	int exec_ctl, spawner_sock;
+	int pending[CBOX_EXEC_MAX_SESSIONS];
+	size_t npending;
+	struct cbox_exec_session {
+		pid_t tgid;
+		int conn;
+	} exec[CBOX_EXEC_MAX_SESSIONS];
+	size_t nexec;
 	uint64_t boot_ns;
 };
 
@@ -99,7 +116,28 @@ void cbox_vfs_uncache(struct cbox_dentry *d);
 /* Put d (a gofer dentry) in dir's cache, replacing a stale entry of the same name. */
 void cbox_vfs_cache(struct cbox_sentry *s, struct cbox_dentry *dir, struct cbox_dentry *d);
 int cbox_sentry_seccomp_install(void);
-int cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd);
+/* A traced task the sentry started (the first, or one of `cbox exec`): its state, with its
+ * working directory at cwd (guest path; "/" when not in the tree). */
+int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd);
+
+/* `cbox exec` (exec_ctl.c): the spawner, forked before the sentry locks itself down (after
+ * the guest's first task exists); the loop's fds; a task's exit. */
+int cbox_exec_ctl_init(struct cbox_sentry *s, int install_peer);
+size_t cbox_exec_ctl_pollfds(struct cbox_sentry *s, struct pollfd *pf, size_t n);
+void cbox_exec_ctl_run(struct cbox_sentry *s, const struct pollfd *pf, size_t n);
+void cbox_exec_ctl_task_exit(struct cbox_sentry *s, pid_t tid, int status);
+
+/* The guest's first task, between the sentry's clone and its first exec (guest_init.c). */
+CBOX_NORETURN void cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd);
+/* Session, terminal, no privileges, the guest filter, then exec of argv[0] (searched in the
+ * environment's PATH): the part every task the sentry starts shares. */
+CBOX_NORETURN void cbox_guest_exec(struct cbox_sentry *s, char *const *argv, char *const *envp,
+                                   bool tty);
+struct cbox_exec_req;
+/* A `cbox exec` task: stdio from the request, the install fd (ptrace), then waits for 'g' on
+ * sync_fd (sent once the sentry traces it) and runs the request. */
+CBOX_NORETURN void cbox_guest_exec_task(struct cbox_sentry *s, const struct cbox_exec_req *req,
+                                        const int stdio[3], int install_fd, int sync_fd);
 int cbox_vfs_open_synthetic_dir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d);
 void cbox_vfs_fini(struct cbox_sentry *s);
 /* "/dev/pts/N" for the sandbox's pseudo-terminal when rdev is it (cbox-run -t), else -ENOENT. */

@@ -138,39 +138,8 @@ static void loopback_up(void)
 	close(fd);
 }
 
-static int start_guest(struct cbox_sentry *s, int install_peer)
+int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd)
 {
-	int sync[2];
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0)
-		return -errno;
-	/* The guest gets its own pid namespace (its first task is pid 1 there, as in a container)
-	 * and its own mount namespace, whose root will be the empty guest/ directory. */
-	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | SIGCHLD, 0, 0, 0, 0);
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		close(sync[1]);
-		_exit(cbox_guest_init(s, sync[0], install_peer));
-	}
-	close(sync[0]);
-	char ready;
-	if (read(sync[1], &ready, 1) != 1) {
-		close(sync[1]);
-		return -EIO; /* the child failed before it could be traced (it logged why) */
-	}
-	if (install_peer >= 0)
-		close(install_peer);
-	s->init_tid = pid;
-	long opts = PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE |
-	            PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC |
-	            PTRACE_O_TRACESECCOMP;
-	/* EXITKILL: if the sentry dies, every guest task dies with it. */
-	if (ptrace(PTRACE_SEIZE, pid, 0, opts) < 0) {
-		int e = errno;
-		kill(pid, SIGKILL);
-		close(sync[1]);
-		return -e;
-	}
 	struct cbox_task *t = cbox_task_new(s, pid);
 	if (!t)
 		return -ENOMEM;
@@ -187,7 +156,6 @@ static int start_guest(struct cbox_sentry *s, int install_peer)
 	t->fs->refs = 1;
 	t->fs->root = cbox_dentry_get(s->root);
 	t->fs->umask = 022;
-	const char *cwd = s->cfg->cwd ? s->cfg->cwd : "/";
 	int r = cbox_vfs_walk(s, t, AT_FDCWD, cwd, CBOX_WALK_FOLLOW | CBOX_WALK_DIRECTORY,
 	                      &t->fs->cwd, NULL);
 	if (r < 0) {
@@ -195,6 +163,41 @@ static int start_guest(struct cbox_sentry *s, int install_peer)
 		          cwd, strerror(-r));
 		t->fs->cwd = cbox_dentry_get(s->root);
 	}
+	return 0;
+}
+
+static int start_guest(struct cbox_sentry *s, int install_peer)
+{
+	int sync[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0)
+		return -errno;
+	/* The guest gets its own pid namespace (its first task is pid 1 there, as in a container)
+	 * and its own mount namespace, whose root will be the empty guest/ directory. */
+	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | SIGCHLD, 0, 0, 0, 0);
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		close(sync[1]);
+		cbox_guest_init(s, sync[0], install_peer);
+	}
+	close(sync[0]);
+	char ready;
+	if (read(sync[1], &ready, 1) != 1) {
+		close(sync[1]);
+		return -EIO; /* the child failed before it could be traced (it logged why) */
+	}
+	if (install_peer >= 0)
+		close(install_peer);
+	s->init_tid = pid;
+	if (ptrace(PTRACE_SEIZE, pid, 0, CBOX_PTRACE_OPTIONS) < 0) {
+		int e = errno;
+		kill(pid, SIGKILL);
+		close(sync[1]);
+		return -e;
+	}
+	int r = cbox_sentry_task_start(s, pid, s->cfg->cwd ? s->cfg->cwd : "/");
+	if (r < 0)
+		return r;
 	char go = 'g';
 	if (write(sync[1], &go, 1) != 1) {
 		close(sync[1]);
@@ -251,9 +254,20 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
+	/* The spawner of `cbox exec` tasks needs the install socket too (ptrace platform). */
+	int spawner_install =
+	    pair[1] >= 0 && cfg->exec_service ? fcntl(pair[1], F_DUPFD_CLOEXEC, 3) : -1;
 	r = start_guest(s, pair[1]);
 	if (r < 0) {
 		cbox_error("starting the guest: %s", strerror(-r));
+		return 125;
+	}
+	r = cbox_exec_ctl_init(s, spawner_install);
+	if (spawner_install >= 0)
+		close(spawner_install);
+	if (r < 0) {
+		cbox_error("starting the exec service: %s", strerror(-r));
+		kill(s->init_tid, SIGKILL);
 		return 125;
 	}
 	r = cbox_sentry_seccomp_install();

@@ -176,6 +176,7 @@ static void on_task_exit(struct cbox_sentry *s, pid_t tid, int status)
 	struct cbox_task *t = cbox_task_find(s, tid);
 	if (tid == s->init_tid)
 		s->init_status = status;
+	cbox_exec_ctl_task_exit(s, tid, status);
 	if (t)
 		cbox_task_remove(s, t);
 }
@@ -406,23 +407,27 @@ int cbox_tracer_loop(struct cbox_sentry *s)
 		return -errno;
 	reap(s); /* events that arrived before the signalfd existed */
 	while (s->init_status < 0) {
-		/* The signalfd, the listeners (seccomp), then what deferred answers wait for. */
-		struct pollfd pf[1 + CBOX_PLATFORM_MAX_LISTENERS + 64];
+		/* The signalfd, the listeners (seccomp), `cbox exec`, then what deferred answers
+		 * wait for. */
+		struct pollfd pf[1 + CBOX_PLATFORM_MAX_LISTENERS + 1 + CBOX_EXEC_MAX_SESSIONS + 64];
 		size_t nl = s->platform->nlisteners, n = 0;
 		pf[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		for (size_t i = 0; i < nl; i++)
 			pf[n++] =
 			    (struct pollfd){.fd = s->platform->listeners[i], .events = POLLIN};
+		size_t ne = cbox_exec_ctl_pollfds(s, pf + n, 1 + CBOX_EXEC_MAX_SESSIONS);
 		int timeout;
-		size_t nd = cbox_defer_pollfds(s, pf + n, 64, &timeout);
-		int r = poll(pf, n + nd, timeout);
+		size_t nd = cbox_defer_pollfds(s, pf + n + ne, 64, &timeout);
+		int r = poll(pf, n + ne + nd, timeout);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if (s->deferred)
-			cbox_defer_run(s, pf + n, nd);
+			cbox_defer_run(s, pf + n + ne, nd);
+		if (ne)
+			cbox_exec_ctl_run(s, pf + n, ne);
 		if (pf[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 			while (read(sfd, &si, sizeof(si)) == sizeof(si))

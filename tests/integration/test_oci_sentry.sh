@@ -3,7 +3,7 @@
 # bind mounts rw and ro, a masked path, a read-only root, hostname, /dev/shm, rlimits, hooks,
 # create/state/start/kill/delete, a network namespace given by path (Docker's), the platform
 # chosen by annotation, the configs the tier refuses, ps (the guest's tasks only), pause and
-# resume, update, and exec's refusal.
+# resume, update, and exec.
 . "$(dirname "$0")/lib.sh"
 
 need_root
@@ -238,9 +238,52 @@ else
 	skip_check "pause, resume, update" "the host has no usable cgroup file system"
 fi
 
-oci exec box true
-check_status "exec into a sentry container: exit 1" 1
-check_match "  ... not supported yet, by name" "exec into a sentry container is not supported yet" "$ERR"
+# exec: a new guest task of the running sentry, in the guest's pid namespace and tree.
+oci exec box sh -c 'tr "\0" " " </proc/1/cmdline; echo; test -s /data/c && echo sees-data; echo $$'
+check_match "exec runs in the container's pid namespace (pid 1 is its init)" '^sh -c sleep 1000' "$OUT"
+check_match "  ... and sees its files" '^sees-data$' "$OUT"
+check_nomatch "  ... as another process than init" '^1$' "$OUT"
+oci exec box sh -c 'exit 7'
+check_status "exec: the process's exit status" 7
+oci exec box sh -c 'kill -9 $$'
+check_status "exec: killed by SIGKILL: 137" 137
+oci exec box nosuchprogram
+check_status "exec of a missing program: 127" 127
+check_match "  ... says so" 'nosuchprogram: No such file or directory' "$ERR"
+oci exec --env FOO=bar --cwd /data box sh -c 'echo "$FOO $(pwd)"'
+check "exec --env and --cwd" "bar /data" "$OUT"
+oci exec --user 1000 box true
+check_match "exec --user: refused (the guest is uid 0 only)" 'uid 0 / gid 0 only' "$ERR"
+# The exec'd task is a guest like the others: traced by the sentry, under the guest filter,
+# without capabilities, and what the filter refuses stays refused.
+oci exec --detach --pid-file "$SCRATCH/epid" box sleep 77
+check_status "exec --detach" 0
+proxy=$(cat "$SCRATCH/epid" 2>/dev/null)
+task=""
+for _ in $(seq 50); do
+	for p in $(descendants "$mon" | cut -d' ' -f1); do
+		[ "$(tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline")" = "sleep 77 " ] && task=$p
+	done
+	[ -n "$task" ] && break
+	sleep 0.1
+done
+sentry_host=$(cut -d' ' -f1 "$ROOT/box/sentry.pid")
+# status_field PID KEY: the value of KEY in /proc/PID/status.
+status_field() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status" 2>/dev/null; }
+check "the exec'd task is traced by the sentry" "$sentry_host" "$(status_field "$task" TracerPid)"
+check "  ... under the guest filter" 2 "$(status_field "$task" Seccomp)"
+check "  ... with no capabilities" 0000000000000000 "$(status_field "$task" CapEff)"
+check "  ... and no new privileges" 1 "$(status_field "$task" NoNewPrivs)"
+kill -TERM "$proxy" 2>/dev/null
+for _ in $(seq 50); do
+	[ -d "/proc/$task" ] && [ "$(status_field "$task" State | cut -c1)" != Z ] || break
+	sleep 0.1
+done
+check "a signal to the exec's pid reaches the guest task" "" \
+	"$([ -d "/proc/$task" ] && [ "$(status_field "$task" State | cut -c1)" != Z ] && echo alive)"
+unshare -U true 2>/dev/null && native_userns=yes || native_userns=no
+oci exec box unshare -U true
+check_status "exec: a user namespace (the host allows one: $native_userns) is refused" 1
 oci delete --force box
 check_status "delete --force" 0
 oci pause box

@@ -64,4 +64,9 @@ enum sentry_msg_type {
 /* Runtime <-> monitor messages: struct cbox_tier_msg (cbox/tier.h). */
 
 /* <state_dir>/sentry.pid: "PID STARTTIME" of the sentry process, written by the monitor. */
-#define SENTRY_PID_FILE "sentry.pid"
+#define SENTRY_PID_FILE  "sentry.pid"
+#define SENTRY_EXEC_SOCK "exec.sock" /* `cbox exec` connects here (sentry_monitor.c) */
+
+/* The tier's exec op (sentry_exec.c). */
+int sentry_exec(struct cbox_tier_container *c, const struct cbox_tier_exec *x, pid_t *pid,
+                struct cbox_err **err);

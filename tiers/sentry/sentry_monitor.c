@@ -21,8 +21,12 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <poll.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -130,8 +134,10 @@ static CBOX_NORETURN void sentry_child(struct monitor *m)
 	int gofer = recv_fd(m->sentry_sock);
 	if (gofer < 0)
 		_exit(125); /* the monitor gave up (a failed create, or a kill before start) */
-	close(m->sentry_sock);
 	m->p->sentry.gofer_sock = gofer;
+	/* The same socket then brings the connections of `cbox exec` (see supervise). */
+	m->p->sentry.exec_service = true;
+	m->p->sentry.exec_ctl = m->sentry_sock;
 	_exit(cbox_sentry_main(&m->p->sentry));
 }
 
@@ -272,11 +278,39 @@ static void forwarded_set(sigset_t *set)
 	sigdelset(set, SIGSYS);
 }
 
-/* Until the sentry exits: forward signals, reap. Returns the container's exit status. */
-static int supervise(struct monitor *m)
+/*
+ * <state>/exec.sock, where `cbox exec` connects: bound through /proc/self/fd so that a long
+ * state directory (Docker's ids are 64 characters) still fits in sun_path. Only root can reach
+ * it (the state directory is root's, and the socket is 0600).
+ */
+static int exec_listen(const char *state_dir, struct cbox_err **err)
+{
+	CBOX_AUTOCLOSE int dir = open(state_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return cbox_err_set(err, errno, "open %s", state_dir);
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	snprintf(a.sun_path, sizeof(a.sun_path), "/proc/self/fd/%d/" SENTRY_EXEC_SOCK, dir);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return cbox_err_set(err, errno, "exec socket");
+	mode_t old = umask(0077);
+	int r = bind(fd, (struct sockaddr *)&a, sizeof(a));
+	umask(old);
+	if (r < 0 || listen(fd, 16) < 0) {
+		int e = errno;
+		close(fd);
+		return cbox_err_set(err, e, "listen on %s/" SENTRY_EXEC_SOCK, state_dir);
+	}
+	return fd;
+}
+
+/* Until the sentry exits: forward signals, reap, and hand each `cbox exec` connection to the
+ * sentry (which answers on it). Returns the container's exit status. */
+static int supervise(struct monitor *m, int exec_fd)
 {
 	sigset_t set;
 	forwarded_set(&set);
+	int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	int status = 0;
 	for (bool done = false; !done;) {
 		/* Reap first: a child that ended before SIGCHLD was blocked left no signal. */
@@ -289,11 +323,27 @@ static int supervise(struct monitor *m)
 				done = true;
 			}
 		}
-		siginfo_t si;
-		int sig = done ? 0 : sigwaitinfo(&set, &si);
-		if (sig > 0 && sig != SIGCHLD)
-			forward(m, sig);
+		if (done)
+			break;
+		struct pollfd pf[2] = {{.fd = sfd, .events = POLLIN},
+		                       {.fd = exec_fd, .events = POLLIN}};
+		if (poll(pf, exec_fd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+			break;
+		struct signalfd_siginfo si;
+		while (sfd >= 0 && read(sfd, &si, sizeof(si)) == sizeof(si))
+			if (si.ssi_signo != SIGCHLD)
+				forward(m, (int)si.ssi_signo);
+		if (exec_fd >= 0 && (pf[1].revents & POLLIN)) {
+			int conn = accept4(exec_fd, NULL, NULL, SOCK_CLOEXEC);
+			if (conn >= 0 && send_fd(m->sentry_sock, conn) < 0)
+				cbox_warn("exec: the sentry did not take the connection: %s",
+				          strerror(errno));
+			if (conn >= 0)
+				close(conn);
+		}
 	}
+	if (sfd >= 0)
+		close(sfd);
 	if (m->gofer > 0) {
 		kill(m->gofer, SIGKILL);
 		waitpid(m->gofer, NULL, 0);
@@ -328,6 +378,9 @@ void sentry_monitor_main(struct sentry_plan *p, const char *state_dir, int sock)
 	}
 	if (set_rlimits(&m, &err) < 0 || write_sentry_pid(&m, &err) < 0)
 		fail(&m, &err);
+	int exec_fd = exec_listen(state_dir, &err);
+	if (exec_fd < 0)
+		fail(&m, &err);
 	if (cbox_tier_msg_send(sock, SENTRY_MSG_READY, 0, NULL) < 0)
 		fail(&m, &err);
 	close(sock);
@@ -344,6 +397,5 @@ void sentry_monitor_main(struct sentry_plan *p, const char *state_dir, int sock)
 		kill(m.sentry, SIGKILL);
 	}
 	close(m.gofer_sock);
-	close(m.sentry_sock);
-	_exit(supervise(&m));
+	_exit(supervise(&m, exec_fd));
 }

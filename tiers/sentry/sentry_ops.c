@@ -128,7 +128,7 @@ static int sentry_kill(struct cbox_tier_container *c, int sig, bool all, struct 
 
 static int sentry_delete(struct cbox_tier_container *c, struct cbox_err **err)
 {
-	static const char *const files[] = {"exec.fifo", SENTRY_PID_FILE};
+	static const char *const files[] = {"exec.fifo", SENTRY_PID_FILE, SENTRY_EXEC_SOCK};
 	for (size_t i = 0; i < CBOX_ARRAY_SIZE(files); i++) {
 		char path[4096];
 		state_file(c, files[i], path, sizeof(path));
@@ -174,5 +174,6 @@ const struct cbox_tier_ops cbox_tier_sentry = {
     .pause = cbox_tier_cgroup_pause,
     /* The limits cover the whole sandbox, as at create. */
     .update = cbox_tier_cgroup_update,
-    /* No exec yet: a new guest task would have to be started by the running sentry. */
+    /* A new guest task started by the running sentry (sentry_exec.c). */
+    .exec = sentry_exec,
 };

@@ -24,6 +24,8 @@ struct cbox_sentry_config {
 	const char *dev_shm;  /* the gofer's directory shown as /dev/shm ("/dev/shm"), or NULL */
 	bool tty;             /* fds 0-2 are a pseudo-terminal of the sandbox's: it becomes the */
 	int tty_fd;           /* guest's controlling terminal, and /dev/tty reopens tty_fd */
+	bool exec_service;    /* serve `cbox exec`: exec_ctl is the monitor's control socket, */
+	int exec_ctl;         /* which hands over connections of <state>/exec.sock */
 };
 
 /*

@@ -1,0 +1,369 @@
+/*
+ * `cbox exec` into a running sandbox: a new guest task, started the way the first one was.
+ *
+ * The monitor accepts each connection on <state>/exec.sock and hands it to the sentry over its
+ * control socket. The sentry reads the request (cbox/exec_req.h) and asks the spawner for a
+ * task. The spawner is a child the sentry forked before it locked itself down (no fork or setns
+ * is left to the sentry afterwards): it sits in the guest's pid and mount namespaces, outside
+ * the guest's reach (its own pid is in the sandbox's outer pid namespace, which the guest cannot
+ * see), and runs no guest code. For each request it forks a task, which waits until the sentry
+ * has seized it (PTRACE_SEIZE, as every guest task is traced), then drops every privilege,
+ * installs the guest filter (a listener of its own on the seccomp platform) and execs the
+ * program through the sentry like any guest exec. Its parent is the spawner, so inside the
+ * sandbox its parent pid is 0 and the guest's init never waits for it, as with runc's exec.
+ *
+ *   runtime ──exec.sock──> monitor ──conn (SCM_RIGHTS)──> sentry ──request──> spawner ─fork─> task
+ *
+ * The connection stays with the sentry: STARTED (the task's host pid) or ERROR, then EXITED with
+ * the task's wait status.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cbox/exec_req.h"
+#include "cbox/log.h"
+#include "internal.h"
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+/* One message into buf and at most maxfds fds (*nfds gets how many; extra ones are closed):
+ * its length, 0 at EOF, < 0 on error (-EBADMSG when truncated; its fds are then closed). */
+static ssize_t recv_fds(int sock, char *buf, size_t size, int *fds, int maxfds, int *nfds)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(8 * sizeof(int))];
+	} ctl;
+	struct iovec iov = {.iov_base = buf, .iov_len = size};
+	struct msghdr msg = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl)};
+	ssize_t n;
+	*nfds = 0;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		int k = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+		int tmp[8];
+		memcpy(tmp, CMSG_DATA(cm), (size_t)(k < 8 ? k : 8) * sizeof(int));
+		for (int i = 0; i < k && i < 8; i++) {
+			if (*nfds < maxfds)
+				fds[(*nfds)++] = tmp[i];
+			else
+				close(tmp[i]);
+		}
+	}
+	if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
+		for (int i = 0; i < *nfds; i++)
+			close(fds[i]);
+		*nfds = 0;
+		return -EBADMSG;
+	}
+	return n;
+}
+
+/* A request and exactly three stdio fds: its length, 0 at EOF, < 0 otherwise (fds closed). */
+static ssize_t recv_request(int sock, char *buf, size_t size, int fds[3])
+{
+	int got;
+	ssize_t n = recv_fds(sock, buf, size, fds, 3, &got);
+	if (n > 0 && got == 3)
+		return n;
+	for (int i = 0; i < got; i++)
+		close(fds[i]);
+	return n == 0 ? 0 : n < 0 ? n : -EBADMSG;
+}
+
+static int send_with_fds(int sock, const void *data, size_t len, const int *fds, int nfds)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(3 * sizeof(int))];
+	} ctl;
+	memset(&ctl, 0, sizeof(ctl));
+	struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (nfds > 0) {
+		msg.msg_control = ctl.b;
+		msg.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
+	}
+	ssize_t n;
+	do
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len ? 0 : -errno;
+}
+
+/* A reply on conn, with fd (>= 0) attached. */
+static void reply_fd(int conn, uint32_t type, int32_t value, const char *msg, int fd)
+{
+	struct cbox_exec_reply r = {.type = type, .value = value};
+	if (msg)
+		snprintf(r.msg, sizeof(r.msg), "%s", msg);
+	send_with_fds(conn, &r, sizeof(r), &fd, fd >= 0 ? 1 : 0);
+}
+
+static void reply(int conn, uint32_t type, int32_t value, const char *msg)
+{
+	reply_fd(conn, type, value, msg, -1);
+}
+
+/* ---- the spawner ------------------------------------------------------------------------- */
+
+static CBOX_NORETURN void spawner_main(struct cbox_sentry *s, int sock, int install_fd, pid_t init)
+{
+	prctl(PR_SET_NAME, "cbox-spawner");
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* Its tasks' exits are the sentry's (their tracer) to report; the kernel reaps them. */
+	signal(SIGCHLD, SIG_IGN);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* Nothing of the sentry's but its socket (and the ptrace platform's install socket). */
+	int keep_sock = fcntl(sock, F_DUPFD_CLOEXEC, 1000);
+	int keep_install = install_fd >= 0 ? fcntl(install_fd, F_DUPFD_CLOEXEC, 1001) : -1;
+	int null = s->dev_fds[0]; /* /dev/null, opened before the sentry left the host's tree */
+	if (keep_sock < 0 || null < 0)
+		_exit(125);
+	for (int i = 0; i < 3; i++)
+		dup2(null, i);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)init);
+	int pidns = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)init);
+	int mntns = open(path, O_RDONLY | O_CLOEXEC);
+	/* Children in the guest's pid namespace; itself in the guest's (empty) mount namespace. */
+	if (pidns < 0 || mntns < 0 || setns(pidns, CLONE_NEWPID) < 0 ||
+	    setns(mntns, CLONE_NEWNS) < 0)
+		_exit(125);
+	syscall(SYS_close_range, 3, 999, 0);
+	syscall(SYS_close_range, 1002, ~0U, 0);
+	static char buf[CBOX_EXEC_REQ_MAX];
+	for (;;) {
+		int stdio[3];
+		ssize_t n;
+		struct pollfd pf = {.fd = keep_sock, .events = POLLIN};
+		if (poll(&pf, 1, -1) < 0 && errno != EINTR)
+			_exit(125);
+		n = recv_request(keep_sock, buf, sizeof(buf), stdio);
+		if (n == 0)
+			_exit(0); /* the sentry is gone */
+		if (n < 0)
+			continue;
+		struct cbox_exec_req req;
+		int sync[2] = {-1, -1};
+		pid_t pid = -1;
+		if (cbox_exec_req_decode(buf, (size_t)n, &req) == 0 &&
+		    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) == 0) {
+			pid = fork();
+			if (pid == 0) {
+				close(sync[1]);
+				close(keep_sock);
+				cbox_guest_exec_task(s, &req, stdio, keep_install, sync[0]);
+			}
+			cbox_exec_req_release(&req);
+		}
+		int32_t answer = pid > 0 ? (int32_t)pid : -EAGAIN;
+		send_with_fds(keep_sock, &answer, sizeof(answer), pid > 0 ? &sync[1] : NULL,
+		              pid > 0 ? 1 : 0);
+		for (int i = 0; i < 3; i++)
+			close(stdio[i]);
+		if (sync[0] >= 0) {
+			close(sync[0]);
+			close(sync[1]);
+		}
+	}
+}
+
+int cbox_exec_ctl_init(struct cbox_sentry *s, int install_peer)
+{
+	s->exec_ctl = -1;
+	s->spawner_sock = -1;
+	if (!s->cfg->exec_service)
+		return 0;
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		spawner_main(s, sv[1], install_peer, s->init_tid);
+	}
+	close(sv[1]);
+	s->spawner_sock = sv[0];
+	s->exec_ctl = s->cfg->exec_ctl;
+	return 0;
+}
+
+/* ---- the sentry's side ------------------------------------------------------------------- */
+
+/* Start the task for one request read from conn; answers on conn. Returns whether conn is
+ * kept (the task started: its exit is reported there). */
+static bool start_task(struct cbox_sentry *s, int conn, const char *buf, size_t len,
+                       const int stdio[3])
+{
+	struct cbox_exec_req req;
+	int r = cbox_exec_req_decode(buf, len, &req);
+	if (r < 0) {
+		reply(conn, CBOX_EXEC_ERROR, -r, "malformed exec request");
+		return false;
+	}
+	char cwd[4096];
+	snprintf(cwd, sizeof(cwd), "%s", req.cwd);
+	cbox_exec_req_release(&req);
+	if (s->nexec == CBOX_EXEC_MAX_SESSIONS) {
+		reply(conn, CBOX_EXEC_ERROR, EAGAIN, "too many exec sessions in this sandbox");
+		return false;
+	}
+	/* The spawner answers at once (a fork); the sentry waits for it. */
+	r = send_with_fds(s->spawner_sock, buf, len, stdio, 3);
+	int32_t pid = -EIO;
+	int sync[3] = {-1, -1, -1};
+	if (r == 0) {
+		struct pollfd pf = {.fd = s->spawner_sock, .events = POLLIN};
+		char ans[sizeof(int32_t)];
+		int got = 0;
+		ssize_t n = poll(&pf, 1, 5000) == 1
+		                ? recv_fds(s->spawner_sock, ans, sizeof(ans), sync, 1, &got)
+		                : -ETIMEDOUT;
+		if (n == (ssize_t)sizeof(pid))
+			memcpy(&pid, ans, sizeof(pid));
+		if (pid > 0 && got != 1)
+			pid = -EIO;
+	}
+	if (pid <= 0) {
+		reply(conn, CBOX_EXEC_ERROR, pid < 0 ? -pid : EIO,
+		      "the sandbox could not start it");
+		if (sync[0] >= 0)
+			close(sync[0]);
+		return false;
+	}
+	/* Traced before it runs anything of the request, as every guest task; it says when it
+	 * made itself dumpable (the sentry's copies are not, and cannot be seized before). */
+	struct pollfd ps = {.fd = sync[0], .events = POLLIN};
+	char ready = 0;
+	if (poll(&ps, 1, 5000) != 1 || read(sync[0], &ready, 1) != 1 || ready != 'r' ||
+	    ptrace(PTRACE_SEIZE, pid, 0, CBOX_PTRACE_OPTIONS) < 0) {
+		int e = ready == 'r' ? errno : EIO;
+		kill(pid, SIGKILL);
+		close(sync[0]);
+		char why[96];
+		snprintf(why, sizeof(why), "tracing the new task: %s", strerror(e));
+		reply(conn, CBOX_EXEC_ERROR, e, why);
+		return false;
+	}
+	r = cbox_sentry_task_start(s, pid, cwd);
+	char go = 'g';
+	if (r < 0 || write(sync[0], &go, 1) != 1) {
+		kill(pid, SIGKILL);
+		close(sync[0]);
+		reply(conn, CBOX_EXEC_ERROR, r < 0 ? -r : EIO, "setting up the new task");
+		return false;
+	}
+	close(sync[0]);
+	s->exec[s->nexec++] = (struct cbox_exec_session){.tgid = pid, .conn = conn};
+	/* The runtime signals the task through a pidfd: the pid here is the sandbox's, which
+	 * names another process (or none) on the host. */
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	reply_fd(conn, CBOX_EXEC_STARTED, pid, NULL, pidfd);
+	if (pidfd >= 0)
+		close(pidfd);
+	return true;
+}
+
+size_t cbox_exec_ctl_pollfds(struct cbox_sentry *s, struct pollfd *pf, size_t n)
+{
+	if (s->exec_ctl < 0 || n == 0)
+		return 0;
+	size_t k = 0;
+	pf[k++] = (struct pollfd){.fd = s->exec_ctl, .events = POLLIN};
+	for (size_t i = 0; i < s->npending && k < n; i++)
+		pf[k++] = (struct pollfd){.fd = s->pending[i], .events = POLLIN};
+	return k;
+}
+
+static void pending_remove(struct cbox_sentry *s, int conn)
+{
+	for (size_t i = 0; i < s->npending; i++)
+		if (s->pending[i] == conn) {
+			s->pending[i] = s->pending[--s->npending];
+			return;
+		}
+}
+
+void cbox_exec_ctl_run(struct cbox_sentry *s, const struct pollfd *pf, size_t n)
+{
+	static char buf[CBOX_EXEC_REQ_MAX];
+	for (size_t i = 1; i < n; i++) {
+		if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		int conn = pf[i].fd;
+		pending_remove(s, conn);
+		int stdio[3];
+		ssize_t len = recv_request(conn, buf, sizeof(buf), stdio);
+		bool kept = false;
+		if (len > 0) {
+			kept = start_task(s, conn, buf, (size_t)len, stdio);
+			for (int k = 0; k < 3; k++)
+				close(stdio[k]);
+		} else if (len < 0) {
+			reply(conn, CBOX_EXEC_ERROR, (int32_t)-len, "malformed exec request");
+		}
+		if (!kept)
+			close(conn);
+	}
+	if (n == 0 || !(pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
+		return;
+	char c;
+	int conn[1], got = 0;
+	ssize_t r = recv_fds(s->exec_ctl, &c, 1, conn, 1, &got);
+	if (r <= 0 && r != -EAGAIN) {
+		/* The monitor is gone: no more exec into this sandbox. */
+		close(s->exec_ctl);
+		s->exec_ctl = -1;
+		return;
+	}
+	if (got == 1 && s->npending < CBOX_EXEC_MAX_SESSIONS)
+		s->pending[s->npending++] = conn[0];
+	else if (got == 1)
+		close(conn[0]);
+}
+
+void cbox_exec_ctl_task_exit(struct cbox_sentry *s, pid_t tid, int status)
+{
+	for (size_t i = 0; i < s->nexec; i++)
+		if (s->exec[i].tgid == tid) {
+			reply(s->exec[i].conn, CBOX_EXEC_EXITED, status, NULL);
+			close(s->exec[i].conn);
+			s->exec[i] = s->exec[--s->nexec];
+			return;
+		}
+}

@@ -1,0 +1,234 @@
+/*
+ * `cbox exec` into a sentry container. The process itself is a guest task that the running
+ * sentry starts (sentry/exec_ctl.c); what the caller gets is a proxy, its own child: the proxy
+ * connects to the sandbox's exec socket, hands over its stdio (or a new terminal's slave), and
+ * then lives as long as the guest process, passing on the signals it receives and ending the
+ * way the guest process ended. So the caller, or the subreaper it leaves the process to
+ * (containerd's shim, for `docker exec`), waits for the proxy as it would for runc's exec'd
+ * process, and gets the same status.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cbox/cleanup.h"
+#include "cbox/exec_req.h"
+#include "cbox/log.h"
+#include "internal.h"
+
+/* Send data with fds (SCM_RIGHTS) over sock as one message. */
+static int send_msg(int sock, const void *data, size_t len, const int *fds, int nfds)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(3 * sizeof(int))];
+	} ctl;
+	memset(&ctl, 0, sizeof(ctl));
+	struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (nfds > 0) {
+		msg.msg_control = ctl.b;
+		msg.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+		struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
+	}
+	ssize_t n;
+	do
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* The next reply from the sandbox, and the fd attached to it into *fd (else -1); false at
+ * EOF or on a malformed one. */
+static bool recv_reply(int sock, struct cbox_exec_reply *r, int *fd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = {.iov_base = r, .iov_len = sizeof(*r)};
+	struct msghdr msg = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl)};
+	ssize_t n;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	*fd = -1;
+	struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(fd, CMSG_DATA(cm), sizeof(int));
+	if (n > 0 && cbox_exec_reply_valid(r, (size_t)n))
+		return true;
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	return false;
+}
+
+static int exec_connect(const char *state_dir, struct cbox_err **err)
+{
+	CBOX_AUTOCLOSE int dir = open(state_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return cbox_err_set(err, errno, "open %s", state_dir);
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	snprintf(a.sun_path, sizeof(a.sun_path), "/proc/self/fd/%d/" SENTRY_EXEC_SOCK, dir);
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return cbox_err_set(err, errno, "exec socket");
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		int e = errno;
+		close(fd);
+		return cbox_err_set(err, e, "connect to the sandbox's %s", SENTRY_EXEC_SOCK);
+	}
+	return fd;
+}
+
+/* A new terminal: the master goes to the console socket (as runc sends it), the slave is
+ * returned for the process's stdio. */
+static int terminal(int console_sock, struct cbox_err **err)
+{
+	CBOX_AUTOCLOSE int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0)
+		return cbox_err_set(err, errno, "open /dev/ptmx");
+	char name[64];
+	if (ptsname_r(master, name, sizeof(name)) != 0)
+		return cbox_err_set(err, errno, "ptsname");
+	int slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (slave < 0)
+		return cbox_err_set(err, errno, "open %s", name);
+	static const char payload[] = "/dev/ptmx";
+	if (send_msg(console_sock, payload, sizeof(payload) - 1, &master, 1) < 0) {
+		int e = errno;
+		close(slave);
+		return cbox_err_set(err, e, "send the terminal to the console socket");
+	}
+	return slave;
+}
+
+/* A pidfd of the guest process: its pid is the sandbox's, not the host's. */
+static volatile int proxied = -1;
+
+static void pass_on(int sig)
+{
+	if (proxied >= 0)
+		syscall(SYS_pidfd_send_signal, proxied, sig, NULL, 0);
+}
+
+/* The proxy: send the request, report the start on ready, then follow the process. */
+static CBOX_NORETURN void proxy_main(int sock, const char *req, size_t len, const int stdio[3],
+                                     int ready)
+{
+	struct cbox_exec_reply r = {0};
+	int pidfd = -1;
+	if (send_msg(sock, req, len, stdio, 3) < 0 || !recv_reply(sock, &r, &pidfd) ||
+	    r.type != CBOX_EXEC_STARTED || pidfd < 0) {
+		char msg[300];
+		int n = snprintf(msg, sizeof(msg), "the sandbox refused the exec: %s",
+		                 r.type == CBOX_EXEC_ERROR && r.msg[0] ? r.msg : "no answer");
+		(void)!write(ready, msg, (size_t)(n > 0 ? n : 0));
+		_exit(1);
+	}
+	for (int i = 0; i < 3; i++)
+		if (stdio[i] > 2)
+			close(stdio[i]);
+	proxied = pidfd;
+	struct sigaction sa = {.sa_handler = pass_on};
+	sigemptyset(&sa.sa_mask);
+	for (int sig = 1; sig < 32; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP && sig != SIGCHLD)
+			sigaction(sig, &sa, NULL);
+	(void)!write(ready, "", 1);
+	close(ready);
+	int status = SIGKILL; /* the sandbox ended without a word: its processes were killed */
+	int none;
+	while (recv_reply(sock, &r, &none))
+		if (r.type == CBOX_EXEC_EXITED) {
+			status = r.value;
+			break;
+		}
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
+	signal(sig, SIG_DFL);
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+int sentry_exec(struct cbox_tier_container *c, const struct cbox_tier_exec *x, pid_t *pid,
+                struct cbox_err **err)
+{
+	const struct cbox_oci_process *p = x->process;
+	/* As for the container's own process (sentry_plan.c): the guest is uid 0 / gid 0. */
+	if (p->user.uid != 0 || p->user.gid != 0)
+		return cbox_err_set(
+		    err, ENOTSUP,
+		    "process.user: uid %u gid %u: the sentry tier runs the guest as "
+		    "uid 0 / gid 0 only; drop --user, or use the ns tier",
+		    p->user.uid, p->user.gid);
+	CBOX_AUTOFREE char **argv = calloc(p->n_args + 1, sizeof(char *));
+	CBOX_AUTOFREE char **envp = calloc(p->n_env + 1, sizeof(char *));
+	if (!argv || !envp)
+		return cbox_err_set(err, ENOMEM, "exec");
+	memcpy(argv, p->args, p->n_args * sizeof(char *));
+	if (p->n_env)
+		memcpy(envp, p->env, p->n_env * sizeof(char *));
+	CBOX_AUTOFREE char *req = NULL;
+	size_t len = 0;
+	int r = cbox_exec_req_encode(argv, envp, p->cwd ? p->cwd : "/",
+	                             p->terminal ? CBOX_EXEC_TTY : 0, &req, &len);
+	if (r < 0)
+		return cbox_err_set(err, -r, "exec: the process (args, env, cwd) cannot be sent");
+	CBOX_AUTOCLOSE int sock = exec_connect(c->state_dir, err);
+	if (sock < 0)
+		return -1;
+	CBOX_AUTOCLOSE int slave = -1;
+	if (p->terminal && (slave = terminal(x->console_sock, err)) < 0)
+		return -1;
+	int stdio[3] = {0, 1, 2};
+	if (slave >= 0)
+		stdio[0] = stdio[1] = stdio[2] = slave;
+	int ready[2];
+	if (pipe2(ready, O_CLOEXEC) < 0)
+		return cbox_err_set(err, errno, "exec: pipe");
+	pid_t child = fork();
+	if (child < 0) {
+		close(ready[0]);
+		close(ready[1]);
+		return cbox_err_set(err, errno, "exec: fork");
+	}
+	if (child == 0) {
+		close(ready[0]);
+		proxy_main(sock, req, len, stdio, ready[1]);
+	}
+	close(ready[1]);
+	char msg[320];
+	ssize_t n;
+	do
+		n = read(ready[0], msg, sizeof(msg) - 1);
+	while (n < 0 && errno == EINTR);
+	close(ready[0]);
+	if (n == 1 && msg[0] == '\0') {
+		*pid = child;
+		return 0;
+	}
+	waitpid(child, NULL, 0);
+	msg[n > 0 ? n : 0] = '\0';
+	return cbox_err_set(err, 0, "%s", n > 0 ? msg : "the exec proxy died");
+}
