@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "cbox/exec_req.h"
+#include "cbox/fdpass.h"
 #include "cbox/log.h"
 #include "internal.h"
 
@@ -40,81 +41,16 @@
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
-/* One message into buf and at most maxfds fds (*nfds gets how many; extra ones are closed):
- * its length, 0 at EOF, < 0 on error (-EBADMSG when truncated; its fds are then closed). */
-static ssize_t recv_fds(int sock, char *buf, size_t size, int *fds, int maxfds, int *nfds)
-{
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(8 * sizeof(int))];
-	} ctl;
-	struct iovec iov = {.iov_base = buf, .iov_len = size};
-	struct msghdr msg = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl)};
-	ssize_t n;
-	*nfds = 0;
-	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		int k = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-		int tmp[8];
-		memcpy(tmp, CMSG_DATA(cm), (size_t)(k < 8 ? k : 8) * sizeof(int));
-		for (int i = 0; i < k && i < 8; i++) {
-			if (*nfds < maxfds)
-				fds[(*nfds)++] = tmp[i];
-			else
-				close(tmp[i]);
-		}
-	}
-	if (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) {
-		for (int i = 0; i < *nfds; i++)
-			close(fds[i]);
-		*nfds = 0;
-		return -EBADMSG;
-	}
-	return n;
-}
-
 /* A request and exactly three stdio fds: its length, 0 at EOF, < 0 otherwise (fds closed). */
 static ssize_t recv_request(int sock, char *buf, size_t size, int fds[3])
 {
 	int got;
-	ssize_t n = recv_fds(sock, buf, size, fds, 3, &got);
+	ssize_t n = cbox_recv_fds(sock, buf, size, fds, 3, &got, MSG_DONTWAIT);
 	if (n > 0 && got == 3)
 		return n;
 	for (int i = 0; i < got; i++)
 		close(fds[i]);
 	return n == 0 ? 0 : n < 0 ? n : -EBADMSG;
-}
-
-static int send_with_fds(int sock, const void *data, size_t len, const int *fds, int nfds)
-{
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(3 * sizeof(int))];
-	} ctl;
-	memset(&ctl, 0, sizeof(ctl));
-	struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-	if (nfds > 0) {
-		msg.msg_control = ctl.b;
-		msg.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
-		struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
-	}
-	ssize_t n;
-	do
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)len ? 0 : -errno;
 }
 
 /* A reply on conn, with fd (>= 0) attached. */
@@ -123,7 +59,7 @@ static void reply_fd(int conn, uint32_t type, int32_t value, const char *msg, in
 	struct cbox_exec_reply r = {.type = type, .value = value};
 	if (msg)
 		snprintf(r.msg, sizeof(r.msg), "%s", msg);
-	send_with_fds(conn, &r, sizeof(r), &fd, fd >= 0 ? 1 : 0);
+	cbox_send_fds(conn, &r, sizeof(r), &fd, fd >= 0 ? 1 : 0);
 }
 
 static void reply(int conn, uint32_t type, int32_t value, const char *msg)
@@ -187,7 +123,7 @@ static CBOX_NORETURN void spawner_main(struct cbox_sentry *s, int sock, int inst
 			cbox_exec_req_release(&req);
 		}
 		int32_t answer = pid > 0 ? (int32_t)pid : -EAGAIN;
-		send_with_fds(keep_sock, &answer, sizeof(answer), pid > 0 ? &sync[1] : NULL,
+		cbox_send_fds(keep_sock, &answer, sizeof(answer), pid > 0 ? &sync[1] : NULL,
 		              pid > 0 ? 1 : 0);
 		for (int i = 0; i < 3; i++)
 			close(stdio[i]);
@@ -244,7 +180,7 @@ static bool start_task(struct cbox_sentry *s, int conn, const char *buf, size_t 
 		return false;
 	}
 	/* The spawner answers at once (a fork); the sentry waits for it. */
-	r = send_with_fds(s->spawner_sock, buf, len, stdio, 3);
+	r = cbox_send_fds(s->spawner_sock, buf, len, stdio, 3);
 	int32_t pid = -EIO;
 	int sync[3] = {-1, -1, -1};
 	if (r == 0) {
@@ -252,7 +188,8 @@ static bool start_task(struct cbox_sentry *s, int conn, const char *buf, size_t 
 		char ans[sizeof(int32_t)];
 		int got = 0;
 		ssize_t n = poll(&pf, 1, 5000) == 1
-		                ? recv_fds(s->spawner_sock, ans, sizeof(ans), sync, 1, &got)
+		                ? cbox_recv_fds(s->spawner_sock, ans, sizeof(ans), sync, 1, &got,
+		                                MSG_DONTWAIT)
 		                : -ETIMEDOUT;
 		if (n == (ssize_t)sizeof(pid))
 			memcpy(&pid, ans, sizeof(pid));
@@ -344,7 +281,7 @@ void cbox_exec_ctl_run(struct cbox_sentry *s, const struct pollfd *pf, size_t n)
 		return;
 	char c;
 	int conn[1], got = 0;
-	ssize_t r = recv_fds(s->exec_ctl, &c, 1, conn, 1, &got);
+	ssize_t r = cbox_recv_fds(s->exec_ctl, &c, 1, conn, 1, &got, MSG_DONTWAIT);
 	if (r <= 0 && r != -EAGAIN) {
 		/* The monitor is gone: no more exec into this sandbox. */
 		close(s->exec_ctl);

@@ -21,55 +21,18 @@
 
 #include "cbox/cleanup.h"
 #include "cbox/exec_req.h"
+#include "cbox/fdpass.h"
 #include "cbox/log.h"
 #include "internal.h"
-
-/* Send data with fds (SCM_RIGHTS) over sock as one message. */
-static int send_msg(int sock, const void *data, size_t len, const int *fds, int nfds)
-{
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(3 * sizeof(int))];
-	} ctl;
-	memset(&ctl, 0, sizeof(ctl));
-	struct iovec iov = {.iov_base = (void *)data, .iov_len = len};
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-	if (nfds > 0) {
-		msg.msg_control = ctl.b;
-		msg.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
-		struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
-		memcpy(CMSG_DATA(cm), fds, (size_t)nfds * sizeof(int));
-	}
-	ssize_t n;
-	do
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)len ? 0 : -1;
-}
 
 /* The next reply from the sandbox, and the fd attached to it into *fd (else -1); false at
  * EOF or on a malformed one. */
 static bool recv_reply(int sock, struct cbox_exec_reply *r, int *fd)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} ctl;
-	struct iovec iov = {.iov_base = r, .iov_len = sizeof(*r)};
-	struct msghdr msg = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof(ctl)};
-	ssize_t n;
-	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	*fd = -1;
-	struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
-	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(fd, CMSG_DATA(cm), sizeof(int));
+	int got = 0;
+	ssize_t n = cbox_recv_fds(sock, r, sizeof(*r), fd, 1, &got, 0);
+	if (got == 0)
+		*fd = -1;
 	if (n > 0 && cbox_exec_reply_valid(r, (size_t)n))
 		return true;
 	if (*fd >= 0)
@@ -110,7 +73,7 @@ static int terminal(int console_sock, struct cbox_err **err)
 	if (slave < 0)
 		return cbox_err_set(err, errno, "open %s", name);
 	static const char payload[] = "/dev/ptmx";
-	if (send_msg(console_sock, payload, sizeof(payload) - 1, &master, 1) < 0) {
+	if (cbox_send_fds(console_sock, payload, sizeof(payload) - 1, &master, 1) < 0) {
 		int e = errno;
 		close(slave);
 		return cbox_err_set(err, e, "send the terminal to the console socket");
@@ -133,7 +96,7 @@ static CBOX_NORETURN void proxy_main(int sock, const char *req, size_t len, cons
 {
 	struct cbox_exec_reply r = {0};
 	int pidfd = -1;
-	if (send_msg(sock, req, len, stdio, 3) < 0 || !recv_reply(sock, &r, &pidfd) ||
+	if (cbox_send_fds(sock, req, len, stdio, 3) < 0 || !recv_reply(sock, &r, &pidfd) ||
 	    r.type != CBOX_EXEC_STARTED || pidfd < 0) {
 		char msg[300];
 		int n = snprintf(msg, sizeof(msg), "the sandbox refused the exec: %s",

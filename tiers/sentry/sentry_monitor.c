@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "cbox/cleanup.h"
+#include "cbox/fdpass.h"
 #include "cbox/log.h"
 #include "internal.h"
 
@@ -88,36 +89,18 @@ static int map_ids(pid_t pid, struct cbox_err **err)
 static int recv_fd(int sock)
 {
 	char c;
-	char ctl[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = {.iov_base = &c, .iov_len = 1};
-	struct msghdr msg = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)};
-	ssize_t n;
-	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	struct cmsghdr *cm = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
-	if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
-		return -1;
-	int fd;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
-	return fd;
+	int fd = -1, got = 0;
+	ssize_t n = cbox_recv_fds(sock, &c, 1, &fd, 1, &got, 0);
+	return n == 1 && got == 1 ? fd : -1;
 }
 
 static int send_fd(int sock, int fd)
 {
 	char c = 'g';
-	char ctl[CMSG_SPACE(sizeof(int))];
-	memset(ctl, 0, sizeof(ctl));
-	struct iovec iov = {.iov_base = &c, .iov_len = 1};
-	struct msghdr msg = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == 1 ? 0 : -errno;
+	int r = cbox_send_fds(sock, &c, 1, &fd, 1);
+	if (r < 0)
+		errno = -r;
+	return r;
 }
 
 /* The sentry process: waits for its id maps, becomes root of its user namespace, waits for the

@@ -1,0 +1,16 @@
+#pragma once
+/* Passing fds over unix sockets (SCM_RIGHTS), one message at a time. */
+#include <stddef.h>
+#include <sys/types.h>
+
+#define CBOX_FDPASS_MAX 8
+
+/* Send len bytes of data and nfds (<= CBOX_FDPASS_MAX) fds as one message; retried on EINTR,
+ * never raises SIGPIPE. Returns 0, or -errno (-EMSGSIZE for a short send). */
+int cbox_send_fds(int sock, const void *data, size_t len, const int *fds, int nfds);
+
+/* Receive one message into buf (size bytes) and at most maxfds fds, close-on-exec, into fds
+ * (*nfds: how many); fds past maxfds are closed. flags: recvmsg's (MSG_DONTWAIT...). Returns
+ * the message's length, 0 at EOF, or -errno: -EBADMSG when the data or the fds were truncated
+ * (the fds received are then closed and *nfds is 0). */
+ssize_t cbox_recv_fds(int sock, void *buf, size_t size, int *fds, int maxfds, int *nfds, int flags);
