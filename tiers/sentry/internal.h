@@ -67,6 +67,8 @@ enum sentry_msg_type {
 #define SENTRY_PID_FILE  "sentry.pid"
 #define SENTRY_EXEC_SOCK "exec.sock" /* `cbox exec` connects here (sentry_monitor.c) */
 
-/* The tier's exec op (sentry_exec.c). */
+/* The tier's exec op (sentry_exec.c), and the exec socket of a state directory: bound and
+ * listening (the monitor) or connected (the op). */
+int sentry_exec_socket(const char *state_dir, bool listen_on, struct cbox_err **err);
 int sentry_exec(struct cbox_tier_container *c, const struct cbox_tier_exec *x, pid_t *pid,
                 struct cbox_err **err);

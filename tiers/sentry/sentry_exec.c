@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -41,7 +42,13 @@ static bool recv_reply(int sock, struct cbox_exec_reply *r, int *fd)
 	return false;
 }
 
-static int exec_connect(const char *state_dir, struct cbox_err **err)
+/*
+ * A SOCK_SEQPACKET socket on <state_dir>/exec.sock, bound (listen) or connected. The address
+ * goes through /proc/self/fd so that a long state directory (Docker's ids are 64 characters)
+ * still fits in sun_path. Only root reaches it: the state directory is root's, and the socket
+ * is made 0600.
+ */
+int sentry_exec_socket(const char *state_dir, bool listen_on, struct cbox_err **err)
 {
 	CBOX_AUTOCLOSE int dir = open(state_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
@@ -51,10 +58,21 @@ static int exec_connect(const char *state_dir, struct cbox_err **err)
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return cbox_err_set(err, errno, "exec socket");
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+	int r;
+	if (listen_on) {
+		mode_t old = umask(0077);
+		r = bind(fd, (struct sockaddr *)&a, sizeof(a));
+		umask(old);
+		if (r == 0)
+			r = listen(fd, 16);
+	} else {
+		r = connect(fd, (struct sockaddr *)&a, sizeof(a));
+	}
+	if (r < 0) {
 		int e = errno;
 		close(fd);
-		return cbox_err_set(err, e, "connect to the sandbox's %s", SENTRY_EXEC_SOCK);
+		return cbox_err_set(err, e, "%s %s/" SENTRY_EXEC_SOCK,
+		                    listen_on ? "listen on" : "connect to", state_dir);
 	}
 	return fd;
 }
@@ -158,7 +176,7 @@ int sentry_exec(struct cbox_tier_container *c, const struct cbox_tier_exec *x, p
 	                             p->terminal ? CBOX_EXEC_TTY : 0, &req, &len);
 	if (r < 0)
 		return cbox_err_set(err, -r, "exec: the process (args, env, cwd) cannot be sent");
-	CBOX_AUTOCLOSE int sock = exec_connect(c->state_dir, err);
+	CBOX_AUTOCLOSE int sock = sentry_exec_socket(c->state_dir, false, err);
 	if (sock < 0)
 		return -1;
 	CBOX_AUTOCLOSE int slave = -1;

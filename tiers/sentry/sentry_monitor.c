@@ -261,32 +261,6 @@ static void forwarded_set(sigset_t *set)
 	sigdelset(set, SIGSYS);
 }
 
-/*
- * <state>/exec.sock, where `cbox exec` connects: bound through /proc/self/fd so that a long
- * state directory (Docker's ids are 64 characters) still fits in sun_path. Only root can reach
- * it (the state directory is root's, and the socket is 0600).
- */
-static int exec_listen(const char *state_dir, struct cbox_err **err)
-{
-	CBOX_AUTOCLOSE int dir = open(state_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0)
-		return cbox_err_set(err, errno, "open %s", state_dir);
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	snprintf(a.sun_path, sizeof(a.sun_path), "/proc/self/fd/%d/" SENTRY_EXEC_SOCK, dir);
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return cbox_err_set(err, errno, "exec socket");
-	mode_t old = umask(0077);
-	int r = bind(fd, (struct sockaddr *)&a, sizeof(a));
-	umask(old);
-	if (r < 0 || listen(fd, 16) < 0) {
-		int e = errno;
-		close(fd);
-		return cbox_err_set(err, e, "listen on %s/" SENTRY_EXEC_SOCK, state_dir);
-	}
-	return fd;
-}
-
 /* Until the sentry exits: forward signals, reap, and hand each `cbox exec` connection to the
  * sentry (which answers on it). Returns the container's exit status. */
 static int supervise(struct monitor *m, int exec_fd)
@@ -361,7 +335,7 @@ void sentry_monitor_main(struct sentry_plan *p, const char *state_dir, int sock)
 	}
 	if (set_rlimits(&m, &err) < 0 || write_sentry_pid(&m, &err) < 0)
 		fail(&m, &err);
-	int exec_fd = exec_listen(state_dir, &err);
+	int exec_fd = sentry_exec_socket(state_dir, true, &err);
 	if (exec_fd < 0)
 		fail(&m, &err);
 	if (cbox_tier_msg_send(sock, SENTRY_MSG_READY, 0, NULL) < 0)
