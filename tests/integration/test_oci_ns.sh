@@ -41,6 +41,17 @@ check "run prints the output" hello "$OUT"
 check_status "run returns the exit status" 7
 runsh 'hostname' "c['hostname'] = 'boxy'"
 check "hostname" boxy "$OUT"
+# A user namespace: the container's root is host id 100000, as runc runs rootless-style
+# containers; its init must still find and open exec.fifo (owned by that id). As with runc, the
+# bundle must be reachable by that id (mktemp made the scratch directory 0700).
+chmod 755 "$SCRATCH"
+runsh 'id -u; cat /proc/self/uid_map' "c['linux']['namespaces'].append({'type': 'user'})
+c['linux']['uidMappings'] = [{'containerID': 0, 'hostID': 100000, 'size': 65536}]
+c['linux']['gidMappings'] = [{'containerID': 0, 'hostID': 100000, 'size': 65536}]
+c['mounts'] = [m for m in c['mounts'] if m['destination'] not in ('/sys', '/sys/fs/cgroup')]"
+check_status "a user namespace: the container runs" 0
+check_match "  ... as root inside, mapped to host id 100000" "^ *0 +100000 +65536$" "$OUT"
+chmod 700 "$SCRATCH"
 runsh 'cat /proc/self/stat >/dev/null && echo proc; grep " /tmp " /proc/mounts | cut -d" " -f3'
 check "proc and a /tmp tmpfs" "proc
 tmpfs" "$OUT"

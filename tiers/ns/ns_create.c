@@ -182,6 +182,16 @@ static bool has_ns(const struct cbox_oci_linux *l, int type)
 	return false;
 }
 
+/* The host id that container id 0 maps to (the first mapping that covers it); 0 when none
+ * does (the id maps have been checked to be present by then). */
+static unsigned host_id_of_root(const struct cbox_oci_idmap *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (m[i].container_id == 0 && m[i].size > 0)
+			return m[i].host_id;
+	return 0;
+}
+
 int ns_create(struct cbox_tier_container *c, cbox_tier_created_fn created, void *data,
               struct cbox_err **err)
 {
@@ -205,6 +215,17 @@ int ns_create(struct cbox_tier_container *c, cbox_tier_created_fn created, void 
 	snprintf(fifo, sizeof(fifo), "%s/exec.fifo", c->state_dir);
 	if (mkfifo(fifo, 0600) < 0)
 		return cbox_err_set(err, errno, "mkfifo %s", fifo);
+	/* With a user namespace the init that opens the fifo is the container's root, a mapped
+	 * host id without privilege over the runtime's files: as with runc, the fifo is that id's
+	 * (and the state directory lets others through, 0711). */
+	if ((flags & CLONE_NEWUSER) &&
+	    (chown(fifo, host_id_of_root(cfg->linux_.uid_mappings, cfg->linux_.n_uid_mappings),
+	           host_id_of_root(cfg->linux_.gid_mappings, cfg->linux_.n_gid_mappings)) < 0 ||
+	     chmod(c->state_dir, 0711) < 0)) {
+		int e = errno;
+		unlink(fifo);
+		return cbox_err_set(err, e, "chown %s to the container's root", fifo);
+	}
 	CBOX_AUTOCLOSE int dirfd = open(c->state_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	int sv[2];
 	if (dirfd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
