@@ -117,9 +117,17 @@ int cbox_oci_signal_parse(const char *s);
 
 /* create's work, shared by run: the container exists and waits for start on success. */
 int cbox_oci_do_create(const struct cbox_oci_global *g, const char *id, const char *bundle,
-                       const char *pid_file, struct cbox_err **err);
+                       const char *pid_file, int console_sock, struct cbox_err **err);
 /* start's work, shared by run. */
 int cbox_oci_do_start(const struct cbox_oci_global *g, const char *id, struct cbox_err **err);
 /* delete's work, shared by run: force kills a running container first. */
 int cbox_oci_do_delete(const struct cbox_oci_global *g, const char *id, bool force,
                        struct cbox_err **err);
+
+/* Consoles (oci_console.c). Connect to a --console-socket path; errors name it. */
+int cbox_oci_console_connect(const char *path, struct cbox_err **err);
+/* The terminal's master, sent over sock (SCM_RIGHTS) by whoever made the pty, or -1. */
+int cbox_oci_console_recv(int sock, struct cbox_err **err);
+/* Copy between the caller's terminal and master until pid exits (the caller's child); its
+ * status as a shell's. */
+int cbox_oci_console_relay(int master, pid_t pid);

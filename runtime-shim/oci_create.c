@@ -78,16 +78,24 @@ static int on_created(void *data, const struct cbox_tier_container *c, struct cb
 	return r;
 }
 
-static int check_config(const struct cbox_oci_config *cfg, struct cbox_err **err)
+static int check_config(const struct cbox_oci_config *cfg, int console_sock, struct cbox_err **err)
 {
 	if (!cfg->has_process)
 		return cbox_err_set(err, EINVAL,
 		                    "config.json: process: missing (required to "
 		                    "create a container)");
-	if (cfg->process.terminal)
-		return cbox_err_set(err, ENOTSUP,
-		                    "config.json: process.terminal: a console is not "
-		                    "supported yet (run without -t)");
+	/* runc's rules: the terminal's master has to go somewhere, and a socket without a
+	 * terminal is a mistake of the caller's. */
+	if (cfg->process.terminal && console_sock < 0)
+		return cbox_err_set(
+		    err, EINVAL,
+		    "config.json: process.terminal needs --console-socket (or `cbox "
+		    "run`, which holds the terminal itself)");
+	if (!cfg->process.terminal && console_sock >= 0)
+		return cbox_err_set(
+		    err, EINVAL,
+		    "--console-socket without process.terminal: there is no console "
+		    "to send");
 	if (cfg->n_hooks[CBOX_OCI_HOOK_CREATE_CONTAINER] ||
 	    cfg->n_hooks[CBOX_OCI_HOOK_START_CONTAINER])
 		return cbox_err_set(err, ENOTSUP,
@@ -97,7 +105,8 @@ static int check_config(const struct cbox_oci_config *cfg, struct cbox_err **err
 }
 
 static int create_in(const struct cbox_oci_global *g, struct cbox_oci_state *st,
-                     const struct cbox_oci_config *cfg, const char *pid_file, struct cbox_err **err)
+                     const struct cbox_oci_config *cfg, const char *pid_file, int console_sock,
+                     struct cbox_err **err)
 {
 	const struct cbox_tier_ops *tier;
 	char src[PATH_MAX + 16], dst[sizeof(st->dir) + 16];
@@ -111,7 +120,9 @@ static int create_in(const struct cbox_oci_global *g, struct cbox_oci_state *st,
 	                                .bundle = st->bundle,
 	                                .rootfs = st->rootfs,
 	                                .state_dir = st->dir,
-	                                .config = cfg};
+	                                .config = cfg,
+	                                .has_console = console_sock >= 0,
+	                                .console_sock = console_sock};
 	struct create_ctx x = {.st = st, .cfg = cfg};
 	if (tier->create(&c, on_created, &x, err) < 0)
 		return -1;
@@ -127,12 +138,12 @@ static int create_in(const struct cbox_oci_global *g, struct cbox_oci_state *st,
 }
 
 int cbox_oci_do_create(const struct cbox_oci_global *g, const char *id, const char *bundle,
-                       const char *pid_file, struct cbox_err **err)
+                       const char *pid_file, int console_sock, struct cbox_err **err)
 {
 	CBOX_AUTO(cbox_oci_config) *cfg = NULL;
 	char root_path[PATH_MAX], created[64];
 	if (cbox_oci_id_check(id, err) < 0 || cbox_oci_config_load(bundle, &cfg, err) < 0 ||
-	    check_config(cfg, err) < 0)
+	    check_config(cfg, console_sock, err) < 0)
 		return -1;
 	struct cbox_oci_state st = {0};
 	st.bundle = realpath(bundle, NULL);
@@ -160,7 +171,7 @@ int cbox_oci_do_create(const struct cbox_oci_global *g, const char *id, const ch
 	if (r == 0 && mkdir(st.dir, 0700) < 0)
 		r = errno == EEXIST ? cbox_err_set(err, EEXIST, "container %s already exists", id)
 		                    : cbox_err_set(err, errno, "create %s", st.dir);
-	else if (r == 0 && create_in(g, &st, cfg, pid_file, err) < 0) {
+	else if (r == 0 && create_in(g, &st, cfg, pid_file, console_sock, err) < 0) {
 		cbox_oci_state_remove(st.dir, NULL);
 		r = -1;
 	}
@@ -177,22 +188,27 @@ int cbox_oci_create(const struct cbox_oci_global *g, int argc, char **argv)
 	                                     {"no-new-keyring", no_argument, NULL, 'k'},
 	                                     {"preserve-fds", required_argument, NULL, 'f'},
 	                                     {0}};
-	const char *bundle = ".", *pid_file = NULL;
+	const char *bundle = ".", *pid_file = NULL, *console = NULL;
 	optind = 0;
 	for (int o; (o = getopt_long_only(argc, argv, "+b:", opts, NULL)) != -1;) {
 		if (o == 'b')
 			bundle = optarg;
 		else if (o == 'p')
 			pid_file = optarg;
+		else if (o == 'c')
+			console = optarg;
 		else if (o == '?')
 			return 1;
 	}
 	if (optind != argc - 1) {
-		cbox_error("usage: cbox create [--bundle DIR] [--pid-file FILE] ID");
+		cbox_error("usage: cbox create [--bundle DIR] [--pid-file FILE] "
+		           "[--console-socket SOCK] ID");
 		return 1;
 	}
 	struct cbox_err *err = NULL;
-	if (cbox_oci_do_create(g, argv[optind], bundle, pid_file, &err) < 0) {
+	CBOX_AUTOCLOSE int sock = -1;
+	if ((console && (sock = cbox_oci_console_connect(console, &err)) < 0) ||
+	    cbox_oci_do_create(g, argv[optind], bundle, pid_file, sock, &err) < 0) {
 		cbox_err_report(&err, "create");
 		return 1;
 	}

@@ -165,42 +165,6 @@ static int process_from_config(struct cbox_oci_config *cfg, const struct exec_op
 	return 0;
 }
 
-static int connect_console(const char *path, struct cbox_err **err)
-{
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	if (strlen(path) >= sizeof(a.sun_path))
-		return cbox_err_set(err, ENAMETOOLONG, "--console-socket %s", path);
-	strcpy(a.sun_path, path);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd);
-		return cbox_err_set(err, e, "connect to --console-socket %s", path);
-	}
-	return fd;
-}
-
-/* The terminal's master, sent by the process over sock (SCM_RIGHTS), or -1. */
-static int recv_master(int sock, struct cbox_err **err)
-{
-	char name[4096], cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = {.iov_base = name, .iov_len = sizeof(name)};
-	struct msghdr m = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-	ssize_t n;
-	do
-		n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
-	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
-	    cm->cmsg_len != CMSG_LEN(sizeof(int)))
-		return cbox_err_set(err, n < 0 ? errno : EPROTO, "exec: receive the terminal");
-	int fd;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
-	return fd;
-}
-
 static volatile sig_atomic_t forward_pid;
 
 static void forward(int sig)
@@ -220,22 +184,6 @@ static int wait_process(pid_t pid)
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return 1;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + WTERMSIG(status);
-}
-
-/* Copy between the caller's terminal and the process's until it exits (cbox_run_tty.c, as
- * cbox-run -t); its status as a shell's. */
-static int relay_terminal(int master, pid_t pid)
-{
-	struct cbox_run_tty t = {.master = master, .slave = -1};
-	struct winsize ws;
-	if (isatty(0) && ioctl(0, TIOCGWINSZ, &ws) == 0)
-		ioctl(master, TIOCSWINSZ, &ws);
-	int status = 0;
-	if (cbox_run_tty_relay(&t, pid, &status) < 0)
-		return 1;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + WTERMSIG(status);
@@ -292,7 +240,8 @@ static int do_exec(const struct cbox_oci_global *g, const struct exec_opts *o, c
 	if (r == 0)
 		r = check(o, &p, tier, s, id, err);
 	int relay[2] = {-1, -1};
-	if (r == 0 && o->console_socket && (console = connect_console(o->console_socket, err)) < 0)
+	if (r == 0 && o->console_socket &&
+	    (console = cbox_oci_console_connect(o->console_socket, err)) < 0)
 		r = -1;
 	else if (r == 0 && p.terminal && !o->console_socket) {
 		/* No console socket: cbox is the other end of the terminal itself, as runc is. */
@@ -305,7 +254,7 @@ static int do_exec(const struct cbox_oci_global *g, const struct exec_opts *o, c
 		c.config = cfg;
 		r = tier->exec(&c, &x, pid, err);
 	}
-	if (r == 0 && relay[0] >= 0 && (*master = recv_master(relay[0], err)) < 0) {
+	if (r == 0 && relay[0] >= 0 && (*master = cbox_oci_console_recv(relay[0], err)) < 0) {
 		kill(*pid, SIGKILL);
 		waitpid(*pid, NULL, 0);
 		r = -1;
@@ -430,6 +379,6 @@ int cbox_oci_exec(const struct cbox_oci_global *g, int argc, char **argv)
 		return 1;
 	}
 	if (master >= 0)
-		return relay_terminal(master, pid);
+		return cbox_oci_console_relay(master, pid);
 	return o.detach ? 0 : wait_process(pid);
 }

@@ -221,6 +221,10 @@ docker_checks() {
 	check_status "docker run: the exit status comes back" 3
 	dk run --rm --runtime="$rt" local/busybox cat /etc/hostname
 	check_match "docker run: /etc/hostname is Docker's" "^[0-9a-f]{12}$" "$OUT"
+	# -t: a console (process.terminal), the master over containerd's console socket.
+	dk run --rm -t --runtime="$rt" local/busybox sh -c 'test -t 0 && test -t 1 && echo tty; exit 4'
+	check_match "docker run -t: the container's stdio is a terminal" "^tty" "$OUT"
+	check_status "  ... and its exit status comes back" 4
 
 	# run -d, then stop: a pid 1 without a TERM handler needs stop's SIGKILL (137); one
 	# with a handler exits on TERM with its own status.

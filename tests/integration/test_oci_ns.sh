@@ -320,6 +320,7 @@ check_match "an unknown tier lists what this host supports" "unknown tier 'nope'
 edit "c['process']['args'] = ['nosuchprogram']"
 oci run --bundle "$BUNDLE" t
 check_match "a missing program is named" 'exec: "nosuchprogram": executable file not found' "$ERR"
+console_create_checks nsc
 oci tiers
 check_match "cbox tiers lists the ns tier" '^ns +available' "$OUT"
 oci features

@@ -288,6 +288,7 @@ oci delete --force box
 check_status "delete --force" 0
 oci pause box
 check_match "pause of a container that does not exist" "container box does not exist" "$ERR"
+console_create_checks sec
 oci tiers
 check_match "cbox tiers lists the sentry tier" '^sentry +available' "$OUT"
 finish

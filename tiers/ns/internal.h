@@ -30,7 +30,11 @@ struct ns_init_args {
 	bool userns;   /* the container has a user namespace of its own */
 	bool new_mountns, new_utsns;
 	struct cbox_cgroup *cgroup; /* stage 1 joins it before forking the init; may be NULL */
+	int console_sock;           /* process.terminal: where the pty's master goes; else -1 */
 };
+
+/* The container's terminal, made inside it (ns_exec.c): see there. */
+int ns_console(const struct cbox_oci_process *p, int console_sock, struct cbox_err **err);
 
 /* The init's whole life: set up, wait for start, exec process.args. Never returns. */
 CBOX_NORETURN void ns_init_main(const struct ns_init_args *a);

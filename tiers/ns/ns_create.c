@@ -246,7 +246,8 @@ int ns_create(struct cbox_tier_container *c, cbox_tier_created_fn created, void 
 	                         .userns = has_ns(&cfg->linux_, CLONE_NEWUSER),
 	                         .new_mountns = (flags & CLONE_NEWNS) != 0,
 	                         .new_utsns = has_ns(&cfg->linux_, CLONE_NEWUTS),
-	                         .cgroup = cg};
+	                         .cgroup = cg,
+	                         .console_sock = c->has_console ? c->console_sock : -1};
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {

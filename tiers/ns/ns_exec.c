@@ -122,8 +122,9 @@ static int send_fd(int sock, int fd, const char *name, struct cbox_err **err)
 }
 
 /* A pty made inside the container (its /dev/pts), the master sent to the console socket, the
- * slave as stdin, stdout, stderr and controlling terminal, owned by the process's user. */
-static int console(const struct cbox_tier_exec *x, struct cbox_err **err)
+ * slave as stdin, stdout, stderr and controlling terminal, owned by the process's user. The
+ * caller is a session leader. */
+int ns_console(const struct cbox_oci_process *p, int console_sock, struct cbox_err **err)
 {
 	CBOX_AUTOCLOSE int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0)
@@ -132,10 +133,10 @@ static int console(const struct cbox_tier_exec *x, struct cbox_err **err)
 	CBOX_AUTOCLOSE int slave = name ? open(name, O_RDWR | O_NOCTTY | O_CLOEXEC) : -1;
 	if (slave < 0)
 		return cbox_err_set(err, errno, "open the container's %s", name ? name : "pty");
-	const struct cbox_oci_user *u = &x->process->user;
+	const struct cbox_oci_user *u = &p->user;
 	if (fchown(slave, u->uid, u->gid) < 0)
 		cbox_debug("exec: chown %s to %u:%u: %s", name, u->uid, u->gid, strerror(errno));
-	if (send_fd(x->console_sock, master, "/dev/ptmx", err) < 0)
+	if (send_fd(console_sock, master, "/dev/ptmx", err) < 0)
 		return -1;
 	for (int fd = 0; fd < 3; fd++)
 		if (dup2(slave, fd) < 0)
@@ -156,7 +157,7 @@ static CBOX_NORETURN void process_main(struct joiner *j)
 		cbox_err_set(&err, errno, "setsid");
 		report(j->sock, &err);
 	}
-	if (p->terminal && console(j->x, &err) < 0)
+	if (p->terminal && ns_console(p, j->x->console_sock, &err) < 0)
 		report(j->sock, &err);
 	/* Nothing of the runtime's (state files, sockets, the console socket) reaches the
 	 * container's program: whatever descriptor is left above stderr closes on exec. */

@@ -106,6 +106,17 @@ void ns_init_main(const struct ns_init_args *a)
 	}
 	if (ns_apply_rlimits(&a->cfg->process, &err) < 0)
 		fail(a, &err);
+	/* process.terminal: the init leads a session of its own with the container's pty as its
+	 * controlling terminal; the master reaches the caller before create returns. */
+	if (a->cfg->process.terminal) {
+		if (setsid() < 0) {
+			cbox_err_set(&err, errno, "setsid");
+			fail(a, &err);
+		}
+		if (ns_console(&a->cfg->process, a->console_sock, &err) < 0)
+			fail(a, &err);
+		close(a->console_sock);
+	}
 	/* Resolve the program before reporting success, so that a wrong args[0] fails create
 	 * (with a message) instead of start. */
 	if (ns_find_exec(&a->cfg->process, exe, sizeof(exe), &err) < 0)

@@ -64,8 +64,10 @@ enum sentry_msg_type {
 /* Runtime <-> monitor messages: struct cbox_tier_msg (cbox/tier.h). */
 
 /* <state_dir>/sentry.pid: "PID STARTTIME" of the sentry process, written by the monitor. */
-#define SENTRY_PID_FILE  "sentry.pid"
-#define SENTRY_EXEC_SOCK "exec.sock" /* `cbox exec` connects here (sentry_monitor.c) */
+#define SENTRY_PID_FILE "sentry.pid"
+/* The host uid (and gid) the sandbox's uid 0 maps to when cbox runs as root. */
+#define SENTRY_SANDBOX_UID 65534
+#define SENTRY_EXEC_SOCK   "exec.sock" /* `cbox exec` connects here (sentry_monitor.c) */
 
 /* The tier's exec op (sentry_exec.c), and the exec socket of a state directory: bound and
  * listening (the monitor) or connected (the op). */

@@ -6,8 +6,10 @@
  * (containerd-shim, `cbox run`) when `cbox create` exits.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -15,6 +17,8 @@
 #include <unistd.h>
 
 #include "cbox/cgroup.h"
+#include "cbox/cleanup.h"
+#include "cbox/fdpass.h"
 #include "cbox/log.h"
 #include "internal.h"
 
@@ -56,6 +60,33 @@ static void remove_files(const char *state_dir)
 	unlink(path);
 }
 
+/* A new pty: the master is sent over c's console socket, the slave (owned by the sandbox's
+ * host uid, which the sentry runs as when it reopens it) returned. */
+static int sentry_console(const struct cbox_tier_container *c, struct cbox_err **err)
+{
+	if (!c->has_console)
+		return cbox_err_set(err, EINVAL, "process.terminal without a console socket");
+	CBOX_AUTOCLOSE int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0)
+		return cbox_err_set(err, errno, "open /dev/ptmx");
+	char name[64];
+	if (ptsname_r(master, name, sizeof(name)) != 0)
+		return cbox_err_set(err, errno, "ptsname");
+	int slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (slave < 0)
+		return cbox_err_set(err, errno, "open %s", name);
+	if (fchown(slave, SENTRY_SANDBOX_UID, (gid_t)-1) < 0)
+		cbox_debug("console: chown %s to %u: %s", name, SENTRY_SANDBOX_UID,
+		           strerror(errno));
+	static const char payload[] = "/dev/ptmx";
+	int r = cbox_send_fds(c->console_sock, payload, sizeof(payload) - 1, &master, 1);
+	if (r < 0) {
+		close(slave);
+		return cbox_err_set(err, -r, "send the terminal to the console socket");
+	}
+	return slave;
+}
+
 int sentry_tier_create(struct cbox_tier_container *c, cbox_tier_created_fn created, void *data,
                        struct cbox_err **err)
 {
@@ -64,6 +95,19 @@ int sentry_tier_create(struct cbox_tier_container *c, cbox_tier_created_fn creat
 	int sv[2];
 	if (sentry_plan_build(c, &plan, err) < 0)
 		return cbox_err_wrap(err, "sentry tier");
+	/* process.terminal: a pty of the sandbox's own, as cbox-run -t makes. The master goes to
+	 * the console socket now (containerd's shim reads it once create returns); the slave is
+	 * the guest's stdio and controlling terminal (the sentry's /dev/tty reopens it). */
+	CBOX_AUTOCLOSE int slave = -1;
+	if (c->config->process.terminal) {
+		slave = sentry_console(c, err);
+		if (slave < 0) {
+			sentry_plan_free(&plan);
+			return -1;
+		}
+		plan.sentry.tty = true;
+		plan.sentry.tty_fd = slave;
+	}
 	snprintf(fifo, sizeof(fifo), "%s/exec.fifo", c->state_dir);
 	if (mkfifo(fifo, 0600) < 0) {
 		sentry_plan_free(&plan);

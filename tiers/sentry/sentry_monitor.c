@@ -70,8 +70,8 @@ static int write_str(const char *path, const char *s)
 static int map_ids(pid_t pid, struct cbox_err **err)
 {
 	char path[64], map[64];
-	uid_t uid = geteuid() == 0 ? 65534 : geteuid();
-	gid_t gid = geteuid() == 0 ? 65534 : getegid();
+	uid_t uid = geteuid() == 0 ? SENTRY_SANDBOX_UID : geteuid();
+	gid_t gid = geteuid() == 0 ? SENTRY_SANDBOX_UID : getegid();
 	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
 	int r = write_str(path, "deny");
 	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
@@ -318,6 +318,12 @@ void sentry_monitor_main(struct sentry_plan *p, const char *state_dir, int sock)
 	struct cbox_tier_msg msg;
 	cbox_log_set_who("sandbox");
 	prctl(PR_SET_NAME, "cbox-sandbox");
+	/* process.terminal: the sandbox's pty is the guest's stdio (sentry_create.c), and the
+	 * monitor's and the gofer's too. None of them may keep the caller's: containerd's shim
+	 * reads create's output until every copy of it is closed. */
+	if (p->sentry.tty && (dup2(p->sentry.tty_fd, 0) < 0 || dup2(p->sentry.tty_fd, 1) < 0 ||
+	                      dup2(p->sentry.tty_fd, 2) < 0))
+		_exit(125);
 	/* Its own session: a terminal's signals to the caller's process group do not reach it
 	 * twice (`cbox run` forwards them). */
 	setsid();

@@ -35,6 +35,11 @@ struct cbox_tier_container {
 	const struct cbox_oci_config *config; /* NULL for start/kill/delete/status */
 	pid_t pid;                            /* the container's init: set by create */
 	unsigned long long start_time;        /* its start time (/proc/PID/stat field 22) */
+	/* create with process.terminal: a unix socket connected to the caller's --console-socket,
+	 * where the tier sends the pty's master (SCM_RIGHTS, "/dev/ptmx" as runc does) before
+	 * create returns */
+	bool has_console;
+	int console_sock;
 };
 
 /* A process to start in a running container (`cbox exec`). */
