@@ -72,5 +72,8 @@ enum sentry_msg_type {
 /* The tier's exec op (sentry_exec.c), and the exec socket of a state directory: bound and
  * listening (the monitor) or connected (the op). */
 int sentry_exec_socket(const char *state_dir, bool listen_on, struct cbox_err **err);
+/* A pty for process.terminal (create, exec): the master sent over console_sock, the slave
+ * returned (sentry_exec.c). */
+int sentry_console_open(int console_sock, struct cbox_err **err);
 int sentry_exec(struct cbox_tier_container *c, const struct cbox_tier_exec *x, pid_t *pid,
                 struct cbox_err **err);

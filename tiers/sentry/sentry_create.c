@@ -60,33 +60,6 @@ static void remove_files(const char *state_dir)
 	unlink(path);
 }
 
-/* A new pty: the master is sent over c's console socket, the slave (owned by the sandbox's
- * host uid, which the sentry runs as when it reopens it) returned. */
-static int sentry_console(const struct cbox_tier_container *c, struct cbox_err **err)
-{
-	if (!c->has_console)
-		return cbox_err_set(err, EINVAL, "process.terminal without a console socket");
-	CBOX_AUTOCLOSE int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0)
-		return cbox_err_set(err, errno, "open /dev/ptmx");
-	char name[64];
-	if (ptsname_r(master, name, sizeof(name)) != 0)
-		return cbox_err_set(err, errno, "ptsname");
-	int slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (slave < 0)
-		return cbox_err_set(err, errno, "open %s", name);
-	if (fchown(slave, SENTRY_SANDBOX_UID, (gid_t)-1) < 0)
-		cbox_debug("console: chown %s to %u: %s", name, SENTRY_SANDBOX_UID,
-		           strerror(errno));
-	static const char payload[] = "/dev/ptmx";
-	int r = cbox_send_fds(c->console_sock, payload, sizeof(payload) - 1, &master, 1);
-	if (r < 0) {
-		close(slave);
-		return cbox_err_set(err, -r, "send the terminal to the console socket");
-	}
-	return slave;
-}
-
 int sentry_tier_create(struct cbox_tier_container *c, cbox_tier_created_fn created, void *data,
                        struct cbox_err **err)
 {
@@ -100,7 +73,9 @@ int sentry_tier_create(struct cbox_tier_container *c, cbox_tier_created_fn creat
 	 * the guest's stdio and controlling terminal (the sentry's /dev/tty reopens it). */
 	CBOX_AUTOCLOSE int slave = -1;
 	if (c->config->process.terminal) {
-		slave = sentry_console(c, err);
+		slave = c->has_console ? sentry_console_open(c->console_sock, err)
+		                       : cbox_err_set(err, EINVAL,
+		                                      "process.terminal without a console socket");
 		if (slave < 0) {
 			sentry_plan_free(&plan);
 			return -1;

@@ -77,9 +77,12 @@ int sentry_exec_socket(const char *state_dir, bool listen_on, struct cbox_err **
 	return fd;
 }
 
-/* A new terminal: the master goes to the console socket (as runc sends it), the slave is
- * returned for the process's stdio. */
-static int terminal(int console_sock, struct cbox_err **err)
+/*
+ * A new pty of the sandbox's own: the master goes to the console socket (as runc sends it, with
+ * "/dev/ptmx" as the payload), the slave, given to the sandbox's host uid (the sentry reopens
+ * it as that uid for /dev/tty), is returned for the guest's stdio. Used by create and exec.
+ */
+int sentry_console_open(int console_sock, struct cbox_err **err)
 {
 	CBOX_AUTOCLOSE int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0)
@@ -90,11 +93,14 @@ static int terminal(int console_sock, struct cbox_err **err)
 	int slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (slave < 0)
 		return cbox_err_set(err, errno, "open %s", name);
+	uid_t uid = geteuid() == 0 ? SENTRY_SANDBOX_UID : geteuid();
+	if (fchown(slave, uid, (gid_t)-1) < 0)
+		cbox_debug("console: chown %s to %u: %s", name, (unsigned)uid, strerror(errno));
 	static const char payload[] = "/dev/ptmx";
-	if (cbox_send_fds(console_sock, payload, sizeof(payload) - 1, &master, 1) < 0) {
-		int e = errno;
+	int r = cbox_send_fds(console_sock, payload, sizeof(payload) - 1, &master, 1);
+	if (r < 0) {
 		close(slave);
-		return cbox_err_set(err, e, "send the terminal to the console socket");
+		return cbox_err_set(err, -r, "send the terminal to the console socket");
 	}
 	return slave;
 }
@@ -180,7 +186,7 @@ int sentry_exec(struct cbox_tier_container *c, const struct cbox_tier_exec *x, p
 	if (sock < 0)
 		return -1;
 	CBOX_AUTOCLOSE int slave = -1;
-	if (p->terminal && (slave = terminal(x->console_sock, err)) < 0)
+	if (p->terminal && (slave = sentry_console_open(x->console_sock, err)) < 0)
 		return -1;
 	int stdio[3] = {0, 1, 2};
 	if (slave >= 0)
