@@ -4,7 +4,8 @@
 # stop + rm, top, pause/unpause, update, exec), then `ctr run --runc-binary cbox` against a private containerd. Both daemons
 # get their own data, exec and state directories and sockets under the scratch dir, and are
 # stopped on every way out. Debian packages: docker.io (dockerd, docker, containerd,
-# containerd-shim-runc-v2), busybox-static.
+# containerd-shim-runc-v2), busybox-static, debootstrap (a Debian 12 image with python3, built once
+# and cached outside the clone by helpers/debian_rootfs.sh).
 . "$(dirname "$0")/lib.sh"
 
 need_root
@@ -141,6 +142,14 @@ if [ "$STATUS" != 0 ]; then
 fi
 dk import "$SCRATCH/busybox.tar" local/busybox
 check_status "docker import of the busybox rootfs" 0
+# A Debian 12 root with python3 (debootstrap, cached outside the clone: helpers/debian_rootfs.sh).
+if PYTAR=$("$(dirname "$0")/helpers/debian_rootfs.sh" 2>"$SCRATCH/rootfs.err"); then
+	dk import "$PYTAR" local/debian-python
+	check_status "docker import of the debian-python rootfs" 0
+else
+	skip_check "the debian-python image" "$(tail -n 3 "$SCRATCH/rootfs.err")"
+	PYTAR=""
+fi
 
 # memory_limit_of PID: the memory limit of PID's cgroup (v1 memory, else cgroup2 memory.max).
 memory_limit_of() {
@@ -151,6 +160,18 @@ memory_limit_of() {
 	else
 		path=$(awk -F: '$1 == "0" { print $3 }' "/proc/$1/cgroup")
 		cat "/sys/fs/cgroup$path/memory.max"
+	fi
+}
+
+# pids_max_of PID: the pids limit of PID's cgroup (v1 pids, else cgroup2 pids.max).
+pids_max_of() {
+	local path
+	path=$(awk -F: '$2 == "pids" { print $3 }' "/proc/$1/cgroup")
+	if [ -n "$path" ]; then
+		cat "/sys/fs/cgroup/pids$path/pids.max"
+	else
+		path=$(awk -F: '$1 == "0" { print $3 }' "/proc/$1/cgroup")
+		cat "/sys/fs/cgroup$path/pids.max"
 	fi
 }
 
@@ -211,6 +232,46 @@ top_pause_update_exec() {
 	check_status "docker rm -f" 0
 }
 
+# python_task RUNTIME: issue 4's example, a python program with a working folder under every
+# limit Docker passes: no network, 512 MiB, one CPU, 100 pids, a read-only root.
+python_task() {
+	local rt=$1 work="$SCRATCH/work-$1"
+	[ -n "$PYTAR" ] || return 0
+	mkdir -p "$work"
+	printf '3\n4\n5\n' >"$work/in.txt"
+	cat >"$work/task.py" <<'PY'
+import socket
+total = sum(int(l) for l in open("/work/in.txt"))
+open("/work/out.txt", "w").write(f"{total}\n")
+try:
+    open("/etc/x", "w")
+    ro = "root writable"
+except OSError as e:
+    ro = "root read-only" if e.errno == 30 else f"root: {e}"
+try:
+    socket.create_connection(("10.1.2.3", 80), timeout=2)
+    net = "network reachable"
+except OSError:
+    net = "no network"
+print(total, ro, net, sep="; ")
+PY
+	dk run --rm --runtime="$rt" --network none --memory 512m --cpus 1 --pids-limit 100 \
+		--read-only -v "$work:/work" local/debian-python python3 /work/task.py
+	check_status "docker run python3 with limits, -v and --read-only" 0
+	check_match "  ... computes from the working folder, root read-only, no network" \
+		"^12; root read-only; no network" "$OUT"
+	check "  ... writes its result to the host" 12 "$(cat "$work/out.txt" 2>/dev/null)"
+	# The same limits, seen from the host on a running container.
+	dk run -d --runtime="$rt" --network none --memory 512m --cpus 1 --pids-limit 100 \
+		local/debian-python python3 -c 'import time; time.sleep(60)'
+	local id=$OUT pid
+	dk inspect -f '{{.State.Pid}}' "$id"
+	pid=$OUT
+	check "  ... its cgroup: memory 512 MiB" 536870912 "$(memory_limit_of "$pid")"
+	check "  ... and 100 pids" 100 "$(pids_max_of "$pid")"
+	dk rm -f "$id"
+}
+
 # docker_checks RUNTIME: the checks under one runtime of daemon.json (CFG names it).
 docker_checks() {
 	local rt=$1 id
@@ -221,6 +282,7 @@ docker_checks() {
 	check_status "docker run: the exit status comes back" 3
 	dk run --rm --runtime="$rt" local/busybox cat /etc/hostname
 	check_match "docker run: /etc/hostname is Docker's" "^[0-9a-f]{12}$" "$OUT"
+	python_task "$rt"
 	# -t: a console (process.terminal), the master over containerd's console socket.
 	dk run --rm -t --runtime="$rt" local/busybox sh -c 'test -t 0 && test -t 1 && echo tty; exit 4'
 	check_match "docker run -t: the container's stdio is a terminal" "^tty" "$OUT"
