@@ -42,7 +42,9 @@ static void usage(FILE *f)
 	    "text|json,\n"
 	    "  --debug, --systemd-cgroup (accepted; cgroupfs is used), --tier NAME (sentry, "
 	    "ns, ...;\n"
-	    "  also the annotation dev.cbox.tier)\n\n"
+	    "  also the annotation dev.cbox.tier),\n"
+	    "  --allow-dangerous-mounts (let a sentry container bind a container engine's socket\n"
+	    "  or /dev/kvm: either hands it the host; e.g. in daemon.json's runtimeArgs)\n\n"
 	    "To run a program in a sandbox: cbox-run -- PROGRAM [ARGS...]\n");
 }
 
@@ -98,6 +100,8 @@ int main(int argc, char **argv)
 			g.debug = true;
 		else if (!strcmp(argv[i], "--systemd-cgroup"))
 			g.systemd_cgroup = true;
+		else if (!strcmp(argv[i], "--allow-dangerous-mounts"))
+			g.allow_dangerous_mounts = true;
 		else if ((v = opt_value("root", argc, argv, &i)))
 			g.root = v;
 		else if ((v = opt_value("log-format", argc, argv, &i)))

@@ -19,7 +19,8 @@ struct cbox_oci_global {
 	const char *root; /* state root, default /run/cbox */
 	const char *tier; /* --tier, or NULL */
 	bool debug;
-	bool systemd_cgroup; /* accepted; cgroupfs is used */
+	bool systemd_cgroup;         /* accepted; cgroupfs is used */
+	bool allow_dangerous_mounts; /* see struct cbox_tier_container */
 };
 
 /* A container's saved state (state.json). Strings owned by the struct. */

@@ -122,7 +122,8 @@ static int create_in(const struct cbox_oci_global *g, struct cbox_oci_state *st,
 	                                .state_dir = st->dir,
 	                                .config = cfg,
 	                                .has_console = console_sock >= 0,
-	                                .console_sock = console_sock};
+	                                .console_sock = console_sock,
+	                                .allow_dangerous_mounts = g->allow_dangerous_mounts};
 	struct create_ctx x = {.st = st, .cfg = cfg};
 	if (tier->create(&c, on_created, &x, err) < 0)
 		return -1;
@@ -133,7 +134,6 @@ static int create_in(const struct cbox_oci_global *g, struct cbox_oci_state *st,
 		tier->kill(&c, SIGKILL, true, NULL);
 		return -1;
 	}
-	(void)g;
 	return 0;
 }
 

@@ -88,6 +88,23 @@ runsh 'true' "c['annotations'] = {'dev.cbox.platform': 'nope'}"
 check_match "an unknown platform annotation" "dev\.cbox\.platform: unknown platform 'nope'" "$ERR"
 runsh 'true' "c['mounts'].append({'destination': '/o', 'type': 'overlay', 'source': 'overlay'})"
 check_match "an unsupported mount type" "type 'overlay' is not supported by the sentry tier" "$ERR"
+# Binds that hand the sandbox the host: a container engine's socket (here a stand-in, a unix
+# socket named docker.sock; also through its directory) and /dev/kvm. Refused unless the
+# runtime runs with --allow-dangerous-mounts (the admin's choice, never the config's).
+mkdir -p "$SCRATCH/engine"
+python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' \
+	"$SCRATCH/engine/docker.sock"
+for src in "$SCRATCH/engine/docker.sock" "$SCRATCH/engine" /dev/kvm; do
+	[ -e "$src" ] || continue
+	runsh 'true' "c['mounts'].append({'destination': '/x', 'type': 'bind', 'source': '$src', 'options': ['rbind']})"
+	check_status "a bind of $src: refused" 1
+	check_match "  ... saying why" "hands it the host.*--allow-dangerous-mounts" "$ERR"
+done
+edit "c['process']['args'] = ['sh', '-c', 'test -S /x/docker.sock && echo visible']
+c['mounts'].append({'destination': '/x', 'type': 'bind', 'source': scratch + '/engine', 'options': ['rbind']})"
+timeout -k 5 30 "$CBOX" --root "$ROOT" --allow-dangerous-mounts run --bundle "$BUNDLE" dangerous \
+	>"$SCRATCH/out" 2>"$SCRATCH/err" </dev/null
+check "  ... and allowed with cbox --allow-dangerous-mounts" visible "$(cat "$SCRATCH/out")"
 
 # The network: a new namespace holds loopback only; one given by path is joined.
 runsh 'ip -o addr show | cut -d" " -f2 | sort -u | tr "\n" " "'

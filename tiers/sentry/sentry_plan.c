@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <sched.h>
 #include <stdio.h>
@@ -149,6 +150,47 @@ static void make_target(const struct cbox_tier_container *c, const struct sentry
 		close(fd);
 }
 
+/*
+ * Bind sources that hand the sandbox the host: a container engine's API socket (whoever can
+ * talk to it starts a privileged container, or mounts the host's root) and /dev/kvm (the host
+ * kernel's hypervisor interface, which the threat model keeps the guest away from). A directory
+ * that holds one of them counts too (-v /var/run:/x), and so does an engine's socket anywhere
+ * (rootless Docker's is under /run/user). Returns what the source gives away, or NULL.
+ */
+static const char *dangerous_source(const char *src)
+{
+	static const char *const known[] = {"/run/docker.sock", "/run/containerd/containerd.sock",
+	                                    "/run/crio/crio.sock", "/run/podman/podman.sock",
+	                                    "/dev/kvm"};
+	static const char *const sockets[] = {"docker.sock", "containerd.sock", "crio.sock",
+	                                      "podman.sock"};
+	char real[PATH_MAX], k[PATH_MAX];
+	struct stat st;
+	if (!realpath(src, real) || stat(real, &st) < 0)
+		return NULL; /* a missing source fails later, with the gofer's message */
+	for (size_t i = 0; i < CBOX_ARRAY_SIZE(known); i++) {
+		if (!realpath(known[i], k))
+			continue; /* not on this host */
+		size_t n = strlen(real);
+		if (!strcmp(real, k) || !strcmp(real, "/") || (!strncmp(k, real, n) && k[n] == '/'))
+			return i == CBOX_ARRAY_SIZE(known) - 1 ? "/dev/kvm" : known[i];
+	}
+	const char *base = strrchr(real, '/') + 1;
+	for (size_t i = 0; i < CBOX_ARRAY_SIZE(sockets); i++) {
+		char in[PATH_MAX + 32];
+		struct stat s2;
+		if (S_ISSOCK(st.st_mode) && !strcmp(base, sockets[i]))
+			return sockets[i];
+		snprintf(in, sizeof(in), "%s/%s", real, sockets[i]);
+		if (S_ISDIR(st.st_mode) && stat(in, &s2) == 0 && S_ISSOCK(s2.st_mode))
+			return sockets[i];
+	}
+	struct stat kvm;
+	if (S_ISCHR(st.st_mode) && stat("/dev/kvm", &kvm) == 0 && st.st_rdev == kvm.st_rdev)
+		return "/dev/kvm";
+	return NULL;
+}
+
 static int add_mount(const struct cbox_tier_container *c, struct sentry_plan *p,
                      const struct cbox_oci_mount *m, struct cbox_err **err)
 {
@@ -193,6 +235,16 @@ static int add_mount(const struct cbox_tier_container *c, struct sentry_plan *p,
 			src = NULL;
 		if (!(g.source = keep_string(p, src)))
 			return cbox_err_set(err, ENOMEM, "mount %s", dst);
+		const char *gives = c->allow_dangerous_mounts ? NULL : dangerous_source(g.source);
+		if (gives)
+			return cbox_err_set(
+			    err, EPERM,
+			    "config.json: mounts: %s: the source %s gives the sandbox "
+			    "%s, which hands it the host (a container engine's socket "
+			    "starts privileged containers; /dev/kvm is the host's "
+			    "hypervisor); refused unless cbox runs with "
+			    "--allow-dangerous-mounts",
+			    dst, m->source, gives);
 	}
 	make_target(c, p, &g);
 	p->mounts[p->n_mounts++] = g;

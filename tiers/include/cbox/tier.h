@@ -40,6 +40,9 @@ struct cbox_tier_container {
 	 * create returns */
 	bool has_console;
 	int console_sock;
+	/* cbox --allow-dangerous-mounts: the admin lets binds of a container engine's socket or of
+	 * /dev/kvm into a sentry sandbox (refused otherwise: sentry_plan.c) */
+	bool allow_dangerous_mounts;
 };
 
 /* A process to start in a running container (`cbox exec`). */
