@@ -308,6 +308,15 @@ docker_checks() {
 	dk stop -t 20 "$id"
 	dk inspect -f '{{.State.ExitCode}}' "$id"
 	check "docker stop: SIGTERM reaches a handler" 5 "$OUT"
+	dk run -d --runtime="$rt" local/busybox \
+		sh -c 'trap "exit 6" USR1; while :; do sleep 0.1; done'
+	local kid=$OUT
+	sleep 0.5
+	dk kill --signal USR1 "$kid"
+	check_status "docker kill --signal USR1" 0
+	dk wait "$kid"
+	check "  ... reaches the container's handler" 6 "$OUT"
+	dk rm -f "$kid"
 
 	top_pause_update_exec "$rt"
 
