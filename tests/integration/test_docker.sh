@@ -270,6 +270,26 @@ PY
 	check "  ... its cgroup: memory 512 MiB" 536870912 "$(memory_limit_of "$pid")"
 	check "  ... and 100 pids" 100 "$(pids_max_of "$pid")"
 	dk rm -f "$id"
+	# The limits hold: a memory hog dies with 137, a fork bomb hits the pids limit and the
+	# program lives on (with the python image; without it the image's check already failed).
+	[ -n "$PYTAR" ] || return 0
+	dk run --rm --runtime="$rt" --network none --memory 64m --memory-swap 64m \
+		local/debian-python python3 -c 'b = bytearray(300 << 20); print("not killed")'
+	check_status "docker run --memory 64m: a 300 MiB hog dies with 137" 137
+	dk run --rm --runtime="$rt" --network none --pids-limit 24 local/debian-python python3 -c '
+import os, time
+n = 0
+try:
+    while n < 60:
+        if os.fork() == 0:
+            time.sleep(3)
+            os._exit(0)
+        n += 1
+except BlockingIOError:
+    pass
+print("survived, forks:", n)'
+	check_match "docker run --pids-limit 24: a fork bomb gets EAGAIN and the program survives" \
+		"^survived, forks: ([0-9]|1[0-9]|2[0-3])$" "$OUT"
 }
 
 # docker_checks RUNTIME: the checks under one runtime of daemon.json (CFG names it).
