@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/docker_run.sh: `docker run --rm` side by side under runc (Docker's default), cbox's sentry
-# and ns tiers, and runsc when installed (issue 4's speed targets: sentry <= 1.2x runc, ns <= 1.05x),
+# and ns tiers, and runsc and crun when installed (issue 4's speed targets: sentry <= 1.2x runc, ns <= 1.05x),
 # plus the memory of an idle sentry sandbox (monitor + sentry + gofer RSS; target < 5 MiB).
 #
 #   bench/docker_run.sh [--rounds N] [--build DIR]      (root; Debian's docker.io)
@@ -62,6 +62,15 @@ d.setdefault("runtimes", {})["runsc"] = {"path": sys.argv[2], "runtimeArgs": ["-
 json.dump(d, open(sys.argv[1], "w"), indent=2)
 EOF
 	RUNTIMES="$RUNTIMES runsc"
+fi
+if command -v crun >/dev/null; then
+	python3 - "$T/daemon.json" "$(command -v crun)" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d.setdefault("runtimes", {})["crun"] = {"path": sys.argv[2]}
+json.dump(d, open(sys.argv[1], "w"), indent=2)
+EOF
+	RUNTIMES="$RUNTIMES crun"
 fi
 for _ in $(seq 100); do [ -S "$T/ctd/ctd.sock" ] && break; sleep 0.1; done
 setsid dockerd --config-file "$T/daemon.json" --storage-driver=overlay2 --iptables=false \
