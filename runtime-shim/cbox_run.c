@@ -288,7 +288,8 @@ int main(int argc, char **argv)
 	cbox_log_init(2, (enum cbox_log_format)o.format, (enum cbox_log_level)o.level, "cbox-run");
 	cbox_crash_install();
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	int status = run(&o, argv + first);
+	int status =
+	    strcmp(o.tier, "ns") == 0 ? cbox_run_ns(&o, argv + first) : run(&o, argv + first);
 	struct cbox_err *err = NULL;
 	/* Whatever is left of the sandbox dies with its cgroup. */
 	if (sandbox_cg && cbox_cgroup_destroy(sandbox_cg, &err) < 0)

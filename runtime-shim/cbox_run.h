@@ -8,6 +8,7 @@
 
 struct cbox_run_opts {
 	const char *platform;
+	const char *tier; /* --tier: "sentry" (default) or "ns" */
 	const char *rootfs;
 	bool strict, strace;
 	int level, format;
@@ -55,6 +56,10 @@ int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const c
 /* The guest's environment: PATH, HOME=/tmp/home, TERM and LANG from the caller (LANG defaults
  * to C.UTF-8), then each --env. NULL-terminated, allocated. */
 char **cbox_run_env(struct cbox_run_opts *o);
+
+/* --tier=ns (cbox_run_ns.c): the same sandbox description run by cbox's ns tier (plain
+ * namespaces) instead of the sentry. Returns cbox-run's exit status. */
+int cbox_run_ns(struct cbox_run_opts *o, char **argv);
 
 /* Free everything o holds. */
 void cbox_run_opts_free(struct cbox_run_opts *o);

@@ -63,6 +63,10 @@ static void usage(FILE *f)
 	    "  --pids N                   at most N processes and threads (the sentry's and the\n"
 	    "                             gofer's count too): a fork bomb gets EAGAIN\n"
 	    "                             e.g. cbox-run --pids 64 -- bash ./script.sh\n"
+	    "  --tier=sentry|ns           sentry (default): the user-space kernel; ns: plain\n"
+	    "                             namespaces, like runc (same view, limits and timeout;\n"
+	    "                             weaker isolation: the host kernel answers every call)\n"
+	    "                             e.g. cbox-run --tier=ns --memory 256m -- ./task\n"
 	    "  --platform=seccomp|ptrace  how guest syscalls are trapped (default: seccomp)\n"
 	    "                             e.g. cbox-run --platform=ptrace -- /bin/busybox true\n"
 	    "  --strict                   no fast path: the sentry sees every syscall\n"
@@ -214,6 +218,16 @@ static int parse_one(struct cbox_run_opts *o, int c, const char *arg)
 	case 'p':
 		o->platform = arg;
 		return 0;
+	case 'N':
+		if (strcmp(arg, "sentry") != 0 && strcmp(arg, "ns") != 0) {
+			fprintf(stderr,
+			        "cbox-run: --tier %s: unknown tier (sentry or ns; `cbox tiers` "
+			        "lists what this host supports)\n",
+			        arg);
+			return -1;
+		}
+		o->tier = arg;
+		return 0;
 	case 's':
 		o->strict = true;
 		return 0;
@@ -278,6 +292,7 @@ static int parse_one(struct cbox_run_opts *o, int c, const char *arg)
 int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 {
 	static const struct option longopts[] = {{"platform", required_argument, NULL, 'p'},
+	                                         {"tier", required_argument, NULL, 'N'},
 	                                         {"strict", no_argument, NULL, 's'},
 	                                         {"strace", no_argument, NULL, 'S'},
 	                                         {"rootfs", required_argument, NULL, 'r'},
@@ -297,8 +312,8 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	                                         {"pids", required_argument, NULL, 'P'},
 	                                         {"help", no_argument, NULL, 'h'},
 	                                         {NULL, 0, NULL, 0}};
-	*o =
-	    (struct cbox_run_opts){.platform = "seccomp", .rootfs = "/", .level = CBOX_LOG_WARNING};
+	*o = (struct cbox_run_opts){
+	    .platform = "seccomp", .tier = "sentry", .rootfs = "/", .level = CBOX_LOG_WARNING};
 	int c;
 	while ((c = getopt_long(argc, argv, "+htv:w:e:", longopts, NULL)) != -1)
 		if (parse_one(o, c, optarg) < 0)

@@ -31,7 +31,7 @@ memory_hog() {
 	lbox --memory 64m -- "$LIMITS" alloc 200
 	check_status "--memory 64m: a 200 MiB hog exits 137" 137
 	check_match "  ... and the message names the limit" \
-		"^cbox-run: killed: the memory limit of 64 MiB was reached$" "$ERR"
+		"killed: the memory limit of 64 MiB was reached$" "$ERR"
 	lbox --memory 64m -- "$LIMITS" alloc 16
 	check_status "--memory 64m: 16 MiB is fine" 0
 	check "  ... and prints" "allocated 16" "$OUT"
@@ -85,6 +85,25 @@ bad_limits() {
 
 for_each_config memory_hog fork_bomb cpu_quota
 bad_limits
+
+# cbox-run --tier=ns: the same limits through the ns tier, the same view of the host, and
+# cbox-run's --timeout (issue 4's example).
+ns_view() {
+	mkdir -p "$SCRATCH/wd"
+	echo data >"$SCRATCH/wd/in.txt"
+	lbox --workdir "$SCRATCH/wd" -- "$BB" sh -c \
+		'cat in.txt; echo out >out.txt; ls -A /root | wc -l; echo $HOME; touch /etc/x 2>/dev/null || echo ro; exit 3'
+	check_status "--tier=ns: the program's exit status" 3
+	check "  ... reads the working folder, /root is empty, HOME, the root is read-only" \
+		"$(printf 'data\n0\n/tmp/home\nro')" "$OUT"
+	check "  ... and writes the working folder" out "$(cat "$SCRATCH/wd/out.txt" 2>/dev/null)"
+	lbox --timeout 1s --memory 256m --pids 64 -- "$BB" sh -c 'while :; do :; done'
+	check_status "--tier=ns --timeout 1s: killed, 137" 137
+	check_match "  ... and the message says why" "killed: the timeout of 1000 ms was reached" "$ERR"
+	check "  ... and no bundle is left" "" "$(ls -d /tmp/cbox-run-ns.* 2>/dev/null)"
+}
+CONFIGS=("--tier=ns")
+for_each_config memory_hog fork_bomb ns_view
 check "no cbox-run cgroup is left" "" "$(cgroups_named 'run-*')"
 
 # The ns tier: linux.resources from config.json through `cbox run`.

@@ -1,0 +1,344 @@
+/*
+ * cbox-run --tier=ns: the sandbox cbox-run describes (its view of the host's tree, working
+ * folder, -v binds, hidden paths, environment, no network, limits and --timeout), run by cbox's
+ * ns tier (plain namespaces, like runc) instead of the sentry. cbox-run writes an OCI bundle
+ * under a temporary directory and runs `cbox --tier ns run` on it (cbox beside cbox-run), killing
+ * the container when --timeout expires.
+ *
+ * The tree is the gofer's description translated: the hidden paths come first (an empty tmpfs
+ * over a directory, /dev/null over a file: the masked paths of OCI), then the mounts in order.
+ * The host's root cannot be a container's root itself (the ns tier refuses it): the rootfs is an
+ * empty directory with each entry of / bound read-only at its own name, as cbox-compat's ns
+ * target does.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cbox/log.h"
+#include "cbox_run.h"
+
+static json_object *jstr(const char *s)
+{
+	return json_object_new_string(s);
+}
+
+static json_object *mount_obj(const char *dst, const char *type, const char *src,
+                              const char *const *opts)
+{
+	json_object *m = json_object_new_object(), *o = json_object_new_array();
+	json_object_object_add(m, "destination", jstr(dst));
+	json_object_object_add(m, "type", jstr(type));
+	json_object_object_add(m, "source", jstr(src));
+	for (; opts && *opts; opts++)
+		json_object_array_add(o, jstr(*opts));
+	json_object_object_add(m, "options", o);
+	return m;
+}
+
+/* Whether guest path p lies under dir (or is it). */
+static bool under(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+	return !strncmp(p, dir, n) && (p[n] == '\0' || p[n] == '/');
+}
+
+/* The host's / as the rootfs: each entry bound read-only, symlinks copied (see above). */
+static int host_root(const char *rootfs, json_object *mounts)
+{
+	struct dirent **ents = NULL;
+	int n = scandir("/", &ents, NULL, alphasort);
+	if (n < 0)
+		return -errno;
+	int r = 0;
+	for (int i = 0; i < n; i++) {
+		const char *e = ents[i]->d_name;
+		char host[PATH_MAX], link[PATH_MAX], in[PATH_MAX + 256];
+		struct stat st;
+		snprintf(host, sizeof(host), "/%s", e);
+		bool skip = !strcmp(e, ".") || !strcmp(e, "..") || !strcmp(e, "proc") ||
+		            !strcmp(e, "dev") || !strcmp(e, "sys") || lstat(host, &st) < 0;
+		if (r == 0 && !skip && S_ISLNK(st.st_mode)) {
+			ssize_t k = readlink(host, link, sizeof(link) - 1);
+			int w = snprintf(in, sizeof(in), "%s/%s", rootfs, e);
+			if (w < 0 || (size_t)w >= sizeof(in))
+				r = -ENAMETOOLONG;
+			else if (k < 0 || (link[k] = '\0', symlink(link, in) < 0))
+				r = -errno;
+		} else if (r == 0 && !skip && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+			static const char *const ro[] = {"rbind", "ro", NULL};
+			json_object_array_add(mounts, mount_obj(host, "bind", host, ro));
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return r;
+}
+
+/* The container's own /proc, /dev and /sys, as a bundle of `cbox spec` has them. */
+static void own_mounts(json_object *mounts)
+{
+	static const char *const dev[] = {"nosuid", "strictatime", "mode=755", "size=65536k", NULL};
+	static const char *const pts[] = {"nosuid",        "noexec",    "newinstance",
+	                                  "ptmxmode=0666", "mode=0620", NULL};
+	static const char *const shm[] = {"nosuid", "noexec", "nodev", "mode=1777", NULL};
+	static const char *const sys[] = {"nosuid", "noexec", "nodev", "ro", NULL};
+	json_object_array_add(mounts, mount_obj("/proc", "proc", "proc", NULL));
+	json_object_array_add(mounts, mount_obj("/dev", "tmpfs", "tmpfs", dev));
+	json_object_array_add(mounts, mount_obj("/dev/pts", "devpts", "devpts", pts));
+	json_object_array_add(mounts, mount_obj("/dev/shm", "tmpfs", "shm", shm));
+	json_object_array_add(mounts, mount_obj("/sys", "sysfs", "sysfs", sys));
+}
+
+/* The gofer's tree (hidden paths, then mounts, then directories to make) as OCI mounts and
+ * masked paths. */
+static void tree_mounts(const struct cbox_gofer_config *gc, json_object *mounts,
+                        json_object *masked)
+{
+	for (size_t i = 0; i < gc->n_hide; i++) {
+		const char *h = gc->hide[i];
+		struct stat st;
+		if (stat(h, &st) < 0)
+			continue; /* the gofer skips hidden paths that do not exist, too */
+		if (!S_ISDIR(st.st_mode)) {
+			json_object_array_add(masked, jstr(h));
+			continue;
+		}
+		/* Empty; read-only unless a later mount needs its mount point made inside. */
+		bool parent = false;
+		for (size_t k = 0; k < gc->n_mounts; k++)
+			parent |= under(gc->mounts[k].target, h);
+		static const char *const ro[] = {"mode=755", "size=1m", "ro", NULL};
+		static const char *const rw[] = {"mode=755", "size=1m", NULL};
+		json_object_array_add(mounts, mount_obj(h, "tmpfs", "tmpfs", parent ? rw : ro));
+	}
+	for (size_t i = 0; i < gc->n_mounts; i++) {
+		const struct cbox_gofer_mount *m = &gc->mounts[i];
+		if (m->kind == CBOX_GOFER_MOUNT_BIND) {
+			const char *opts[] = {"rbind", m->readonly ? "ro" : "rw", NULL};
+			json_object_array_add(mounts,
+			                      mount_obj(m->target, "bind", m->source, opts));
+		} else {
+			char size[48];
+			snprintf(size, sizeof(size), "size=%llu", (unsigned long long)m->size);
+			const char *opts[] = {"mode=1777", m->size ? size : NULL, NULL, NULL};
+			if (m->readonly)
+				opts[m->size ? 2 : 1] = "ro";
+			json_object_array_add(mounts, mount_obj(m->target, "tmpfs", "tmpfs", opts));
+		}
+	}
+	/* Directories the gofer makes in a writable mount (/tmp/home): a tmpfs of their own. */
+	for (size_t i = 0; i < gc->n_mkdirs; i++) {
+		static const char *const opts[] = {"mode=755", NULL};
+		json_object_array_add(mounts, mount_obj(gc->mkdirs[i], "tmpfs", "tmpfs", opts));
+	}
+}
+
+static json_object *resources(const struct cbox_run_opts *o)
+{
+	json_object *r = json_object_new_object();
+	if (o->memory) {
+		json_object *m = json_object_new_object();
+		json_object_object_add(m, "limit", json_object_new_int64(o->memory));
+		json_object_object_add(
+		    m, "swap", json_object_new_int64(o->memory_swap ? o->memory_swap : o->memory));
+		json_object_object_add(r, "memory", m);
+	}
+	if (o->cpu_quota) {
+		json_object *c = json_object_new_object();
+		json_object_object_add(c, "quota", json_object_new_int64(o->cpu_quota));
+		json_object_object_add(c, "period", json_object_new_int64(100000));
+		json_object_object_add(r, "cpu", c);
+	}
+	if (o->pids) {
+		json_object *p = json_object_new_object();
+		json_object_object_add(p, "limit", json_object_new_int64(o->pids));
+		json_object_object_add(r, "pids", p);
+	}
+	return r;
+}
+
+/* Docker's default capability set: what a container of the ns tier gets by default. */
+static json_object *caps(void)
+{
+	static const char *const names[] = {
+	    "CAP_CHOWN",   "CAP_DAC_OVERRIDE", "CAP_FSETID",           "CAP_FOWNER",
+	    "CAP_MKNOD",   "CAP_NET_RAW",      "CAP_SETGID",           "CAP_SETUID",
+	    "CAP_SETFCAP", "CAP_SETPCAP",      "CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT",
+	    "CAP_KILL",    "CAP_AUDIT_WRITE"};
+	json_object *c = json_object_new_object();
+	static const char *const sets[] = {"bounding", "effective", "permitted"};
+	for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++) {
+		json_object *a = json_object_new_array();
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			json_object_array_add(a, jstr(names[i]));
+		json_object_object_add(c, sets[s], a);
+	}
+	return c;
+}
+
+static int write_bundle(struct cbox_run_opts *o, char **argv, const char *dir)
+{
+	struct cbox_gofer_config gc;
+	const char *cwd;
+	if (cbox_run_tree(o, &gc, &cwd) < 0)
+		return -1;
+	char **envp = cbox_run_env(o);
+	if (!envp)
+		return -1;
+	char rootfs[PATH_MAX + 16], cfgpath[PATH_MAX + 16];
+	snprintf(rootfs, sizeof(rootfs), "%s/rootfs", dir);
+	snprintf(cfgpath, sizeof(cfgpath), "%s/config.json", dir);
+	bool host = strcmp(o->rootfs, "/") == 0;
+	if (host && mkdir(rootfs, 0755) < 0)
+		return -1;
+	json_object *c = json_object_new_object(), *p = json_object_new_object();
+	json_object *args = json_object_new_array(), *env = json_object_new_array();
+	json_object_object_add(c, "ociVersion", jstr("1.2.0"));
+	for (char **a = argv; *a; a++)
+		json_object_array_add(args, jstr(*a));
+	for (char **e = envp; *e; e++)
+		json_object_array_add(env, jstr(*e));
+	json_object *user = json_object_new_object();
+	json_object_object_add(user, "uid", json_object_new_int(0));
+	json_object_object_add(user, "gid", json_object_new_int(0));
+	json_object_object_add(p, "user", user);
+	json_object_object_add(p, "args", args);
+	json_object_object_add(p, "env", env);
+	json_object_object_add(p, "cwd", jstr(cwd));
+	json_object_object_add(p, "capabilities", caps());
+	json_object_object_add(p, "noNewPrivileges", json_object_new_boolean(1));
+	json_object_object_add(c, "process", p);
+	json_object *root = json_object_new_object();
+	json_object_object_add(root, "path", jstr(host ? rootfs : o->rootfs));
+	json_object_object_add(root, "readonly", json_object_new_boolean(1));
+	json_object_object_add(c, "root", root);
+	json_object *mounts = json_object_new_array(), *masked = json_object_new_array();
+	int r = host ? host_root(rootfs, mounts) : 0;
+	own_mounts(mounts);
+	tree_mounts(&gc, mounts, masked);
+	json_object_object_add(c, "mounts", mounts);
+	json_object *linux_ = json_object_new_object(), *ns = json_object_new_array();
+	static const char *const types[] = {"pid", "network", "ipc", "uts", "mount", "cgroup"};
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		json_object *t = json_object_new_object();
+		json_object_object_add(t, "type", jstr(types[i]));
+		json_object_array_add(ns, t);
+	}
+	json_object_object_add(linux_, "namespaces", ns);
+	json_object_object_add(linux_, "maskedPaths", masked);
+	json_object_object_add(linux_, "resources", resources(o));
+	json_object_object_add(c, "linux", linux_);
+	json_object_object_add(c, "hostname", jstr("cbox"));
+	if (r == 0 && json_object_to_file_ext(cfgpath, c, JSON_C_TO_STRING_PRETTY) < 0)
+		r = -EIO;
+	json_object_put(c);
+	return r < 0 ? -1 : 0; /* envp and the tree are o's (cbox_run_opts_free) */
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+/* cbox, beside cbox-run. */
+static int cbox_path(char *buf, size_t n)
+{
+	char self[PATH_MAX];
+	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (k < 0)
+		return -1;
+	self[k] = '\0';
+	char *slash = strrchr(self, '/');
+	*slash = '\0';
+	int w = snprintf(buf, n, "%s/cbox", self);
+	return w < 0 || (size_t)w >= n ? -1 : access(buf, X_OK);
+}
+
+int cbox_run_ns(struct cbox_run_opts *o, char **argv)
+{
+	if (o->tty || o->overlay || o->strict || o->strace || strcmp(o->platform, "seccomp") != 0) {
+		fprintf(stderr,
+		        "cbox-run: --tier=ns does not take -t, --overlay, --strict, --strace "
+		        "or --platform yet (they are the sentry's)\n");
+		return 125;
+	}
+	char cbox[PATH_MAX + 8];
+	if (cbox_path(cbox, sizeof(cbox)) < 0) {
+		fprintf(stderr, "cbox-run: --tier=ns needs cbox beside cbox-run (%s)\n", cbox);
+		return 125;
+	}
+	char dir[] = "/tmp/cbox-run-ns.XXXXXX";
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "cbox-run: a bundle directory: %s\n", strerror(errno));
+		return 125;
+	}
+	char bundle[PATH_MAX], state[PATH_MAX], id[64];
+	snprintf(bundle, sizeof(bundle), "%s/bundle", dir);
+	snprintf(state, sizeof(state), "%s/state", dir);
+	snprintf(id, sizeof(id), "cbox-run-%d", (int)getpid());
+	int status = 125;
+	if (mkdir(bundle, 0700) < 0 || write_bundle(o, argv, bundle) < 0) {
+		fprintf(stderr, "cbox-run: writing the ns tier's bundle failed\n");
+		goto out;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl(cbox, cbox, "--root", state, "--tier", "ns", "run", "--bundle", bundle, id,
+		      (char *)NULL);
+		_exit(125);
+	}
+	if (pid < 0)
+		goto out;
+	/* --timeout: the whole container is killed (cbox kill --all), as the sentry tier's
+	 * sandbox is. */
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	bool timed_out = false;
+	int st = 0;
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid || (r < 0 && errno != EINTR))
+			break;
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long long ms =
+		    (now.tv_sec - t0.tv_sec) * 1000LL + (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (o->timeout_ms && !timed_out && ms >= o->timeout_ms) {
+			timed_out = true;
+			pid_t k = fork();
+			if (k == 0) {
+				execl(cbox, cbox, "--root", state, "kill", "--all", id, "KILL",
+				      (char *)NULL);
+				_exit(1);
+			}
+			if (k > 0)
+				waitpid(k, NULL, 0);
+		}
+		usleep(20000);
+	}
+	status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	if (timed_out) {
+		cbox_error("killed: the timeout of %u ms was reached", o->timeout_ms);
+		status = 137;
+	}
+out:
+	/* Only the bundle's own files (symlinks, empty directories): never across a mount. */
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	return status;
+}
