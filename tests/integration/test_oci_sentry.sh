@@ -149,6 +149,10 @@ c['annotations'] = {'dev.cbox.platform': '$platform', 'dev.cbox.strict': 'true'}
 	else
 		check "the seccomp platform (no install socket)" "" "$(readlink "/proc/$g/fd/1022")"
 	fi
+	# exec on this platform, strict: the new task is served like the first.
+	oci exec life sh -c 'tr "\0" " " </proc/1/cmdline; exit 5'
+	check_status "exec (strict): the task's status" 5
+	check "  ... in the container's pid namespace" "sleep 30 " "$OUT"
 	oci kill life KILL
 	check_status "kill" 0
 	for _ in $(seq 50); do
