@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cbox/cleanup.h"
+#include "cbox/fdpass.h"
 #include "cbox/gofer.h"
 #include "cbox/log.h"
 
@@ -56,30 +57,10 @@ static int broken(struct cbox_gofer_client *c, const char *why)
 static int send_req(struct cbox_gofer_client *c, const struct cbox_gofer_req *q, int fd)
 {
 	unsigned char buf[CBOX_GOFER_MSG_MAX];
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} ctl;
 	int len = cbox_gofer_encode_request(q, buf, sizeof(buf));
 	if (len < 0)
 		return len; /* a caller's bad name: not the connection's fault */
-	struct iovec iov = {.iov_base = buf, .iov_len = (size_t)len};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-	if (fd >= 0) {
-		memset(&ctl, 0, sizeof(ctl));
-		mh.msg_control = ctl.buf;
-		mh.msg_controllen = sizeof(ctl.buf);
-		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	}
-	ssize_t n;
-	do
-		n = sendmsg(c->sock, &mh, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n != len)
+	if (cbox_send_fds(c->sock, buf, (size_t)len, &fd, fd >= 0 ? 1 : 0) < 0)
 		return broken(c, "cannot send a request");
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cbox/cleanup.h"
+#include "cbox/fdpass.h"
 #include "cbox/gofer.h"
 #include "cbox/log.h"
 #include "internal.h"
@@ -20,33 +21,14 @@
 static int send_reply(struct cbox_gofer_server *s, const struct cbox_gofer_reply *r, int fd)
 {
 	unsigned char buf[CBOX_GOFER_MSG_MAX];
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} ctl;
 	int len = cbox_gofer_encode_reply(r, buf, sizeof(buf));
 	if (len < 0) {
 		cbox_error("gofer: cannot encode the reply to tag %u: %s", r->tag, strerror(-len));
 		return 0;
 	}
-	struct iovec iov = {.iov_base = buf, .iov_len = (size_t)len};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-	if (fd >= 0) {
-		memset(&ctl, 0, sizeof(ctl));
-		mh.msg_control = ctl.buf;
-		mh.msg_controllen = sizeof(ctl.buf);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	ssize_t n;
-	do
-		n = sendmsg(s->sock, &mh, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		cbox_debug("gofer: send reply: %s: ending the session", strerror(errno));
+	int e = cbox_send_fds(s->sock, buf, (size_t)len, &fd, fd >= 0 ? 1 : 0);
+	if (e < 0) {
+		cbox_debug("gofer: send reply: %s: ending the session", strerror(-e));
 		return 0;
 	}
 	return 1;

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cbox/fdpass.h"
 #include "cbox/log.h"
 #include "cbox_run.h"
 #include "oci_cli.h"
@@ -34,20 +35,14 @@ int cbox_oci_console_connect(const char *path, struct cbox_err **err)
 /* The terminal's master, sent by the process over sock (SCM_RIGHTS), or -1. */
 int cbox_oci_console_recv(int sock, struct cbox_err **err)
 {
-	char name[4096], cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = {.iov_base = name, .iov_len = sizeof(name)};
-	struct msghdr m = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-	ssize_t n;
-	do
-		n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
-	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
-	    cm->cmsg_len != CMSG_LEN(sizeof(int)))
-		return cbox_err_set(err, n < 0 ? errno : EPROTO, "receive the terminal");
-	int fd;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+	char name[4096];
+	int fd = -1, got = 0;
+	ssize_t n = cbox_recv_fds(sock, name, sizeof(name), &fd, 1, &got, 0);
+	if (n <= 0 || got != 1) {
+		if (got == 1)
+			close(fd);
+		return cbox_err_set(err, n < 0 ? (int)-n : EPROTO, "receive the terminal");
+	}
 	return fd;
 }
 

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "cbox/cleanup.h"
+#include "cbox/fdpass.h"
+#include "cbox/log.h"
 #include "cbox/tier.h"
 #include "sentry/sentry_tier.h"
 
@@ -258,4 +260,27 @@ int cbox_tier_msg_recv(int sock, struct cbox_tier_msg *m)
 		return -EPROTO;
 	m->text[sizeof(m->text) - 1] = '\0';
 	return 1;
+}
+
+int cbox_tier_console_open(int console_sock, uid_t uid, gid_t gid, struct cbox_err **err)
+{
+	CBOX_AUTOCLOSE int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0)
+		return cbox_err_set(err, errno, "open /dev/ptmx");
+	char name[64];
+	if (ptsname_r(master, name, sizeof(name)) != 0)
+		return cbox_err_set(err, errno, "ptsname");
+	int slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (slave < 0)
+		return cbox_err_set(err, errno, "open %s", name);
+	if ((uid != (uid_t)-1 || gid != (gid_t)-1) && fchown(slave, uid, gid) < 0)
+		cbox_debug("console: chown %s to %d:%d: %s", name, (int)uid, (int)gid,
+		           strerror(errno));
+	static const char payload[] = "/dev/ptmx";
+	int r = cbox_send_fds(console_sock, payload, sizeof(payload) - 1, &master, 1);
+	if (r < 0) {
+		close(slave);
+		return cbox_err_set(err, -r, "send the terminal to the console socket");
+	}
+	return slave;
 }

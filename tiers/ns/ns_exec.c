@@ -103,41 +103,15 @@ static CBOX_NORETURN void report(int sock, struct cbox_err **err)
 	_exit(1);
 }
 
-/* Send fd over sock (SCM_RIGHTS) with name as the payload, as runc does for the console. */
-static int send_fd(int sock, int fd, const char *name, struct cbox_err **err)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	memset(cbuf, 0, sizeof(cbuf));
-	struct iovec iov = {.iov_base = (void *)name, .iov_len = strlen(name)};
-	struct msghdr m = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	if (sendmsg(sock, &m, MSG_NOSIGNAL) < 0)
-		return cbox_err_set(err, errno, "send the terminal to the console socket");
-	return 0;
-}
-
 /* A pty made inside the container (its /dev/pts), the master sent to the console socket, the
  * slave as stdin, stdout, stderr and controlling terminal, owned by the process's user. The
  * caller is a session leader. */
 int ns_console(const struct cbox_oci_process *p, int console_sock, struct cbox_err **err)
 {
-	CBOX_AUTOCLOSE int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0)
-		return cbox_err_set(err, errno, "open the container's /dev/ptmx");
-	const char *name = ptsname(master);
-	CBOX_AUTOCLOSE int slave = name ? open(name, O_RDWR | O_NOCTTY | O_CLOEXEC) : -1;
+	CBOX_AUTOCLOSE int slave =
+	    cbox_tier_console_open(console_sock, p->user.uid, p->user.gid, err);
 	if (slave < 0)
-		return cbox_err_set(err, errno, "open the container's %s", name ? name : "pty");
-	const struct cbox_oci_user *u = &p->user;
-	if (fchown(slave, u->uid, u->gid) < 0)
-		cbox_debug("exec: chown %s to %u:%u: %s", name, u->uid, u->gid, strerror(errno));
-	if (send_fd(console_sock, master, "/dev/ptmx", err) < 0)
-		return -1;
+		return cbox_err_wrap(err, "the container's terminal");
 	for (int fd = 0; fd < 3; fd++)
 		if (dup2(slave, fd) < 0)
 			return cbox_err_set(err, errno, "dup the terminal to fd %d", fd);

@@ -77,32 +77,12 @@ int sentry_exec_socket(const char *state_dir, bool listen_on, struct cbox_err **
 	return fd;
 }
 
-/*
- * A new pty of the sandbox's own: the master goes to the console socket (as runc sends it, with
- * "/dev/ptmx" as the payload), the slave, given to the sandbox's host uid (the sentry reopens
- * it as that uid for /dev/tty), is returned for the guest's stdio. Used by create and exec.
- */
+/* A pty for process.terminal (create, exec), given to the sandbox's host uid: the sentry
+ * reopens it as that uid for /dev/tty. */
 int sentry_console_open(int console_sock, struct cbox_err **err)
 {
-	CBOX_AUTOCLOSE int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0)
-		return cbox_err_set(err, errno, "open /dev/ptmx");
-	char name[64];
-	if (ptsname_r(master, name, sizeof(name)) != 0)
-		return cbox_err_set(err, errno, "ptsname");
-	int slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (slave < 0)
-		return cbox_err_set(err, errno, "open %s", name);
 	uid_t uid = geteuid() == 0 ? SENTRY_SANDBOX_UID : geteuid();
-	if (fchown(slave, uid, (gid_t)-1) < 0)
-		cbox_debug("console: chown %s to %u: %s", name, (unsigned)uid, strerror(errno));
-	static const char payload[] = "/dev/ptmx";
-	int r = cbox_send_fds(console_sock, payload, sizeof(payload) - 1, &master, 1);
-	if (r < 0) {
-		close(slave);
-		return cbox_err_set(err, -r, "send the terminal to the console socket");
-	}
-	return slave;
+	return cbox_tier_console_open(console_sock, uid, (gid_t)-1, err);
 }
 
 /* A pidfd of the guest process: its pid is the sandbox's, not the host's. */

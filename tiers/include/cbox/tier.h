@@ -156,6 +156,14 @@ struct cbox_tier_msg {
 };
 /* Send one message (text may be NULL). 0 or -errno. */
 CBOX_API int cbox_tier_msg_send(int sock, int type, int value, const char *text);
+
+/*
+ * A container's terminal (process.terminal), as runc hands it over: a new pty (the caller's
+ * /dev/ptmx: the container's own for the ns tier, the host's for the sentry's sandbox), its
+ * master sent over console_sock with "/dev/ptmx" as the payload, its slave given to uid:gid
+ * ((uid_t)-1: unchanged) and returned, close-on-exec. Errors name the step.
+ */
+CBOX_API int cbox_tier_console_open(int console_sock, uid_t uid, gid_t gid, struct cbox_err **err);
 /* Receive one: 1, 0 when the peer is gone (EOF), -EPROTO for a wrong size, or -errno. */
 CBOX_API int cbox_tier_msg_recv(int sock, struct cbox_tier_msg *m);
 
