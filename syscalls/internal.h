@@ -12,6 +12,12 @@ int64_t sys_inotify_add_watch(struct cbox_sysctx *c);
 int64_t sys_fchmodat2(struct cbox_sysctx *c);
 int64_t sys_unshare(struct cbox_sysctx *c);
 int64_t sys_setns(struct cbox_sysctx *c);
+/* A struct that grows by version (clone_args, bpf_attr, perf_event_attr), read as Linux's
+ * copy_struct_from_user does: E2BIG past a page or for nonzero bytes past the known fields
+ * (which this build knows), EFAULT; the rest of *out (known bytes) zeroed (sys_privileged.c). */
+#define CBOX_PAGE 4096
+int cbox_sys_read_sized(struct cbox_sysctx *c, uint64_t addr, uint64_t size, void *out,
+                        size_t known);
 int64_t sys_bpf(struct cbox_sysctx *c);
 int64_t sys_perf_event_open(struct cbox_sysctx *c);
 int64_t sys_clock_settime(struct cbox_sysctx *c);

@@ -21,8 +21,7 @@
 #define CBOX_CLONE_NEWTIME  0x80ULL
 #define CBOX_CSIGNAL        0xffULL
 #define CBOX_NSIG           64
-#define CBOX_MAX_PID_LEVELS 32   /* MAX_PID_NS_LEVEL */
-#define CBOX_PAGE           4096 /* clone3 refuses a larger struct outright (E2BIG) */
+#define CBOX_MAX_PID_LEVELS 32 /* MAX_PID_NS_LEVEL */
 /* The end of x86_64 user space with 4-level paging: a clone3 stack past it fails access_ok. */
 #define CBOX_USER_END (0x00007ffffffff000ULL)
 
@@ -60,27 +59,14 @@ int64_t sys_clone(struct cbox_sysctx *c)
 	return CBOX_SYSRET_CONTINUE;
 }
 
-/* Read clone3's struct as copy_clone_args_from_user does: E2BIG past a page or for nonzero
- * bytes past the fields this build knows, EINVAL below the first published size. */
+/* Read clone3's struct as copy_clone_args_from_user does: E2BIG past a page (first), EINVAL
+ * below the first published size, then the versioned copy. */
 static int read_clone_args(struct cbox_sysctx *c, uint64_t addr, uint64_t size,
                            struct clone_args *a)
 {
-	if (size > CBOX_PAGE)
-		return -E2BIG;
-	if (size < CLONE_ARGS_SIZE_VER0)
+	if (size <= CBOX_PAGE && size < CLONE_ARGS_SIZE_VER0)
 		return -EINVAL;
-	memset(a, 0, sizeof(*a));
-	if (size > sizeof(*a)) {
-		unsigned char tail[CBOX_PAGE];
-		size_t n = size - sizeof(*a);
-		if (cbox_sys_read(c, addr + sizeof(*a), tail, n) < 0)
-			return -EFAULT;
-		for (size_t i = 0; i < n; i++)
-			if (tail[i])
-				return -E2BIG;
-	}
-	size_t known = size < sizeof(*a) ? (size_t)size : sizeof(*a);
-	return cbox_sys_read(c, addr, a, known) < 0 ? -EFAULT : 0;
+	return cbox_sys_read_sized(c, addr, size, a, sizeof(*a));
 }
 
 /* The rest of the kernel's argument checks (copy_clone_args_from_user, clone3_args_valid,

@@ -169,11 +169,8 @@ int64_t sys_seccomp(struct cbox_sysctx *c)
 	return CBOX_SYSRET_CONTINUE;
 }
 
-/* A struct that grows by version (bpf_attr, perf_event_attr): Linux refuses one larger than a
- * page, and bytes past the fields it knows must be zero (E2BIG), before it reads the rest. */
-#define CBOX_PAGE 4096
-static int read_sized_struct(struct cbox_sysctx *c, uint64_t addr, uint32_t size, void *out,
-                             size_t known)
+int cbox_sys_read_sized(struct cbox_sysctx *c, uint64_t addr, uint64_t size, void *out,
+                        size_t known)
 {
 	if (size > CBOX_PAGE)
 		return -E2BIG;
@@ -200,7 +197,7 @@ static int read_sized_struct(struct cbox_sysctx *c, uint64_t addr, uint32_t size
 int64_t sys_bpf(struct cbox_sysctx *c)
 {
 	union bpf_attr attr;
-	int r = read_sized_struct(c, ARG(1), (uint32_t)ARG(2), &attr, sizeof(attr));
+	int r = cbox_sys_read_sized(c, ARG(1), (uint32_t)ARG(2), &attr, sizeof(attr));
 	if (r < 0)
 		return r;
 	int cmd = IARG(0);
@@ -232,8 +229,9 @@ int64_t sys_perf_event_open(struct cbox_sysctx *c)
 	if (size == 0)
 		size = PERF_ATTR_SIZE_VER0;
 	struct perf_event_attr attr;
-	int r = size < PERF_ATTR_SIZE_VER0 ? -E2BIG
-	                                   : read_sized_struct(c, addr, size, &attr, sizeof(attr));
+	int r = size < PERF_ATTR_SIZE_VER0
+	            ? -E2BIG
+	            : cbox_sys_read_sized(c, addr, size, &attr, sizeof(attr));
 	if (r == -E2BIG) {
 		uint32_t known = sizeof(attr);
 		cbox_sys_write(c, addr + offsetof(struct perf_event_attr, size), &known,
