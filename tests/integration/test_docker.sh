@@ -151,29 +151,20 @@ else
 	PYTAR=""
 fi
 
-# memory_limit_of PID: the memory limit of PID's cgroup (v1 memory, else cgroup2 memory.max).
-memory_limit_of() {
+# cgroup_file_of PID CONTROLLER V1FILE V2FILE: a file of PID's cgroup (the v1 controller's
+# hierarchy, else the unified one).
+cgroup_file_of() {
 	local path
-	path=$(awk -F: '$2 == "memory" { print $3 }' "/proc/$1/cgroup")
+	path=$(awk -F: -v c="$2" '$2 == c { print $3 }' "/proc/$1/cgroup")
 	if [ -n "$path" ]; then
-		cat "/sys/fs/cgroup/memory$path/memory.limit_in_bytes"
+		cat "/sys/fs/cgroup/$2$path/$3"
 	else
 		path=$(awk -F: '$1 == "0" { print $3 }' "/proc/$1/cgroup")
-		cat "/sys/fs/cgroup$path/memory.max"
+		cat "/sys/fs/cgroup$path/$4"
 	fi
 }
-
-# pids_max_of PID: the pids limit of PID's cgroup (v1 pids, else cgroup2 pids.max).
-pids_max_of() {
-	local path
-	path=$(awk -F: '$2 == "pids" { print $3 }' "/proc/$1/cgroup")
-	if [ -n "$path" ]; then
-		cat "/sys/fs/cgroup/pids$path/pids.max"
-	else
-		path=$(awk -F: '$1 == "0" { print $3 }' "/proc/$1/cgroup")
-		cat "/sys/fs/cgroup$path/pids.max"
-	fi
-}
+memory_limit_of() { cgroup_file_of "$1" memory memory.limit_in_bytes memory.max; }
+pids_max_of() { cgroup_file_of "$1" pids pids.max pids.max; }
 
 # top_pause_update_exec RUNTIME: docker top, pause/unpause, update --memory and exec (issue 4)
 # on a container whose loop counts in /tmp/c.
