@@ -468,30 +468,67 @@ void cbox_oci_process_release(struct cbox_oci_process *p)
 	memset(p, 0, sizeof(*p));
 }
 
+int cbox_oci_read_fd(int fd, size_t max, char **buf, size_t *len)
+{
+	size_t cap = 4096, got = 0;
+	char *b = malloc(cap);
+	if (!b)
+		return -ENOMEM;
+	for (;;) {
+		if (got == cap) {
+			size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			char *n = ncap > cap ? realloc(b, ncap) : NULL;
+			if (!n) {
+				free(b);
+				return ncap > cap ? -ENOMEM : -EFBIG;
+			}
+			b = n;
+			cap = ncap;
+		}
+		ssize_t n = read(fd, b + got, cap - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			free(b);
+			return -e;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+		if (got > max) {
+			free(b);
+			return -EFBIG;
+		}
+	}
+	if (got == cap) {
+		char *n = realloc(b, cap + 1);
+		if (!n) {
+			free(b);
+			return -ENOMEM;
+		}
+		b = n;
+	}
+	b[got] = '\0';
+	*buf = b;
+	*len = got;
+	return 0;
+}
+
 int cbox_oci_config_load(const char *bundle, struct cbox_oci_config **out, struct cbox_err **err)
 {
 	char path[4096];
 	if ((size_t)snprintf(path, sizeof(path), "%s/config.json", bundle) >= sizeof(path))
 		return cbox_err_set(err, ENAMETOOLONG, "bundle path %s", bundle);
 	CBOX_AUTOCLOSE int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0)
+	if (fd < 0)
 		return cbox_err_set(err, errno, "open %s", path);
-	if (st.st_size > 16 << 20)
-		return cbox_err_set(err, EFBIG, "%s: larger than 16 MiB", path);
-	CBOX_AUTOFREE char *buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
-		return cbox_err_set(err, ENOMEM, "reading %s", path);
+	CBOX_AUTOFREE char *buf = NULL;
 	size_t got = 0;
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return cbox_err_set(err, errno, "read %s", path);
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
+	int r = cbox_oci_read_fd(fd, 16 << 20, &buf, &got);
+	if (r == -EFBIG)
+		return cbox_err_set(err, EFBIG, "%s: larger than 16 MiB", path);
+	if (r < 0)
+		return cbox_err_set(err, -r, "read %s", path);
 	return cbox_oci_config_parse(buf, got, out, err);
 }

@@ -188,6 +188,11 @@ struct cbox_oci_config {
 CBOX_API int cbox_oci_config_parse(const char *json, size_t len, struct cbox_oci_config **out,
                                    struct cbox_err **err);
 
+/* Read fd to its end into *buf (malloc'd, NUL-terminated, *len bytes without the NUL): files
+ * and pipes alike. Returns 0, -EFBIG when it holds more than max bytes, -ENOMEM, or the
+ * -errno of a failed read. */
+int cbox_oci_read_fd(int fd, size_t max, char **buf, size_t *len);
+
 /* Read and parse BUNDLE/config.json (see cbox_oci_config_parse). Errors also: the errno of
  * opening or reading the file, naming it. */
 CBOX_API int cbox_oci_config_load(const char *bundle, struct cbox_oci_config **out,

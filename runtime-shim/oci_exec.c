@@ -40,22 +40,16 @@ struct exec_opts {
 static int read_process(const char *file, struct cbox_oci_process *p, struct cbox_err **err)
 {
 	CBOX_AUTOCLOSE int fd = open(file, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0)
+	if (fd < 0)
 		return cbox_err_set(err, errno, "--process: open %s", file);
-	if (st.st_size > MAX_PROCESS_JSON)
+	CBOX_AUTOFREE char *buf = NULL;
+	size_t len = 0;
+	int r = cbox_oci_read_fd(fd, MAX_PROCESS_JSON, &buf, &len);
+	if (r == -EFBIG)
 		return cbox_err_set(err, EFBIG, "--process: %s is larger than %d bytes", file,
 		                    MAX_PROCESS_JSON);
-	CBOX_AUTOFREE char *buf = malloc((size_t)st.st_size + 1);
-	size_t len = 0;
-	if (!buf)
-		return cbox_err_set(err, ENOMEM, "--process: %s", file);
-	for (ssize_t n = 1; n > 0 && len < (size_t)st.st_size;) {
-		n = read(fd, buf + len, (size_t)st.st_size - len);
-		if (n < 0 && errno != EINTR)
-			return cbox_err_set(err, errno, "--process: read %s", file);
-		len += n > 0 ? (size_t)n : 0;
-	}
+	if (r < 0)
+		return cbox_err_set(err, -r, "--process: read %s", file);
 	return cbox_oci_process_parse(buf, len, file, p, err);
 }
 

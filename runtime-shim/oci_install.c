@@ -33,21 +33,15 @@ static int read_text(const char *path, char **out, mode_t *mode, struct cbox_err
 		return cbox_err_set(err, errno, "read %s", path);
 	if (!S_ISREG(st.st_mode))
 		return cbox_err_set(err, EINVAL, "%s is not a regular file", path);
-	if (st.st_size > MAX_DAEMON_JSON)
+	*mode = st.st_mode & 07777;
+	CBOX_AUTOFREE char *buf = NULL;
+	size_t got = 0;
+	int r = cbox_oci_read_fd(fd, MAX_DAEMON_JSON, &buf, &got);
+	if (r == -EFBIG)
 		return cbox_err_set(err, EFBIG, "%s is larger than %d bytes", path,
 		                    MAX_DAEMON_JSON);
-	*mode = st.st_mode & 07777;
-	CBOX_AUTOFREE char *buf = malloc((size_t)st.st_size + 1);
-	size_t got = 0;
-	if (!buf)
-		return cbox_err_set(err, ENOMEM, "%s", path);
-	for (ssize_t n; got < (size_t)st.st_size; got += (size_t)n)
-		if ((n = read(fd, buf + got, (size_t)st.st_size - got)) <= 0) {
-			if (n == 0)
-				break;
-			return cbox_err_set(err, errno, "read %s", path);
-		}
-	buf[got] = '\0';
+	if (r < 0)
+		return cbox_err_set(err, -r, "read %s", path);
 	if (strlen(buf) != got)
 		return cbox_err_set(err, EINVAL, "%s: malformed JSON: it holds a NUL byte", path);
 	*out = cbox_steal_ptr(&buf);

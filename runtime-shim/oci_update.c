@@ -28,20 +28,14 @@ static int read_resources(const char *file, struct cbox_oci_resources *r, struct
 	CBOX_AUTOCLOSE int fd = in ? dup(0) : open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return cbox_err_set(err, errno, "--resources: open %s", file);
-	CBOX_AUTOFREE char *buf = malloc(MAX_RESOURCES);
+	CBOX_AUTOFREE char *buf = NULL;
 	size_t len = 0;
-	if (!buf)
-		return cbox_err_set(err, ENOMEM, "--resources");
-	for (ssize_t n = 1; n > 0 && len < MAX_RESOURCES;) {
-		n = read(fd, buf + len, MAX_RESOURCES - len);
-		if (n < 0 && errno != EINTR)
-			return cbox_err_set(err, errno, "--resources: read %s",
-			                    in ? "stdin" : file);
-		len += n > 0 ? (size_t)n : 0;
-	}
-	if (len == MAX_RESOURCES)
+	int e = cbox_oci_read_fd(fd, MAX_RESOURCES - 1, &buf, &len);
+	if (e == -EFBIG)
 		return cbox_err_set(err, EFBIG, "--resources: %s is larger than %d bytes",
 		                    in ? "stdin" : file, MAX_RESOURCES);
+	if (e < 0)
+		return cbox_err_set(err, -e, "--resources: read %s", in ? "stdin" : file);
 	return cbox_oci_resources_parse(buf, len, in ? "resources (stdin)" : file, r, err);
 }
 
