@@ -77,6 +77,28 @@ runsh 'true' "c['hooks'] = {'createRuntime': [{'path': '/bin/false'}]}"
 check_status "a failing hook fails the run" 1
 check_match "  ... naming the hook" "hook createRuntime\[0\] \(/bin/false\) failed" "$ERR"
 check "  ... and leaves no state behind" "" "$(ls "$ROOT")"
+# What a failing hook printed is in the error, as runc does: Docker shows that message, and
+# it is the only trace of why libnetwork-setkey failed.
+runsh 'true' "c['hooks'] = {'prestart': [{'path': '/bin/sh', 'args': ['sh', '-c', 'echo out; echo \"level=fatal msg=no sandbox\" >&2; exit 3']}]}"
+check_status "a hook that fails with a message" 1
+check_match "  ... the message is in the error, on one line" "hook prestart\[0\] \(/bin/sh\) failed with exit status 3: out level=fatal msg=no sandbox$" "$ERR"
+# A hook that never reads its stdin must not block create, however large the state (its
+# annotations come from config.json); one that reads to EOF gets all of it.
+big="'x' * 300000"
+runsh 'true' "c['annotations']['big'] = $big
+c['hooks'] = {'prestart': [{'path': '/bin/sleep', 'args': ['sleep', '0.2']}, {'path': '/bin/sh', 'args': ['sh', '-c', 'wc -c > ' + scratch + '/hook.len']}]}"
+check_status "hooks that ignore a 300 KB state, or read it to EOF" 0
+check_match "  ... the second got all of it" "^300[0-9]{3}\$" "$(cat "$SCRATCH/hook.len" 2>/dev/null)"
+# (A hang guard, not a timing: waiting for the pipe's EOF would take the child's 127 s.)
+t0=$SECONDS
+runsh 'true' "c['hooks'] = {'prestart': [{'path': '/bin/sh', 'args': ['sh', '-c', 'sleep 127 & echo started; exit 1']}]}"
+check_status "a hook that leaves a child holding its output fails" 1
+check_match "  ... with what it printed" "failed with exit status 1: started$" "$ERR"
+check "  ... without waiting for that child" yes "$([ $((SECONDS - t0)) -lt 60 ] && echo yes)"
+pkill -x -f "sleep 127"
+runsh 'true' "c['hooks'] = {'prestart': [{'path': '/bin/sleep', 'args': ['sleep', '30'], 'timeout': 1}]}"
+check_status "a hook past its timeout" 1
+check_match "  ... is killed, and the error says so" "killed after its timeout of 1 s" "$ERR"
 
 # The lifecycle, step by step.
 edit "c['process']['args'] = ['sleep', '30']"
