@@ -122,6 +122,6 @@ bool cbox_exec_reply_valid(const void *data, size_t len)
 	if (len != sizeof(r))
 		return false;
 	memcpy(&r, data, sizeof(r));
-	return r.type >= CBOX_EXEC_STARTED && r.type <= CBOX_EXEC_EXITED &&
+	return r.type >= CBOX_EXEC_STARTED && r.type <= CBOX_EXEC_QUIET &&
 	       memchr(r.msg, '\0', sizeof(r.msg)) != NULL;
 }

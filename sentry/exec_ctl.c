@@ -41,11 +41,19 @@
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
-/* A request and exactly three stdio fds: its length, 0 at EOF, < 0 otherwise (fds closed). */
-static ssize_t recv_request(int sock, char *buf, size_t size, int fds[3])
+/* A request and exactly three stdio fds: its length, 0 at EOF, < 0 otherwise (fds closed).
+ * *quiesce (when asked for) tells whether the message was a quiesce request instead: exactly
+ * its magic, no fds (see cbox_exec_ctl_quiet). */
+static ssize_t recv_request(int sock, char *buf, size_t size, int fds[3], bool *quiesce)
 {
 	int got;
 	ssize_t n = cbox_recv_fds(sock, buf, size, fds, 3, &got, MSG_DONTWAIT);
+	if (quiesce) {
+		uint32_t magic = 0;
+		if (n == (ssize_t)sizeof(magic) && got == 0)
+			memcpy(&magic, buf, sizeof(magic));
+		*quiesce = magic == CBOX_QUIESCE_MAGIC;
+	}
 	if (n > 0 && got == 3)
 		return n;
 	for (int i = 0; i < got; i++)
@@ -104,7 +112,7 @@ static CBOX_NORETURN void spawner_main(struct cbox_sentry *s, int sock, int inst
 		struct pollfd pf = {.fd = keep_sock, .events = POLLIN};
 		if (poll(&pf, 1, -1) < 0 && errno != EINTR)
 			_exit(125);
-		n = recv_request(keep_sock, buf, sizeof(buf), stdio);
+		n = recv_request(keep_sock, buf, sizeof(buf), stdio, NULL);
 		if (n == 0)
 			_exit(0); /* the sentry is gone */
 		if (n < 0)
@@ -138,6 +146,7 @@ int cbox_exec_ctl_init(struct cbox_sentry *s, int install_peer)
 {
 	s->exec_ctl = -1;
 	s->spawner_sock = -1;
+	s->quiet_conn = -1;
 	if (!s->cfg->exec_service)
 		return 0;
 	int sv[2];
@@ -236,12 +245,39 @@ static bool start_task(struct cbox_sentry *s, int conn, const char *buf, size_t 
 	return true;
 }
 
+/*
+ * Pause. The cgroup freezer stops a task only where it can take a signal; a guest task whose
+ * trapped call the sentry has received waits for the answer killably (the filter's
+ * WAIT_KILLABLE_RECV, which keeps a signal from repeating a call the sentry already carried
+ * out), so if the freezer stopped the sentry between receiving and answering, that task could
+ * never freeze and the pause would fail. While quiet, the sentry receives nothing new from its
+ * listeners (the loop between two traps has none half answered); a task that traps meanwhile
+ * waits interruptibly, is frozen there, and traps again after the thaw. Ptrace stops need no
+ * care: a task stopped for its tracer counts as frozen.
+ *
+ * The sentry is quiet for as long as the pause's connection is open: the runtime closes it once
+ * the cgroup is frozen, so the sentry sees the end only after the thaw, and a runtime that
+ * dies half way cannot leave the guest stalled.
+ */
+bool cbox_exec_ctl_quiet(const struct cbox_sentry *s)
+{
+	return s->quiet_conn >= 0;
+}
+
+static void quiet_end(struct cbox_sentry *s)
+{
+	close(s->quiet_conn);
+	s->quiet_conn = -1;
+}
+
 size_t cbox_exec_ctl_pollfds(struct cbox_sentry *s, struct pollfd *pf, size_t n)
 {
 	if (s->exec_ctl < 0 || n == 0)
 		return 0;
 	size_t k = 0;
 	pf[k++] = (struct pollfd){.fd = s->exec_ctl, .events = POLLIN};
+	if (s->quiet_conn >= 0 && k < n)
+		pf[k++] = (struct pollfd){.fd = s->quiet_conn, .events = POLLIN};
 	for (size_t i = 0; i < s->npending && k < n; i++)
 		pf[k++] = (struct pollfd){.fd = s->pending[i], .events = POLLIN};
 	return k;
@@ -263,11 +299,25 @@ void cbox_exec_ctl_run(struct cbox_sentry *s, const struct pollfd *pf, size_t n)
 		if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
 		int conn = pf[i].fd;
+		if (conn == s->quiet_conn) {
+			/* Anything on it, or its end: the pause is over. */
+			quiet_end(s);
+			continue;
+		}
 		pending_remove(s, conn);
 		int stdio[3];
-		ssize_t len = recv_request(conn, buf, sizeof(buf), stdio);
+		bool quiesce;
+		ssize_t len = recv_request(conn, buf, sizeof(buf), stdio, &quiesce);
 		bool kept = false;
-		if (len > 0) {
+		if (quiesce) {
+			if (s->quiet_conn >= 0) {
+				reply(conn, CBOX_EXEC_ERROR, EBUSY, "a pause is already under way");
+			} else {
+				s->quiet_conn = conn;
+				reply(conn, CBOX_EXEC_QUIET, 0, NULL);
+				kept = true;
+			}
+		} else if (len > 0) {
 			kept = start_task(s, conn, buf, (size_t)len, stdio);
 			for (int k = 0; k < 3; k++)
 				close(stdio[k]);

@@ -65,6 +65,9 @@ struct cbox_sentry {
 		int conn;
 	} exec[CBOX_EXEC_MAX_SESSIONS];
 	size_t nexec;
+	/* `cbox pause`'s connection while the sentry takes no new trapped call from its
+	 * listeners (-1: it takes them); see cbox_exec_ctl_quiet */
+	int quiet_conn;
 	uint64_t boot_ns;
 };
 
@@ -126,6 +129,8 @@ int cbox_exec_ctl_init(struct cbox_sentry *s, int install_peer);
 size_t cbox_exec_ctl_pollfds(struct cbox_sentry *s, struct pollfd *pf, size_t n);
 void cbox_exec_ctl_run(struct cbox_sentry *s, const struct pollfd *pf, size_t n);
 void cbox_exec_ctl_task_exit(struct cbox_sentry *s, pid_t tid, int status);
+/* Whether the sentry must leave its seccomp listeners alone for now (a pause is under way). */
+bool cbox_exec_ctl_quiet(const struct cbox_sentry *s);
 
 /* The guest's first task, between the sentry's clone and its first exec (guest_init.c). */
 CBOX_NORETURN void cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd);

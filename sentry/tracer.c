@@ -411,10 +411,12 @@ int cbox_tracer_loop(struct cbox_sentry *s)
 		 * wait for. */
 		struct pollfd pf[1 + CBOX_PLATFORM_MAX_LISTENERS + 1 + CBOX_EXEC_MAX_SESSIONS + 64];
 		size_t nl = s->platform->nlisteners, n = 0;
+		/* During a pause no new trapped call is taken (exec_ctl.c says why); a
+		 * listener's hang-up is still seen. */
+		short lev = cbox_exec_ctl_quiet(s) ? 0 : POLLIN;
 		pf[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
 		for (size_t i = 0; i < nl; i++)
-			pf[n++] =
-			    (struct pollfd){.fd = s->platform->listeners[i], .events = POLLIN};
+			pf[n++] = (struct pollfd){.fd = s->platform->listeners[i], .events = lev};
 		size_t ne = cbox_exec_ctl_pollfds(s, pf + n, 1 + CBOX_EXEC_MAX_SESSIONS);
 		int timeout;
 		size_t nd = cbox_defer_pollfds(s, pf + n + ne, 64, &timeout);
@@ -436,7 +438,8 @@ int cbox_tracer_loop(struct cbox_sentry *s)
 		}
 		bool all_gone = false;
 		for (size_t i = 1; i <= nl; i++) {
-			if (pf[i].revents & POLLIN) {
+			/* (A pause that began in this round takes effect at once.) */
+			if ((pf[i].revents & POLLIN) && !cbox_exec_ctl_quiet(s)) {
 				struct cbox_trap trap;
 				int rr = s->platform->ops->recv(s->platform, pf[i].fd, &trap);
 				if (rr == 0)

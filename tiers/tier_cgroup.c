@@ -78,8 +78,15 @@ bool cbox_tier_cgroup_frozen(const struct cbox_tier_container *c)
 int cbox_tier_cgroup_pause(struct cbox_tier_container *c, bool frozen, struct cbox_err **err)
 {
 	CBOX_AUTO(cbox_cgroup) *cg = NULL;
-	if (load(c, &cg, err) < 0 || cbox_cgroup_freeze(cg, frozen, err) < 0)
+	if (load(c, &cg, err) < 0)
 		return -1;
+	if (cbox_cgroup_freeze(cg, frozen, err) < 0) {
+		/* A freeze that did not complete is undone, as runc does: half frozen, the
+		 * container would report "paused" while parts of it still run, and refuse exec. */
+		if (frozen)
+			cbox_cgroup_freeze(cg, false, NULL);
+		return -1;
+	}
 	return 0;
 }
 

@@ -246,6 +246,34 @@ if [ -f "$ROOT/box/cgroup" ]; then
 	oci state box
 	check_match "state: running again" '"status": ?"running"' "$OUT"
 	check "resumed: the guest runs again" 0 "$(counter_moves "$SCRATCH/data/c"; echo $?)"
+	# A guest that traps all the time: some call is nearly always in the sentry's hands, and
+	# its task waits for the answer where the freezer cannot stop it (the filter's
+	# WAIT_KILLABLE_RECV). Pause must still freeze it, every time.
+	edit "c['process']['args'] = ['sh', '-c', 'while :; do test -e /nothing; done']"
+	oci run --detach --bundle "$BUNDLE" busy
+	fails=0
+	for i in $(seq 15); do
+		oci pause busy
+		[ "$STATUS" = 0 ] || { fails=$((fails + 1)); echo "pause $i: $ERR"; }
+		oci resume busy
+		[ "$STATUS" = 0 ] || { fails=$((fails + 1)); echo "resume $i: $ERR"; }
+	done
+	check "15 pauses and resumes of a guest that traps all the time" 0 "$fails"
+	oci state busy
+	check_match "  ... it runs afterwards" '"status": ?"running"' "$OUT"
+	oci delete --force busy
+	# A freeze that cannot complete is undone. A FIFO's open waits in the sentry for the
+	# other end (its task cannot be frozen meanwhile: a known limit), so the pause fails, and
+	# the container must be left running, not half frozen.
+	edit "c['process']['args'] = ['sh', '-c', 'mkfifo /tmp/f; cat /tmp/f']"
+	oci run --detach --bundle "$BUNDLE" fifo
+	sleep 0.5
+	oci pause fifo
+	check_status "a pause that cannot complete fails" 1
+	check_match "  ... saying why" "did not reach|FROZEN" "$ERR"
+	oci state fifo
+	check_match "  ... and is undone: the container is running" '"status": ?"running"' "$OUT"
+	oci delete --force fifo
 
 	echo '{"memory": {"limit": 134217728}, "pids": {"limit": 64}}' >"$SCRATCH/res.json"
 	oci_in "$SCRATCH/res.json" update --resources - box

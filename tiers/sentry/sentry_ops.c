@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cbox/cleanup.h"
+#include "cbox/exec_req.h"
 #include "internal.h"
 #include "sentry_tier.h"
 
@@ -158,6 +160,36 @@ static int sentry_pids(const struct cbox_tier_container *c, pid_t **pids, size_t
 	return guest_pids(sentry, pids, n, err);
 }
 
+/*
+ * Pause: the sentry first stops taking trapped calls (the quiesce request of cbox/exec_req.h;
+ * sentry/exec_ctl.c says why the freezer needs that), then the whole cgroup freezes. The
+ * connection is closed once frozen; the sentry takes calls again after the thaw. A sandbox
+ * without an exec socket (its monitor predates it, or is gone) is frozen as it is.
+ */
+static int sentry_pause(struct cbox_tier_container *c, bool frozen, struct cbox_err **err)
+{
+	if (!frozen)
+		return cbox_tier_cgroup_pause(c, false, err);
+	CBOX_AUTOCLOSE int sock = sentry_exec_socket(c->state_dir, false, NULL);
+	if (sock >= 0) {
+		uint32_t magic = CBOX_QUIESCE_MAGIC;
+		struct cbox_exec_reply r;
+		struct pollfd pf = {.fd = sock, .events = POLLIN};
+		ssize_t n = -1;
+		if (send(sock, &magic, sizeof(magic), MSG_NOSIGNAL) == sizeof(magic) &&
+		    poll(&pf, 1, 5000) == 1)
+			n = recv(sock, &r, sizeof(r), 0);
+		if (n < 0 || !cbox_exec_reply_valid(&r, (size_t)n))
+			return cbox_err_set(err, n < 0 ? errno : EPROTO,
+			                    "pause: the sentry did not answer");
+		if (r.type != CBOX_EXEC_QUIET)
+			return cbox_err_set(err, r.type == CBOX_EXEC_ERROR ? r.value : EPROTO,
+			                    "pause: %s",
+			                    r.msg[0] ? r.msg : "refused by the sentry");
+	}
+	return cbox_tier_cgroup_pause(c, true, err);
+}
+
 const struct cbox_tier_ops cbox_tier_sentry = {
     .name = "sentry",
     .summary = "user-space kernel: the guest reaches only the published host-syscall list",
@@ -171,7 +203,7 @@ const struct cbox_tier_ops cbox_tier_sentry = {
     /* The whole cgroup freezes: the guest's tasks, the sentry, the gofer and the monitor.
      * Freezing the guest alone would leave the sentry waiting on stopped tasks; all of them
      * stopping together is what a paused sandbox means, and thawing resumes them as one. */
-    .pause = cbox_tier_cgroup_pause,
+    .pause = sentry_pause,
     /* The limits cover the whole sandbox, as at create. */
     .update = cbox_tier_cgroup_update,
     /* A new guest task started by the running sentry (sentry_exec.c). */

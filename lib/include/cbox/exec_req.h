@@ -11,6 +11,13 @@
  *                      ERROR (value: an errno, msg: why), then EXITED (value: its wait
  *                      status) when the process is gone
  *
+ * The same socket also takes a quiesce request (`cbox pause`): exactly the four bytes of
+ * CBOX_QUIESCE_MAGIC, no fds. The sentry stops taking new trapped calls from its seccomp
+ * listeners, so that none is half answered when the cgroup freezer stops the sentry (a guest
+ * task waiting for such an answer cannot be frozen), and replies QUIET. It takes calls again
+ * when the connection ends: the runtime closes it once the sandbox is frozen, and the sentry
+ * sees that only after the thaw.
+ *
  * Request: a header of four little-endian u32 (magic, flags, argc, envc), then argc + envc + 1
  * NUL-terminated strings back to back (argv, the environment, the working directory), filling
  * the message exactly. The decoder is the sentry's parser of these bytes (fuzzed:
@@ -21,6 +28,7 @@
 #include <stdint.h>
 
 #define CBOX_EXEC_REQ_MAGIC    0x65786263u /* "cbxe" */
+#define CBOX_QUIESCE_MAGIC     0x71786263u /* "cbxq" */
 #define CBOX_EXEC_REQ_MAX      (256 * 1024)
 #define CBOX_EXEC_REQ_MAX_STRS 8192
 #define CBOX_EXEC_TTY          1u /* the fds are a terminal: it becomes the process's */
@@ -49,6 +57,7 @@ enum cbox_exec_reply_type {
 	CBOX_EXEC_STARTED = 1,
 	CBOX_EXEC_ERROR = 2,
 	CBOX_EXEC_EXITED = 3,
+	CBOX_EXEC_QUIET = 4, /* the answer to a quiesce request */
 };
 
 /* A reply: fixed size, msg NUL-terminated (empty unless ERROR). */
