@@ -72,6 +72,7 @@ runsh 'id -u' "c['process']['user'] = {'uid': 1000, 'gid': 1000}"
 check "process.user" 1000 "$OUT"
 runsh 'true' "c['hooks'] = {'prestart': [{'path': '/bin/sh', 'args': ['sh', '-c', 'cat > ' + scratch + '/hook.json']}], 'poststop': [{'path': '/bin/sh', 'args': ['sh', '-c', 'echo stopped > ' + scratch + '/poststop']}]}"
 check_match "a prestart hook gets the state on stdin" '"status":"creating"' "$(cat "$SCRATCH/hook.json" 2>/dev/null)"
+check_match "  ... with the init's pid (what libnetwork-setkey opens /proc/PID/ns/net of)" '"pid":[1-9]' "$(cat "$SCRATCH/hook.json" 2>/dev/null)"
 check "a poststop hook ran" stopped "$(cat "$SCRATCH/poststop" 2>/dev/null)"
 runsh 'true' "c['hooks'] = {'createRuntime': [{'path': '/bin/false'}]}"
 check_status "a failing hook fails the run" 1

@@ -94,13 +94,28 @@ static CBOX_NORETURN void stage1(struct ns_init_args *a, int new_flags)
 	}
 	if (new_flags & CLONE_NEWNET)
 		loopback_up();
+	/* The init and this process share the socket to the runtime: the init says nothing
+	 * until the pid is sent (the pipe's end, when this process exits). Otherwise its
+	 * first message could come first, and the prestart hooks get the state of pid 0 (CI
+	 * saw Docker's libnetwork-setkey fail so, under load). */
+	int order[2];
+	if (pipe2(order, O_CLOEXEC) < 0) {
+		cbox_err_set(&err, errno, "pipe");
+		child_fail(a->sock, &err);
+	}
 	pid_t pid = fork();
 	if (pid < 0) {
 		cbox_err_set(&err, errno, "fork the container's init");
 		child_fail(a->sock, &err);
 	}
-	if (pid == 0)
+	if (pid == 0) {
+		char c;
+		close(order[1]);
+		while (read(order[0], &c, 1) < 0 && errno == EINTR)
+			;
+		close(order[0]);
 		ns_init_main(a);
+	}
 	cbox_tier_msg_send(a->sock, NS_MSG_PID, pid, NULL);
 	_exit(0);
 }
@@ -149,6 +164,9 @@ static int converse(struct cbox_tier_container *c, int sock, pid_t stage1_pid,
 			waitpid(stage1_pid, NULL, 0);
 			continue;
 		case NS_MSG_HOOKS:
+			if (c->pid <= 0)
+				return cbox_err_set(err, EPROTO,
+				                    "the container's init reported before its pid");
 			if (created && created(data, c, err) < 0)
 				return -1;
 			break;
