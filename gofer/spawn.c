@@ -239,8 +239,8 @@ static int wait_hello(int sock, pid_t child, struct cbox_err **err)
 	return cbox_err_set(err, h.errnum, "%s", buf + sizeof(h));
 }
 
-int cbox_gofer_spawn(const struct cbox_gofer_config *cfg, int *sock, pid_t *pid,
-                     struct cbox_err **err)
+int cbox_gofer_spawn_start(const struct cbox_gofer_config *cfg, int *sock, pid_t *pid,
+                           struct cbox_err **err)
 {
 	if (cbox_gofer_config_check(cfg, err) < 0)
 		return cbox_err_code(*err);
@@ -257,10 +257,24 @@ int cbox_gofer_spawn(const struct cbox_gofer_config *cfg, int *sock, pid_t *pid,
 		close(cbox_steal_fd(&mine));
 		child_main(cfg, cbox_steal_fd(&theirs), parent);
 	}
-	close(cbox_steal_fd(&theirs));
-	if (wait_hello(mine, child, err) < 0)
-		return cbox_err_code(*err);
 	*sock = cbox_steal_fd(&mine);
 	*pid = child;
 	return 0;
+}
+
+int cbox_gofer_spawn_finish(int *sock, pid_t pid, struct cbox_err **err)
+{
+	if (wait_hello(*sock, pid, err) < 0) {
+		close(*sock);
+		*sock = -1;
+		return cbox_err_code(*err);
+	}
+	return 0;
+}
+
+int cbox_gofer_spawn(const struct cbox_gofer_config *cfg, int *sock, pid_t *pid,
+                     struct cbox_err **err)
+{
+	int r = cbox_gofer_spawn_start(cfg, sock, pid, err);
+	return r < 0 ? r : cbox_gofer_spawn_finish(sock, *pid, err);
 }

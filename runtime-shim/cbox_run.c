@@ -170,7 +170,9 @@ static int run(struct cbox_run_opts *o, char **argv)
 	pid_t gpid;
 	if (make_cgroup(o) < 0)
 		return 125;
-	if (cbox_gofer_spawn(&gc, &gsock, &gpid, &err) < 0) {
+	/* The gofer builds its tree while the sentry's namespaces are made (both take a few
+	 * milliseconds); its start-up answer is awaited before the sentry may go on. */
+	if (cbox_gofer_spawn_start(&gc, &gsock, &gpid, &err) < 0) {
 		cbox_err_report(&err, "cbox-run: starting the gofer");
 		return 125;
 	}
@@ -226,7 +228,6 @@ static int run(struct cbox_run_opts *o, char **argv)
 		_exit(cbox_sentry_main(&cfg));
 	}
 	close(sync[0]);
-	close(gsock);
 	sentry_pid = pid;
 	/* The sentry waits on the sync pipe: in the cgroup before it starts the guest, every
 	 * guest task is born inside. */
@@ -241,6 +242,13 @@ static int run(struct cbox_run_opts *o, char **argv)
 		kill(pid, SIGKILL);
 		return 125;
 	}
+	if (cbox_gofer_spawn_finish(&gsock, gpid, &err) < 0) {
+		cbox_err_report(&err, "cbox-run: starting the gofer");
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return 125;
+	}
+	close(gsock);
 	if (write(sync[1], "g", 1) != 1)
 		return 125;
 	close(sync[1]);

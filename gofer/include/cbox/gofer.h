@@ -86,6 +86,13 @@ struct cbox_gofer_config {
  */
 CBOX_API int cbox_gofer_spawn(const struct cbox_gofer_config *cfg, int *sock, pid_t *pid,
                               struct cbox_err **err);
+/* cbox_gofer_spawn in two halves, so that the caller can do other work (make the sentry's
+ * namespaces) while the gofer builds its tree: start forks the child (the config is checked
+ * first); finish waits for its start-up packet, with cbox_gofer_spawn's errors (on failure the
+ * child is reaped and *sock closed and set to -1). Nothing may use *sock in between. */
+CBOX_API int cbox_gofer_spawn_start(const struct cbox_gofer_config *cfg, int *sock, pid_t *pid,
+                                    struct cbox_err **err);
+CBOX_API int cbox_gofer_spawn_finish(int *sock, pid_t pid, struct cbox_err **err);
 
 /*
  * Serve requests on sock until it is closed or a malformed request arrives (logged, then the
