@@ -153,5 +153,22 @@ t_bpf_perf() {
 		"$(printf 'bpf_map_create EPERM\nperf_event_open EPERM')" "$OUT"
 }
 
-for_each_config t_errors t_seccomp_listener t_tiocsti t_eintr t_clone3_race t_bpf_perf
+# The gofer's set-up fails (a rootfs without /tmp for the sandbox's tmpfs) while the sentry's
+# namespaces are already made (cbox-run overlaps the two): cbox-run must report the gofer's
+# error, exit 125 and leave no sentry behind.
+t_gofer_setup() {
+	[ "$(basename "$CBOX_RUN")" = cbox-run ] || { skip_check "gofer set-up failure" "not cbox-run"; return; }
+	local root="$ITEST_TMP/empty-root"
+	mkdir -p "$root"
+	# shellcheck disable=SC2086
+	timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG --rootfs "$root" -- /bin/true \
+		>"$SCRATCH/out" 2>"$SCRATCH/err" </dev/null
+	STATUS=$?
+	ERR=$(cat "$SCRATCH/err")
+	check_status "a gofer set-up failure" 125
+	check_match "  ... reported with the gofer's reason" "starting the gofer: gofer: tmpfs at /tmp: the target does not exist" "$ERR"
+	check "  ... and no sandbox process is left" "" "$(pgrep -f -- "--rootfs $root" | grep -v "^$$\$")"
+}
+
+for_each_config t_errors t_seccomp_listener t_tiocsti t_eintr t_clone3_race t_bpf_perf t_gofer_setup
 finish
