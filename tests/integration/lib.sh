@@ -39,7 +39,22 @@ else
 fi
 
 SCRATCH=$(mktemp -d /tmp/cbox-itest.XXXXXX)
-trap 'rm -rf "$SCRATCH"' EXIT
+
+# kill_leftovers: what the test started and left running (a container's init still waiting
+# for `start` after a failed check, a detached container) is found by the scratch dir in its
+# command line and killed, so that a failing run leaves no process on the machine (one such
+# init once outlived its test here). The list of pids is taken before any grep runs.
+kill_leftovers() {
+	local p
+	disown -a 2>/dev/null # no "Killed" notice for the test's own background jobs
+	for p in /proc/[0-9]*; do
+		[ "${p#/proc/}" = "$$" ] && continue
+		if { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -qF "$SCRATCH"; then
+			kill -KILL "${p#/proc/}" 2>/dev/null
+		fi
+	done
+}
+trap 'kill_leftovers; rm -rf "$SCRATCH"' EXIT
 
 # skip REASON: exit 77 (ctest SKIP), or fail when CBOX_TESTS_MUST_WORK=1.
 skip() {
@@ -63,7 +78,7 @@ need_binaries() {
 	local tmp="${CBOX_ITEST_TMP:-${HELPERS}/tmp}"
 	mkdir -p "$tmp" || skip "cannot create $tmp"
 	ITEST_TMP=$(mktemp -d "$tmp/t.XXXXXX")
-	trap 'rm -rf "$SCRATCH" "$ITEST_TMP"' EXIT
+	trap 'kill_leftovers; rm -rf "$SCRATCH" "$ITEST_TMP"' EXIT
 }
 
 # box ARGS...: runs ARGS as the guest program under the current configuration, bounded in time.
