@@ -105,9 +105,7 @@ static int recv_reply(struct cbox_gofer_client *c, const struct cbox_gofer_req *
 	                    .msg_controllen = sizeof(ctl.buf)};
 	CBOX_AUTOCLOSE int got = -1;
 	ssize_t n;
-	do
-		n = recvmsg(c->sock, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
+	n = cbox_recvmsg_spin(c->sock, &mh, MSG_CMSG_CLOEXEC, 64);
 	if (n <= 0)
 		return broken(c, n == 0 ? "connection closed" : "cannot receive a reply");
 	int rc = take_fds(&mh, fd != NULL, &got);

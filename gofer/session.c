@@ -96,9 +96,7 @@ static ssize_t recv_request(struct cbox_gofer_server *s, unsigned char *buf, int
 	                    .msg_control = ctl.buf,
 	                    .msg_controllen = sizeof(ctl)};
 	ssize_t n;
-	do
-		n = recvmsg(s->sock, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
+	n = cbox_recvmsg_spin(s->sock, &mh, MSG_CMSG_CLOEXEC, 64);
 	if (n < 0 && (errno == ECONNRESET || errno == EPIPE))
 		return 0;
 	if (n < 0) {

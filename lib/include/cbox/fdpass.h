@@ -14,3 +14,10 @@ int cbox_send_fds(int sock, const void *data, size_t len, const int *fds, int nf
  * the message's length, 0 at EOF, or -errno: -EBADMSG when the data or the fds were truncated
  * (the fds received are then closed and *nfds is 0). */
 ssize_t cbox_recv_fds(int sock, void *buf, size_t size, int *fds, int maxfds, int *nfds, int flags);
+
+/* recvmsg(2) that first tries for a while: up to tries attempts with MSG_DONTWAIT (yielding
+ * the CPU between them), then a blocking one (EINTR retried). For request/reply channels whose
+ * peer answers within microseconds: see the comment in fdpass.c. The msghdr is as recvmsg's;
+ * its msg_controllen is restored before each attempt. */
+struct msghdr;
+ssize_t cbox_recvmsg_spin(int sock, struct msghdr *mh, int flags, unsigned tries);
