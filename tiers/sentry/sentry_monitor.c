@@ -222,22 +222,10 @@ static int wait_for_start(const char *state_dir, struct cbox_err **err)
 	return n == 1 ? 0 : cbox_err_set(err, errno, "write %s", path);
 }
 
-/* The guest's init: the sentry's one child. */
-static pid_t guest_init(pid_t sentry)
-{
-	char path[64], buf[64];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)sentry, (int)sentry);
-	CBOX_AUTOCLOSE int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	return (pid_t)atoi(buf);
-}
-
+/* A signal for the container goes to the guest's init (the sentry's first child). */
 static void forward(struct monitor *m, int sig)
 {
-	pid_t init = guest_init(m->sentry);
+	pid_t init = cbox_sentry_guest_init(m->sentry);
 	if (init > 0) {
 		kill(init, sig);
 		return;

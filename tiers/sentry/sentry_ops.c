@@ -69,20 +69,11 @@ static pid_t sentry_pid(const struct cbox_tier_container *c)
 	return pid;
 }
 
-/* The guest's init (the sentry's child), or 0 when there is none (yet, or any more). */
-static pid_t guest_init(pid_t sentry)
-{
-	char path[64], buf[64];
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)sentry, (int)sentry);
-	read_line(path, buf, sizeof(buf));
-	return atoi(buf);
-}
-
 /* Every guest task: the processes in the pid namespace of the guest's init, which holds them all
  * and neither the sentry nor the gofer (each in a namespace of its own). */
 static int guest_pids(pid_t sentry, pid_t **pids, size_t *n, struct cbox_err **err)
 {
-	pid_t init = sentry > 0 ? guest_init(sentry) : 0;
+	pid_t init = sentry > 0 ? cbox_sentry_guest_init(sentry) : 0;
 	struct cbox_err *e = NULL;
 	if (init > 0 && cbox_tier_pidns_pids(init, pids, n, &e) == 0)
 		return 0;

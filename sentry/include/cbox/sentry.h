@@ -37,5 +37,10 @@ struct cbox_sentry_config {
  */
 CBOX_API int cbox_sentry_main(const struct cbox_sentry_config *cfg);
 
+/* For the sentry's host-side parent: the guest's first task, as a host pid (the sentry's first
+ * child, from /proc/SENTRY/task/SENTRY/children), or 0 when there is none (yet, or any more).
+ * Async-signal-safe: cbox-run calls it from its signal handler. */
+CBOX_API pid_t cbox_sentry_guest_init(pid_t sentry);
+
 /* The host syscalls the sentry's own seccomp filter allows (sorted); *n gets the count. */
 CBOX_API const int *cbox_sentry_allowed_syscalls(size_t *n);
