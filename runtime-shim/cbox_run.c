@@ -63,12 +63,34 @@ static int map_ids(pid_t pid)
 static pid_t sentry_pid;
 static volatile sig_atomic_t timed_out;
 
+/*
+ * SIGINT, SIGTERM, SIGHUP and SIGQUIT to cbox-run are passed on to the guest's first program, as
+ * `docker run` passes them to its container: a program may clean up (python's
+ * KeyboardInterrupt, a shell's trap). That program is the init of the guest's pid namespace,
+ * which as on Linux gets only the signals it handles; so a second such signal, or any while no
+ * program runs, ends the sandbox at once (the whole of it: SIGKILL of the sentry). --timeout
+ * (SIGALRM) always ends it at once. The sentry and the gofer are in process groups of their
+ * own, so a terminal's ^C reaches cbox-run only, and only once.
+ */
+static volatile sig_atomic_t forwarded, forced;
+
 static void on_signal(int sig)
 {
-	if (sig == SIGALRM)
+	if (sentry_pid <= 0)
+		return;
+	if (sig == SIGALRM) {
 		timed_out = 1;
-	if (sentry_pid > 0)
-		kill(sentry_pid, SIGKILL);
+	} else if (!forwarded) {
+		pid_t init = cbox_sentry_guest_init(sentry_pid);
+		if (init > 0 && kill(init, sig) == 0) {
+			forwarded = sig;
+			return;
+		}
+		forced = sig;
+	} else {
+		forced = sig;
+	}
+	kill(sentry_pid, SIGKILL);
 }
 
 /* Arm --timeout: the whole sandbox (the sentry, and with it every guest task) is killed. */
@@ -176,6 +198,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 		cbox_err_report(&err, "cbox-run: starting the gofer");
 		return 125;
 	}
+	setpgid(gpid, gpid); /* out of reach of the terminal's ^C, as the sentry */
 	if (sandbox_cg && cbox_cgroup_add_pid(sandbox_cg, gpid, &err) < 0) {
 		cbox_err_report(&err, "cbox-run: moving the gofer into the sandbox's cgroup");
 		kill(gpid, SIGKILL);
@@ -211,6 +234,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 		return 125;
 	}
 	if (pid == 0) {
+		setpgid(0, 0);
 		close(sync[1]);
 		cbox_log_set_who("sentry");
 		char c;
@@ -228,6 +252,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 		_exit(cbox_sentry_main(&cfg));
 	}
 	close(sync[0]);
+	setpgid(pid, pid); /* (also done by the child: whichever runs first) */
 	sentry_pid = pid;
 	/* The sentry waits on the sync pipe: in the cgroup before it starts the guest, every
 	 * guest task is born inside. */
@@ -255,6 +280,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
+	signal(SIGQUIT, on_signal);
 	arm_timeout(o->timeout_ms);
 	int status;
 	if (o->tty) {
@@ -278,6 +304,11 @@ static int run(struct cbox_run_opts *o, char **argv)
 		cbox_cgroup_format_size(o->memory, size, sizeof(size));
 		fprintf(stderr, "cbox-run: killed: the memory limit of %s was reached\n", size);
 		return 137;
+	}
+	if (forced && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+		fprintf(stderr, "cbox-run: the sandbox was killed on %s%s\n",
+		        forwarded ? "a second " : "", strsignal(forced));
+		return 128 + forced;
 	}
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);

@@ -82,7 +82,11 @@ static void usage(FILE *f)
 	    "Exit status: the program's; 128+N when it was killed by signal N; 127 when it does\n"
 	    "not exist; 126 when it cannot be executed; 137 after --timeout or when the memory\n"
 	    "limit was reached (the message says which); 125 when the sandbox could not be set\n"
-	    "up. The limits use a cgroup (cbox/run-PID, removed at the end) and need root.\n");
+	    "up. The limits use a cgroup (cbox/run-PID, removed at the end) and need root.\n"
+	    "\n"
+	    "Signals: SIGINT (^C), SIGTERM, SIGHUP and SIGQUIT are passed on to the program,\n"
+	    "which runs as pid 1 of the sandbox and so gets only the ones it handles (as in a\n"
+	    "container); a second one kills the whole sandbox (exit status 128+N).\n");
 }
 
 static int push(void **v, size_t *n, size_t size, const void *item)

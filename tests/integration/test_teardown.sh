@@ -73,5 +73,51 @@ t_stop_cont_sentry() {
 	stop_run
 }
 
-for_each_config ${TEARDOWN_TESTS:-t_kill_sentry t_kill_cbox_run t_kill_guest t_stop_cont_sentry}
+# sig_run SCRIPT: `cbox-run CFG -- busybox sh -c SCRIPT` in a session of its own, as a shell
+# runs a foreground job: cbox-run leads the process group a terminal's ^C would signal. Waits
+# until SCRIPT printed "ready"; sets SIG_PID (cbox-run, the group's id) and SIG_OUT (its output).
+sig_run() {
+	SIG_OUT="$SCRATCH/sig.out"
+	rm -f "$SIG_OUT"
+	# shellcheck disable=SC2086
+	setsid "$CBOX_RUN" $CFG -- "$BB" sh -c "$1" </dev/null >"$SIG_OUT" 2>&1 &
+	SIG_PID=$!
+	for _ in $(seq 100); do
+		grep -q ready "$SIG_OUT" 2>/dev/null && break
+		sleep 0.1
+	done
+}
+
+# Signals to cbox-run (issue 3): the first SIGINT/SIGTERM is passed on to the guest's program,
+# which may clean up; as the init of its pid namespace it gets only what it handles, so a second
+# signal ends the sandbox. A ^C to the whole foreground group must arrive once: the sentry and
+# the gofer are in groups of their own.
+t_signals() {
+	[ "$(basename "$CBOX_RUN")" = cbox-run ] || { skip_check "signals" "not cbox-run"; return; }
+	sig_run 'trap "echo cleaning up; exit 3" INT; echo ready; while :; do busybox sleep 0.1; done'
+	kill -INT -- "-$SIG_PID"
+	wait "$SIG_PID"
+	STATUS=$?
+	check_status "^C to the job: the program's INT trap runs, and its status comes back" 3
+	check "  ... once, and cbox-run says nothing" "ready
+cleaning up" "$(cat "$SIG_OUT")"
+	sig_run 'echo ready; busybox sleep 1000'
+	TREE=""
+	local p
+	for p in $SIG_PID $(descendants "$SIG_PID" | cut -d' ' -f1); do
+		TREE="$TREE $(proc_id "$p")"
+	done
+	kill -TERM "$SIG_PID"
+	sleep 0.5
+	check "a program without a TERM handler (pid 1) keeps running" "" \
+		"$(kill -0 "$SIG_PID" 2>/dev/null || echo gone)"
+	kill -TERM "$SIG_PID"
+	wait "$SIG_PID"
+	STATUS=$?
+	check_status "a second SIGTERM ends the sandbox" 143
+	check_match "  ... and says so" "the sandbox was killed on a second Terminated" "$(cat "$SIG_OUT")"
+	expect_gone "  ... leaving nothing"
+}
+
+for_each_config ${TEARDOWN_TESTS:-t_kill_sentry t_kill_cbox_run t_kill_guest t_stop_cont_sentry t_signals}
 finish
