@@ -73,6 +73,7 @@ static volatile sig_atomic_t timed_out;
  * own, so a terminal's ^C reaches cbox-run only, and only once.
  */
 static volatile sig_atomic_t forwarded, forced;
+static bool run_init; /* --init: the sentry's child is the tiny init, which passes signals on */
 
 static void on_signal(int sig)
 {
@@ -82,7 +83,10 @@ static void on_signal(int sig)
 		timed_out = 1;
 	} else if (!forwarded) {
 		pid_t init = cbox_sentry_guest_init(sentry_pid);
-		if (init > 0 && kill(init, sig) == 0) {
+		/* ^C and ^\ go to the program's whole process group (it leads one), as a
+		 * terminal sends them: a shell's foreground child gets them too. */
+		bool group = !run_init && (sig == SIGINT || sig == SIGQUIT);
+		if (init > 0 && ((group && kill(-init, sig) == 0) || kill(init, sig) == 0)) {
 			forwarded = sig;
 			return;
 		}
@@ -224,6 +228,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 	                                 .tree_writable = true,
 	                                 .dev_shm = o->dev_shm ? "/dev/shm" : NULL,
 	                                 .tty = o->tty,
+	                                 .init = o->init,
 	                                 .tty_fd = tty.slave};
 	pid_t pid = (pid_t)syscall(SYS_clone,
 	                           CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
@@ -277,6 +282,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 	if (write(sync[1], "g", 1) != 1)
 		return 125;
 	close(sync[1]);
+	run_init = o->init;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);

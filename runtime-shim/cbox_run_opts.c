@@ -36,6 +36,10 @@ static void usage(FILE *f)
 	    "  -w, --workdir DIR          the working folder (default: the current directory):\n"
 	    "                             the guest starts there and may write there\n"
 	    "                             e.g. cbox-run --workdir ~/project -- make\n"
+	    "  --init                     run a tiny init as pid 1 that passes signals on and\n"
+	    "                             reaps orphans; the program is pid 2 and gets signals\n"
+	    "                             with their default actions, as with docker run --init\n"
+	    "                             e.g. cbox-run --init -- sh -c 'yes | head -1'\n"
 	    "  --ro                       keep the working folder read-only too\n"
 	    "                             e.g. cbox-run --ro -- git log --oneline\n"
 	    "  -t, --tty                  give the program a terminal of its own (a pty cbox-run\n"
@@ -86,7 +90,8 @@ static void usage(FILE *f)
 	    "\n"
 	    "Signals: SIGINT (^C), SIGTERM, SIGHUP and SIGQUIT are passed on to the program,\n"
 	    "which runs as pid 1 of the sandbox and so gets only the ones it handles (as in a\n"
-	    "container); a second one kills the whole sandbox (exit status 128+N).\n");
+	    "container; --init changes that); a second one kills the whole sandbox (exit status\n"
+	    "128+N).\n");
 }
 
 static int push(void **v, size_t *n, size_t size, const void *item)
@@ -258,6 +263,9 @@ static int parse_one(struct cbox_run_opts *o, int c, const char *arg)
 	case 't':
 		o->tty = true;
 		return 0;
+	case 'I':
+		o->init = true;
+		return 0;
 	case 'H':
 		if (arg[0] != '/') {
 			fprintf(stderr, "cbox-run: --hide %s: the path must be absolute\n", arg);
@@ -307,6 +315,7 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	                                         {"ro", no_argument, NULL, 'R'},
 	                                         {"overlay", no_argument, NULL, 'O'},
 	                                         {"tty", no_argument, NULL, 't'},
+	                                         {"init", no_argument, NULL, 'I'},
 	                                         {"hide", required_argument, NULL, 'H'},
 	                                         {"env", required_argument, NULL, 'e'},
 	                                         {"timeout", required_argument, NULL, 'T'},

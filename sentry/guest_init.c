@@ -18,7 +18,9 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <seccomp.h>
 
 #include "cbox/exec_req.h"
 #include "cbox/log.h"
@@ -127,6 +129,81 @@ CBOX_NORETURN void cbox_guest_init(struct cbox_sentry *s, int sync_fd, int insta
 		_exit(125); /* the sentry gave up */
 	close(sync_fd);
 	cbox_guest_exec(s, s->cfg->argv, s->cfg->envp, s->cfg->tty);
+}
+
+/*
+ * --init: pid 1 of the guest's pid namespace is this tiny init and the program is its child, pid
+ * 2, as with `docker run --init` (tini). The program then gets signals with their default
+ * actions (a ^C or `kill $$` ends a script without a trap; `yes | head -1` ends quietly on
+ * SIGPIPE), the init passes on the signals it is sent, and orphans are reaped.
+ *
+ * Security: the init is a copy of the sentry that never runs guest code, but it lives in the
+ * guest's pid namespace holding the sentry's memory (cbox-run's environment among it) and fds.
+ * So before it waits it closes every fd, wipes the environment strings, stays non-dumpable (the
+ * guest can neither trace it nor read its memory; the guest's /proc is the sentry's and does not
+ * show it) and locks itself into wait4, kill and exit. As its namespace's init, it takes from
+ * the guest only the signals it handles, the ones it passes on: `kill -9 1` does nothing.
+ */
+static volatile pid_t tiny_child;
+
+static void tiny_forward(int sig)
+{
+	/* ^C and ^\ go to the program's whole process group (it leads one), as a terminal
+	 * sends them; the others to the program. */
+	if (tiny_child > 0 && ((sig != SIGINT && sig != SIGQUIT) || kill(-tiny_child, sig) < 0))
+		kill(tiny_child, sig);
+}
+
+static int tiny_filter(void)
+{
+	static const int allowed[] = {SYS_wait4, SYS_kill,       SYS_rt_sigreturn,
+	                              SYS_exit,  SYS_exit_group, SYS_restart_syscall};
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	if (!ctx)
+		return -ENOMEM;
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < CBOX_ARRAY_SIZE(allowed); i++)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i], 0);
+	if (r == 0)
+		r = seccomp_load(ctx);
+	seccomp_release(ctx);
+	return r;
+}
+
+CBOX_NORETURN void cbox_guest_tiny_init(struct cbox_sentry *s, int sync_fd, int install_fd)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	pid_t child = fork();
+	if (child < 0)
+		fail(125, "starting the program under --init", errno);
+	if (child == 0)
+		cbox_guest_init(s, sync_fd, install_fd);
+	tiny_child = child;
+	static const int passed[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
+	struct sigaction sa = {.sa_handler = tiny_forward, .sa_flags = SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < CBOX_ARRAY_SIZE(passed); i++)
+		sigaction(passed[i], &sa, NULL);
+	for (char **e = environ; e && *e; e++)
+		memset(*e, 0, strlen(*e));
+	syscall(SYS_close_range, 0, ~0U, 0);
+	/* The sentry blocks SIGCHLD (for its signalfd); the handlers above must run. */
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+	if (tiny_filter() < 0) {
+		kill(child, SIGKILL);
+		_exit(125);
+	}
+	for (;;) {
+		int st;
+		pid_t w = (pid_t)syscall(SYS_wait4, -1, &st, 0, NULL);
+		if (w == child)
+			_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		if (w < 0 && errno == ECHILD)
+			_exit(0);
+	}
 }
 
 void cbox_guest_exec(struct cbox_sentry *s, char *const *argv, char *const *envp, bool tty)

@@ -134,6 +134,8 @@ bool cbox_exec_ctl_quiet(const struct cbox_sentry *s);
 
 /* The guest's first task, between the sentry's clone and its first exec (guest_init.c). */
 CBOX_NORETURN void cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd);
+/* --init: pid 1 of the guest, the program's parent (guest_init.c). */
+CBOX_NORETURN void cbox_guest_tiny_init(struct cbox_sentry *s, int sync_fd, int install_fd);
 /* Session, terminal, no privileges, the guest filter, then exec of argv[0] (searched in the
  * environment's PATH): the part every task the sentry starts shares. */
 CBOX_NORETURN void cbox_guest_exec(struct cbox_sentry *s, char *const *argv, char *const *envp,

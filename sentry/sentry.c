@@ -166,25 +166,61 @@ int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd)
 	return 0;
 }
 
+/* The guest task's "ready" byte; its pid as the sentry sees it comes with it (SO_PASSCRED: with
+ * --init the task is not the sentry's child, and its pid is known only this way). */
+static int read_ready(int sock, pid_t *pid)
+{
+	char ready;
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(sizeof(struct ucred))];
+	} ctl;
+	struct iovec iov = {.iov_base = &ready, .iov_len = 1};
+	struct msghdr mh = {.msg_iov = &iov,
+	                    .msg_iovlen = 1,
+	                    .msg_control = ctl.buf,
+	                    .msg_controllen = sizeof(ctl)};
+	if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC) != 1)
+		return -EIO; /* the child failed before it could be traced (it logged why) */
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+			struct ucred cr;
+			memcpy(&cr, CMSG_DATA(c), sizeof(cr));
+			*pid = cr.pid;
+			return 0;
+		}
+	return -EPROTO;
+}
+
 static int start_guest(struct cbox_sentry *s, int install_peer)
 {
-	int sync[2];
+	int sync[2], on = 1;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0)
 		return -errno;
-	/* The guest gets its own pid namespace (its first task is pid 1 there, as in a container)
-	 * and its own mount namespace, whose root will be the empty guest/ directory. */
+	if (setsockopt(sync[1], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) < 0) {
+		close(sync[0]);
+		close(sync[1]);
+		return -errno;
+	}
+	/* The guest gets its own pid namespace (its first task is pid 1 there, as in a container,
+	 * or pid 2 under a tiny init with --init) and its own mount namespace, whose root will be
+	 * the empty guest/ directory. */
 	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | SIGCHLD, 0, 0, 0, 0);
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
 		close(sync[1]);
+		if (s->cfg->init)
+			cbox_guest_tiny_init(s, sync[0], install_peer);
 		cbox_guest_init(s, sync[0], install_peer);
 	}
 	close(sync[0]);
-	char ready;
-	if (read(sync[1], &ready, 1) != 1) {
+	pid_t init = pid;
+	int rr = read_ready(sync[1], &pid);
+	if (rr < 0) {
 		close(sync[1]);
-		return -EIO; /* the child failed before it could be traced (it logged why) */
+		kill(init, SIGKILL); /* (with --init: the tiny init, which the guest task left) */
+		return rr;
 	}
 	if (install_peer >= 0)
 		close(install_peer);

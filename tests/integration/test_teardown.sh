@@ -119,5 +119,29 @@ cleaning up" "$(cat "$SIG_OUT")"
 	expect_gone "  ... leaving nothing"
 }
 
-for_each_config ${TEARDOWN_TESTS:-t_kill_sentry t_kill_cbox_run t_kill_guest t_stop_cont_sentry t_signals}
+# --init: a tiny init is pid 1 and the program pid 2, so the program gets signals with their
+# default actions; the init passes signals on and cannot be killed or read from the guest.
+t_init() {
+	[ "$(basename "$CBOX_RUN")" = cbox-run ] || { skip_check "--init" "not cbox-run"; return; }
+	local cfg0=$CFG
+	CFG="$cfg0 --init"
+	sh_box 'echo $$; kill -TERM $$; echo survived'
+	check "--init: the program is pid 2" "2" "$OUT"
+	check_status "  ... and its own SIGTERM ends it" 143
+	sh_box 'busybox yes | busybox head -1'
+	check "  ... yes | head -1 ends quietly (SIGPIPE)" "y" "$(printf '%s\n' "$OUT" | head -1)"
+	check "  ... with nothing on stderr" "" "$ERR"
+	box "$BB" sh -c 'busybox yes | busybox head -1 >/dev/null; kill -9 1; busybox sleep 0.2; echo alive; cat /proc/1/environ'
+	check "  ... the guest cannot kill the init" "alive" "$OUT"
+	check_match "  ... nor read it (/proc/1 is not shown)" "No such file or directory" "$ERR"
+	sig_run 'echo ready; busybox sleep 1000; echo after'
+	kill -INT -- "-$SIG_PID"
+	wait "$SIG_PID"
+	STATUS=$?
+	check_status "  ... one ^C ends a script without a trap" 130
+	check "  ... at once" "ready" "$(cat "$SIG_OUT")"
+	CFG=$cfg0
+}
+
+for_each_config ${TEARDOWN_TESTS:-t_kill_sentry t_kill_cbox_run t_kill_guest t_stop_cont_sentry t_signals t_init}
 finish

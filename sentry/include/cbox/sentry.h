@@ -26,6 +26,7 @@ struct cbox_sentry_config {
 	int tty_fd;           /* guest's controlling terminal, and /dev/tty reopens tty_fd */
 	bool exec_service;    /* serve `cbox exec`: exec_ctl is the monitor's control socket, */
 	int exec_ctl;         /* which hands over connections of <state>/exec.sock */
+	bool init;            /* a tiny init is pid 1 of the guest, the program pid 2 (--init) */
 };
 
 /*
