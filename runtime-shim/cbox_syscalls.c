@@ -131,9 +131,10 @@ static void print_surface(bool json, bool strict)
 		else if (t[i].kind == CBOX_SYS_PASS || t[i].kind == CBOX_SYS_FAST)
 			pass[np++] = t[i].nr;
 	}
-	size_t ns, ng;
+	size_t ns, ng, ni;
 	const int *sentry = cbox_sentry_allowed_syscalls(&ns);
 	const int *gofer = cbox_gofer_allowed_syscalls(&ng);
+	const int *init = cbox_guest_init_allowed_syscalls(&ni);
 	bool first = true;
 	if (json)
 		printf("{");
@@ -144,6 +145,7 @@ static void print_surface(bool json, bool strict)
 	           pass, np, json, &first);
 	print_list(json ? "sentry" : "sentry allowlist", sentry, ns, json, &first);
 	print_list(json ? "gofer" : "gofer allowlist", gofer, ng, json, &first);
+	print_list(json ? "init" : "init allowlist (cbox-run --init)", init, ni, json, &first);
 	if (json)
 		printf("\n}\n");
 }

@@ -154,16 +154,30 @@ static void tiny_forward(int sig)
 		kill(tiny_child, sig);
 }
 
+/* Sorted by number; published by `cbox syscalls --host-surface` (init). */
+static const int tiny_allowed[] = {
+    SYS_rt_sigreturn,    /* 15: return from the forwarding handler */
+    SYS_exit,            /* 60 */
+    SYS_wait4,           /* 61: reaping */
+    SYS_kill,            /* 62: passing signals on */
+    SYS_restart_syscall, /* 219: wait4 after a stop */
+    SYS_exit_group,      /* 231: _exit */
+};
+
+const int *cbox_guest_init_allowed_syscalls(size_t *n)
+{
+	*n = CBOX_ARRAY_SIZE(tiny_allowed);
+	return tiny_allowed;
+}
+
 static int tiny_filter(void)
 {
-	static const int allowed[] = {SYS_wait4, SYS_kill,       SYS_rt_sigreturn,
-	                              SYS_exit,  SYS_exit_group, SYS_restart_syscall};
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
 	if (!ctx)
 		return -ENOMEM;
 	int r = 0;
-	for (size_t i = 0; r == 0 && i < CBOX_ARRAY_SIZE(allowed); i++)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i], 0);
+	for (size_t i = 0; r == 0 && i < CBOX_ARRAY_SIZE(tiny_allowed); i++)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, tiny_allowed[i], 0);
 	if (r == 0)
 		r = seccomp_load(ctx);
 	seccomp_release(ctx);
@@ -173,6 +187,7 @@ static int tiny_filter(void)
 CBOX_NORETURN void cbox_guest_tiny_init(struct cbox_sentry *s, int sync_fd, int install_fd)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	prctl(PR_SET_NAME, "cbox-init");
 	pid_t child = fork();
 	if (child < 0)
 		fail(125, "starting the program under --init", errno);

@@ -86,6 +86,20 @@ t_surface() {
 		check "sentry found (comm cbox-sentry)" "a pid" "none; tree:$(left_over)"
 	fi
 	stop_run
+	# --init: the tiny init (pid 1, a copy of the sentry in the guest's pid namespace) allows
+	# exactly what is published.
+	local cfg0=$CFG
+	CFG="$cfg0 --init"
+	start_sleeper
+	CFG=$cfg0
+	local init
+	init=$(find_desc_by_comm "$RUN_PID" cbox-init)
+	if [ -n "$init" ]; then
+		compare_filter "--init: init filter = init" "$init" "$(published init)"
+	else
+		check "--init: init found (comm cbox-init)" "a pid" "none; tree:$(left_over)"
+	fi
+	stop_run
 }
 
 for_each_config t_surface

@@ -45,3 +45,5 @@ CBOX_API pid_t cbox_sentry_guest_init(pid_t sentry);
 
 /* The host syscalls the sentry's own seccomp filter allows (sorted); *n gets the count. */
 CBOX_API const int *cbox_sentry_allowed_syscalls(size_t *n);
+/* Likewise for the tiny init of cbox-run --init (sentry/guest_init.c). */
+CBOX_API const int *cbox_guest_init_allowed_syscalls(size_t *n);
