@@ -97,6 +97,35 @@ static void on_signal(int sig)
 	kill(sentry_pid, SIGKILL);
 }
 
+/*
+ * ^Z: a terminal stops its foreground job, which is cbox-run alone (the sentry and the gofer
+ * have groups of their own); the program would run on in the background. So cbox-run stops the
+ * program's process group first (SIGSTOP: as its namespace's init the program would ignore a
+ * SIGTSTP it does not handle) and then itself; when the shell continues cbox-run (fg, bg), the
+ * program continues too. Only the program's group: a job it put in the background stays as it
+ * is, as under a terminal.
+ */
+static void on_stop(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	pid_t init = sentry_pid > 0 ? cbox_sentry_guest_init(sentry_pid) : 0;
+	/* Under --init the tiny init passes SIGTSTP and SIGCONT on to the program's group. */
+	if (init > 0)
+		kill(run_init ? init : -init, run_init ? SIGTSTP : SIGSTOP);
+	/* Stop by the default action: unblocked (a handler runs with its signal blocked). */
+	sigset_t tstp;
+	sigemptyset(&tstp);
+	sigaddset(&tstp, SIGTSTP);
+	signal(SIGTSTP, SIG_DFL);
+	sigprocmask(SIG_UNBLOCK, &tstp, NULL);
+	raise(SIGTSTP); /* stops here until SIGCONT */
+	signal(SIGTSTP, on_stop);
+	if (init > 0)
+		kill(run_init ? init : -init, SIGCONT);
+	errno = saved;
+}
+
 /* Arm --timeout: the whole sandbox (the sentry, and with it every guest task) is killed. */
 static void arm_timeout(unsigned ms)
 {
@@ -287,6 +316,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
 	signal(SIGQUIT, on_signal);
+	signal(SIGTSTP, on_stop);
 	arm_timeout(o->timeout_ms);
 	int status;
 	if (o->tty) {

@@ -148,9 +148,14 @@ static volatile pid_t tiny_child;
 
 static void tiny_forward(int sig)
 {
-	/* ^C and ^\ go to the program's whole process group (it leads one), as a terminal
-	 * sends them; the others to the program. */
-	if (tiny_child > 0 && ((sig != SIGINT && sig != SIGQUIT) || kill(-tiny_child, sig) < 0))
+	/* ^C, ^\ and ^Z (and the SIGCONT after it) go to the program's whole process group (it
+	 * leads one), as a terminal sends them; the others to the program. */
+	bool group = sig == SIGINT || sig == SIGQUIT || sig == SIGTSTP || sig == SIGCONT;
+	/* The program leads a session of its own, so its group is orphaned and the kernel
+	 * drops a SIGTSTP's default stop there: stop it with SIGSTOP. */
+	if (sig == SIGTSTP)
+		sig = SIGSTOP;
+	if (tiny_child > 0 && (!group || kill(-tiny_child, sig) < 0))
 		kill(tiny_child, sig);
 }
 
@@ -194,7 +199,8 @@ CBOX_NORETURN void cbox_guest_tiny_init(struct cbox_sentry *s, int sync_fd, int 
 	if (child == 0)
 		cbox_guest_init(s, sync_fd, install_fd);
 	tiny_child = child;
-	static const int passed[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
+	static const int passed[] = {SIGINT,  SIGTERM,  SIGHUP,  SIGQUIT, SIGUSR1,
+	                             SIGUSR2, SIGWINCH, SIGTSTP, SIGCONT};
 	struct sigaction sa = {.sa_handler = tiny_forward, .sa_flags = SA_RESTART};
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < CBOX_ARRAY_SIZE(passed); i++)

@@ -119,6 +119,36 @@ cleaning up" "$(cat "$SIG_OUT")"
 	expect_gone "  ... leaving nothing"
 }
 
+# ^Z: a shell with job control stops cbox-run's process group (cbox-run alone); cbox-run stops
+# the program too, and continues it with itself. The job must not be in an orphaned process
+# group (the kernel drops a SIGTSTP's stop there): a job-control bash is its parent, and stays
+# (as a sleep; its exit would orphan the group, which sends it SIGHUP and SIGCONT).
+t_stop_job() {
+	[ "$(basename "$CBOX_RUN")" = cbox-run ] || { skip_check "^Z" "not cbox-run"; return; }
+	local c="$SCRATCH/count" pidf="$SCRATCH/job.pid" p st
+	rm -f "$c" "$pidf"
+	# shellcheck disable=SC2086
+	setsid bash -c 'set -m; "$@" </dev/null >/dev/null 2>&1 & echo $! >"'"$pidf"'"
+		exec sleep 60' _ \
+		"$CBOX_RUN" $CFG -v "$SCRATCH:$SCRATCH" -- "$BB" sh -c \
+		"i=0; while :; do i=\$((i+1)); echo \$i >$c; busybox sleep 0.05; done" &
+	local parent=$!
+	for _ in $(seq 100); do
+		[ -s "$c" ] && [ -s "$pidf" ] && break
+		sleep 0.1
+	done
+	p=$(cat "$pidf" 2>/dev/null)
+	kill -TSTP -- "-$p"
+	sleep 0.3
+	st=$(ps -o stat= -p "$p" | cut -c1)
+	check "^Z: cbox-run stops" "T" "$st"
+	check "  ... and so does the program" 1 "$(counter_moves "$c"; echo $?)"
+	kill -CONT -- "-$p"
+	check "  ... fg: both go on" 0 "$(counter_moves "$c"; echo $?)"
+	kill -KILL "$p" "$parent" 2>/dev/null
+	wait "$parent" 2>/dev/null
+}
+
 # --init: a tiny init is pid 1 and the program pid 2, so the program gets signals with their
 # default actions; the init passes signals on and cannot be killed or read from the guest.
 t_init() {
@@ -140,8 +170,9 @@ t_init() {
 	STATUS=$?
 	check_status "  ... one ^C ends a script without a trap" 130
 	check "  ... at once" "ready" "$(cat "$SIG_OUT")"
+	t_stop_job
 	CFG=$cfg0
 }
 
-for_each_config ${TEARDOWN_TESTS:-t_kill_sentry t_kill_cbox_run t_kill_guest t_stop_cont_sentry t_signals t_init}
+for_each_config ${TEARDOWN_TESTS:-t_kill_sentry t_kill_cbox_run t_kill_guest t_stop_cont_sentry t_signals t_init t_stop_job}
 finish
