@@ -20,7 +20,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <seccomp.h>
 
 #include "cbox/exec_req.h"
 #include "cbox/log.h"
@@ -175,20 +174,6 @@ const int *cbox_guest_init_allowed_syscalls(size_t *n)
 	return tiny_allowed;
 }
 
-static int tiny_filter(void)
-{
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
-	if (!ctx)
-		return -ENOMEM;
-	int r = 0;
-	for (size_t i = 0; r == 0 && i < CBOX_ARRAY_SIZE(tiny_allowed); i++)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, tiny_allowed[i], 0);
-	if (r == 0)
-		r = seccomp_load(ctx);
-	seccomp_release(ctx);
-	return r;
-}
-
 CBOX_NORETURN void cbox_guest_tiny_init(struct cbox_sentry *s, int sync_fd, int install_fd)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -213,7 +198,7 @@ CBOX_NORETURN void cbox_guest_tiny_init(struct cbox_sentry *s, int sync_fd, int 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	if (tiny_filter() < 0) {
+	if (cbox_seccomp_allowlist_load(tiny_allowed, CBOX_ARRAY_SIZE(tiny_allowed)) < 0) {
 		kill(child, SIGKILL);
 		_exit(125);
 	}

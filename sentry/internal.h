@@ -119,6 +119,8 @@ void cbox_vfs_uncache(struct cbox_dentry *d);
 /* Put d (a gofer dentry) in dir's cache, replacing a stale entry of the same name. */
 void cbox_vfs_cache(struct cbox_sentry *s, struct cbox_dentry *dir, struct cbox_dentry *d);
 int cbox_sentry_seccomp_install(void);
+/* A KILL_PROCESS filter allowing exactly the n syscalls nrs (also the --init allowlist). */
+int cbox_seccomp_allowlist_load(const int *nrs, size_t n);
 /* A traced task the sentry started (the first, or one of `cbox exec`): its state, with its
  * working directory at cwd (guest path; "/" when not in the tree). */
 int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd);

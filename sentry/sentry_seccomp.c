@@ -83,16 +83,21 @@ const int *cbox_sentry_allowed_syscalls(size_t *n)
 	return allowed;
 }
 
-int cbox_sentry_seccomp_install(void)
+int cbox_seccomp_allowlist_load(const int *nrs, size_t n)
 {
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
 	if (!ctx)
 		return -ENOMEM;
 	int r = 0;
-	for (size_t i = 0; r == 0 && i < CBOX_ARRAY_SIZE(allowed); i++)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i], 0);
+	for (size_t i = 0; r == 0 && i < n; i++)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nrs[i], 0);
 	if (r == 0)
 		r = seccomp_load(ctx);
 	seccomp_release(ctx);
 	return r;
+}
+
+int cbox_sentry_seccomp_install(void)
+{
+	return cbox_seccomp_allowlist_load(allowed, CBOX_ARRAY_SIZE(allowed));
 }
