@@ -270,12 +270,39 @@ static int cbox_path(char *buf, size_t n)
 	return w < 0 || (size_t)w >= n ? -1 : access(buf, X_OK);
 }
 
+/* `cbox kill --all ID KILL`: the whole container, as the sentry tier's sandbox is killed. */
+static void kill_all(const char *cbox, const char *state, const char *id)
+{
+	pid_t k = fork();
+	if (k == 0) {
+		execl(cbox, cbox, "--root", state, "kill", "--all", id, "KILL", (char *)NULL);
+		_exit(1);
+	}
+	if (k > 0)
+		waitpid(k, NULL, 0);
+}
+
+/*
+ * Signals, as with the sentry tier (cbox_run.c): the first SIGINT, SIGTERM or SIGHUP goes to
+ * `cbox run`, which passes it to the container's init; a second one, or a SIGQUIT, kills the
+ * container. `cbox run` and the container get a process group of their own, so that a
+ * terminal's ^C reaches cbox-run only, and once.
+ */
+static volatile sig_atomic_t ns_sig, ns_count;
+
+static void ns_on_signal(int sig)
+{
+	ns_sig = sig;
+	ns_count++;
+}
+
 int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 {
-	if (o->tty || o->overlay || o->strict || o->strace || strcmp(o->platform, "seccomp") != 0) {
+	if (o->tty || o->overlay || o->strict || o->strace || o->init ||
+	    strcmp(o->platform, "seccomp") != 0) {
 		fprintf(stderr,
-		        "cbox-run: --tier=ns does not take -t, --overlay, --strict, --strace "
-		        "or --platform yet (they are the sentry's)\n");
+		        "cbox-run: --tier=ns does not take -t, --overlay, --strict, --strace, "
+		        "--init or --platform yet (they are the sentry's)\n");
 		return 125;
 	}
 	char cbox[PATH_MAX + 8];
@@ -299,12 +326,20 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 	}
 	pid_t pid = fork();
 	if (pid == 0) {
+		setpgid(0, 0);
 		execl(cbox, cbox, "--root", state, "--tier", "ns", "run", "--bundle", bundle, id,
 		      (char *)NULL);
 		_exit(125);
 	}
 	if (pid < 0)
 		goto out;
+	setpgid(pid, pid); /* (also done by the child: whichever runs first) */
+	static const int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	struct sigaction sa = {.sa_handler = ns_on_signal};
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++)
+		sigaction(handled[i], &sa, NULL);
+	int forwarded = 0, forced = 0;
 	/* --timeout: the whole container is killed (cbox kill --all), as the sentry tier's
 	 * sandbox is. */
 	struct timespec t0;
@@ -321,14 +356,18 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 		    (now.tv_sec - t0.tv_sec) * 1000LL + (now.tv_nsec - t0.tv_nsec) / 1000000;
 		if (o->timeout_ms && !timed_out && ms >= o->timeout_ms) {
 			timed_out = true;
-			pid_t k = fork();
-			if (k == 0) {
-				execl(cbox, cbox, "--root", state, "kill", "--all", id, "KILL",
-				      (char *)NULL);
-				_exit(1);
+			kill_all(cbox, state, id);
+		}
+		if (ns_count && !forwarded && !forced) {
+			if (ns_count == 1 && ns_sig != SIGQUIT && kill(pid, ns_sig) == 0) {
+				forwarded = ns_sig;
+			} else {
+				forced = ns_sig;
+				kill_all(cbox, state, id);
 			}
-			if (k > 0)
-				waitpid(k, NULL, 0);
+		} else if (ns_count >= 2 && !forced) {
+			forced = ns_sig;
+			kill_all(cbox, state, id);
 		}
 		usleep(20000);
 	}
@@ -336,6 +375,10 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 	if (timed_out) {
 		cbox_error("killed: the timeout of %u ms was reached", o->timeout_ms);
 		status = 137;
+	} else if (forced) {
+		fprintf(stderr, "cbox-run: the container was killed on %s%s\n",
+		        forwarded ? "a second " : "", strsignal(forced));
+		status = 128 + forced;
 	}
 out:
 	/* Only the bundle's own files (symlinks, empty directories): never across a mount. */

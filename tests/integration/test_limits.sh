@@ -101,6 +101,38 @@ ns_view() {
 	check_status "--tier=ns --timeout 1s: killed, 137" 137
 	check_match "  ... and the message says why" "killed: the timeout of 1000 ms was reached" "$ERR"
 	check "  ... and no bundle is left" "" "$(ls -d /tmp/cbox-run-ns.* 2>/dev/null)"
+	ns_signals
+}
+
+# ns_signals: as with the sentry tier, cbox-run passes the first SIGTERM on to the container's
+# init and kills the container on a second. (SIGTERM: a background job of this script has
+# SIGINT ignored, which the container would inherit.)
+ns_signals() {
+	local out="$SCRATCH/ns-sig.out" p
+	# shellcheck disable=SC2086
+	"$CBOX_RUN" $CFG -- "$BB" sh -c 'trap "echo cleaning up; exit 3" TERM; echo ready; while :; do busybox sleep 0.1; done' \
+		</dev/null >"$out" 2>&1 &
+	p=$!
+	for _ in $(seq 100); do grep -q ready "$out" 2>/dev/null && break; sleep 0.1; done
+	kill -TERM "$p"
+	wait "$p"
+	STATUS=$?
+	check_status "--tier=ns: a SIGTERM reaches the init's trap" 3
+	check "  ... once" "ready
+cleaning up" "$(cat "$out")"
+	# shellcheck disable=SC2086
+	"$CBOX_RUN" $CFG -- "$BB" sh -c 'echo ready; busybox sleep 1000' </dev/null >"$out" 2>&1 &
+	p=$!
+	for _ in $(seq 100); do grep -q ready "$out" 2>/dev/null && break; sleep 0.1; done
+	kill -TERM "$p"
+	sleep 0.5
+	check "  ... an init without a handler survives the first" "" "$(kill -0 "$p" 2>/dev/null || echo gone)"
+	kill -TERM "$p"
+	wait "$p"
+	STATUS=$?
+	check_status "  ... and the second kills the container" 143
+	check_match "  ... saying so" "the container was killed on a second Terminated" "$(cat "$out")"
+	check "  ... and no bundle is left" "" "$(ls -d /tmp/cbox-run-ns.* 2>/dev/null)"
 }
 CONFIGS=("--tier=ns")
 for_each_config memory_hog fork_bomb ns_view
