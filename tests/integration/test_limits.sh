@@ -133,6 +133,14 @@ cleaning up" "$(cat "$out")"
 	check_status "  ... and the second kills the container" 143
 	check_match "  ... saying so" "the container was killed on a second Terminated" "$(cat "$out")"
 	check "  ... and no bundle is left" "" "$(ls -d /tmp/cbox-run-ns.* 2>/dev/null)"
+	# Started from a background job, which has SIGINT ignored: the container still starts
+	# with every signal at its default, so its shell can trap SIGINT (as crun resets them).
+	# shellcheck disable=SC2086
+	"$CBOX_RUN" $CFG -- "$BB" sh -c 'trap "echo trapped" INT; kill -INT $$; echo done' \
+		</dev/null >"$out" 2>&1 &
+	wait $!
+	check "--tier=ns: signals start at their defaults (a trap on SIGINT works)" "trapped
+done" "$(cat "$out")"
 }
 CONFIGS=("--tier=ns")
 for_each_config memory_hog fork_bomb ns_view

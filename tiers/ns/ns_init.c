@@ -4,6 +4,7 @@
  * "ready", waits on exec.fifo for `cbox start`, drops privileges and execs process.args.
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +69,16 @@ static CBOX_NORETURN void late_fail(struct cbox_err **err)
 int ns_drop_and_exec(const struct cbox_oci_process *p, const struct cbox_oci_seccomp *sc,
                      const char *exe, struct cbox_err **err)
 {
+	/* The process starts as a fresh one would: every signal at its default action and none
+	 * blocked, as crun does. A SIG_IGN of whoever started the runtime (a script's background
+	 * job ignores SIGINT) would survive the exec, and a shell cannot trap a signal ignored
+	 * on entry. Before the seccomp profile, which may not allow rt_sigaction. */
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* Without no_new_privs the filter must go on while we still hold CAP_SYS_ADMIN; with it,
 	 * as late as possible, so that the filter does not have to allow the set-up calls. */
 	if (sc && !p->no_new_privileges && ns_apply_seccomp(sc, err) < 0)
