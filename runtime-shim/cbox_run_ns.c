@@ -13,7 +13,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +25,7 @@
 
 #include <json-c/json.h>
 
+#include "cbox/rmtree.h"
 #include "cbox/log.h"
 #include "cbox_run.h"
 
@@ -247,15 +247,6 @@ static int write_bundle(struct cbox_run_opts *o, char **argv, const char *dir)
 	return r < 0 ? -1 : 0; /* envp and the tree are o's (cbox_run_opts_free) */
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 /* cbox, beside cbox-run. */
 static int cbox_path(char *buf, size_t n)
 {
@@ -382,6 +373,6 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 	}
 out:
 	/* Only the bundle's own files (symlinks, empty directories): never across a mount. */
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	cbox_rm_tree(dir);
 	return status;
 }

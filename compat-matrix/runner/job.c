@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cbox/rmtree.h"
 #include "cbox/cleanup.h"
 
 /* After the job's main process ended, how long its output pipes may stay open (held by a
@@ -34,15 +34,6 @@ double cbox_compat_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 void cbox_compat_job_clear(struct cbox_compat_job *job)
 {
 	if (job == NULL)
@@ -52,7 +43,7 @@ void cbox_compat_job_clear(struct cbox_compat_job *job)
 	job->out = job->err = NULL;
 	if (job->workdir) {
 		/* FTW_PHYS: a test may leave symlinks to anywhere; never follow them. */
-		nftw(job->workdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+		cbox_rm_tree(job->workdir);
 		free(job->workdir);
 		job->workdir = NULL;
 	}
