@@ -75,6 +75,18 @@ static volatile sig_atomic_t timed_out;
 static volatile sig_atomic_t forwarded, forced;
 static bool run_init; /* --init: the sentry's child is the tiny init, which passes signals on */
 
+/* A signal for the program, whose pid is init: under --init to the tiny init, which passes it
+ * on (a SIGSTOP as SIGTSTP, which it turns back); else to the program's process group when
+ * group (it leads one), or to the program. Async-signal-safe. */
+static int signal_program(pid_t init, int sig, bool group)
+{
+	if (run_init)
+		return kill(init, sig == SIGSTOP ? SIGTSTP : sig);
+	if (group && kill(-init, sig) == 0)
+		return 0;
+	return kill(init, sig);
+}
+
 static void on_signal(int sig)
 {
 	if (sentry_pid <= 0)
@@ -83,10 +95,9 @@ static void on_signal(int sig)
 		timed_out = 1;
 	} else if (!forwarded) {
 		pid_t init = cbox_sentry_guest_init(sentry_pid);
-		/* ^C and ^\ go to the program's whole process group (it leads one), as a
-		 * terminal sends them: a shell's foreground child gets them too. */
-		bool group = !run_init && (sig == SIGINT || sig == SIGQUIT);
-		if (init > 0 && ((group && kill(-init, sig) == 0) || kill(init, sig) == 0)) {
+		/* ^C and ^\ go to the program's whole process group, as a terminal sends them:
+		 * a shell's foreground child gets them too. */
+		if (init > 0 && signal_program(init, sig, sig == SIGINT || sig == SIGQUIT) == 0) {
 			forwarded = sig;
 			return;
 		}
@@ -110,9 +121,8 @@ static void on_stop(int sig)
 	(void)sig;
 	int saved = errno;
 	pid_t init = sentry_pid > 0 ? cbox_sentry_guest_init(sentry_pid) : 0;
-	/* Under --init the tiny init passes SIGTSTP and SIGCONT on to the program's group. */
 	if (init > 0)
-		kill(run_init ? init : -init, run_init ? SIGTSTP : SIGSTOP);
+		signal_program(init, SIGSTOP, true);
 	/* Stop by the default action: unblocked (a handler runs with its signal blocked). */
 	sigset_t tstp;
 	sigemptyset(&tstp);
@@ -122,7 +132,7 @@ static void on_stop(int sig)
 	raise(SIGTSTP); /* stops here until SIGCONT */
 	signal(SIGTSTP, on_stop);
 	if (init > 0)
-		kill(run_init ? init : -init, SIGCONT);
+		signal_program(init, SIGCONT, true);
 	errno = saved;
 }
 

@@ -243,20 +243,32 @@ static int start_guest(struct cbox_sentry *s, int install_peer)
 	return 0;
 }
 
+/* Async-signal-safe string building for cbox_sentry_guest_init: append s, or v in decimal. */
+static char *put_str(char *p, const char *s)
+{
+	while (*s)
+		*p++ = *s++;
+	return p;
+}
+
+static char *put_uint(char *p, unsigned v)
+{
+	char digits[16];
+	int k = 0;
+	do
+		digits[k++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (k)
+		*p++ = digits[--k];
+	return p;
+}
+
 pid_t cbox_sentry_guest_init(pid_t sentry)
 {
 	/* By hand, not snprintf/atoi: this runs in signal handlers. */
-	char path[64] = "/proc/", *p = path + 6, num[16];
-	int k = 0;
-	for (unsigned v = (unsigned)sentry; k == 0 || v; v /= 10)
-		num[k++] = (char)('0' + v % 10);
-	for (int rep = 0; rep < 2; rep++) {
-		for (int i = k; i > 0; i--)
-			*p++ = num[i - 1];
-		const char *part = rep == 0 ? "/task/" : "/children";
-		while (*part)
-			*p++ = *part++;
-	}
+	char path[64], *p = put_str(path, "/proc/");
+	p = put_str(put_uint(p, (unsigned)sentry), "/task/");
+	p = put_str(put_uint(p, (unsigned)sentry), "/children");
 	*p = '\0';
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
