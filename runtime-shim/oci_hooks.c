@@ -67,21 +67,39 @@ static long ms_since(const struct timespec *t0)
  * hook that never reads a large state, or fills its output pipe, must not block the runtime.
  * Returns 0 with *status set, -ETIMEDOUT after killing the hook, or -errno. Once the hook has
  * exited, output still buffered is read but a pipe held open by something it left running
- * is not waited for. Closes *inp (and sets it to -1) once the state is written. */
-static int supervise(pid_t pid, int *inp, int out, const char *state, int timeout,
+ * is not waited for. Closes *in (and sets it to -1) once the state is written. */
+/* One non-blocking write of the rest of the state to the hook's stdin (revents: poll's for it).
+ * True once nothing more is to be written: all of it is, or the hook closed its end (EPIPE, or
+ * POLLERR), which is fine: a hook need not read its stdin. */
+static bool feed_state(int in, short revents, const char *state, size_t len, size_t *off)
+{
+	if (!(revents & POLLOUT))
+		return true;
+	ssize_t w = write(in, state + *off, len - *off);
+	if (w < 0 && errno == EAGAIN)
+		return false;
+	if (w < 0) {
+		if (errno != EPIPE)
+			cbox_debug("hook: writing the state: %s", strerror(errno));
+		return true;
+	}
+	*off += (size_t)w;
+	return *off == len;
+}
+
+static int supervise(pid_t pid, int *in, int out, const char *state, int timeout,
                      struct hook_out *o, int *status)
 {
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	size_t len = strlen(state), off = 0;
 	char buf[4096];
-	int in = *inp;
 	/* Readable when the hook exits; without pidfds, polling every 20 ms does. */
 	CBOX_AUTOCLOSE int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	for (;;) {
 		struct pollfd p[3] = {{.fd = out, .events = POLLIN},
 		                      {.fd = pidfd, .events = POLLIN},
-		                      {.fd = in, .events = POLLOUT}};
+		                      {.fd = *in, .events = POLLOUT}};
 		int n = poll(p, 3, pidfd >= 0 ? 1000 : 20);
 		if (n < 0 && errno != EINTR)
 			return -errno;
@@ -92,26 +110,11 @@ static int supervise(pid_t pid, int *inp, int out, const char *state, int timeou
 			else if (r == 0 || errno != EAGAIN)
 				out = -1; /* closed: poll ignores a negative fd */
 		}
-		if (in >= 0 && n > 0 && p[2].revents) {
-			/* A hook that does not read its stdin is fine: EPIPE (or POLLERR, its
-			 * end closed) is not an error, the rest of the state is dropped. */
-			ssize_t w = -1;
-			if (p[2].revents & POLLOUT)
-				w = write(in, state + off, len - off);
-			else
-				errno = EPIPE;
-			if (w > 0)
-				off += (size_t)w;
-			if (w < 0 && errno != EAGAIN) {
-				if (errno != EPIPE)
-					cbox_debug("hook: writing the state: %s", strerror(errno));
-				off = len;
-			}
-			if (off == len) {
-				/* EOF tells the hook the state is complete. */
-				close(in);
-				in = *inp = -1;
-			}
+		/* At the end, EOF tells the hook the state is complete. */
+		if (*in >= 0 && n > 0 && p[2].revents &&
+		    feed_state(*in, p[2].revents, state, len, &off)) {
+			close(*in);
+			*in = -1;
 		}
 		pid_t r = waitpid(pid, status, WNOHANG);
 		if (r == pid) {
