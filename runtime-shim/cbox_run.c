@@ -268,7 +268,9 @@ static int run(struct cbox_run_opts *o, char **argv)
 	                                 .dev_shm = o->dev_shm ? "/dev/shm" : NULL,
 	                                 .tty = o->tty,
 	                                 .init = o->init,
-	                                 .tty_fd = tty.slave};
+	                                 .tty_fd = tty.slave,
+	                                 .gofer_pending = true,
+	                                 .gofer_ready_fd = sync[0]};
 	pid_t pid = (pid_t)syscall(SYS_clone,
 	                           CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
 	                               CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD,
@@ -284,7 +286,6 @@ static int run(struct cbox_run_opts *o, char **argv)
 		char c;
 		if (read(sync[0], &c, 1) != 1)
 			_exit(125);
-		close(sync[0]);
 		/* -t: the guest's stdin, stdout and stderr are the sandbox's pseudo-terminal. */
 		if (o->tty &&
 		    (dup2(tty.slave, 0) < 0 || dup2(tty.slave, 1) < 0 || dup2(tty.slave, 2) < 0))
@@ -311,6 +312,10 @@ static int run(struct cbox_run_opts *o, char **argv)
 		kill(pid, SIGKILL);
 		return 125;
 	}
+	/* The sentry sets itself and the guest task up while the gofer may still be building its
+	 * tree (the second byte says it is ready): the two set-ups overlap. */
+	if (write(sync[1], "g", 1) != 1)
+		return 125;
 	if (cbox_gofer_spawn_finish(&gsock, gpid, &err) < 0) {
 		cbox_err_report(&err, "cbox-run: starting the gofer");
 		kill(pid, SIGKILL);
@@ -318,7 +323,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 		return 125;
 	}
 	close(gsock);
-	if (write(sync[1], "g", 1) != 1)
+	if (write(sync[1], "r", 1) != 1)
 		return 125;
 	close(sync[1]);
 	run_init = o->init;

@@ -192,6 +192,30 @@ static int read_ready(int sock, pid_t *pid)
 	return -EPROTO;
 }
 
+/* Wait until the gofer has answered its set-up (see gofer_pending), then read the root from it. */
+static int gofer_ready(struct cbox_sentry *s)
+{
+	if (s->cfg->gofer_pending) {
+		char c;
+		ssize_t n;
+		do
+			n = read(s->cfg->gofer_ready_fd, &c, 1);
+		while (n < 0 && errno == EINTR);
+		close(s->cfg->gofer_ready_fd);
+		if (n != 1)
+			return -ECANCELED; /* the parent gave up on the gofer (it says why) */
+	}
+	int r = cbox_vfs_init(s);
+	if (r < 0) {
+		cbox_error("reading the root file system from the gofer: %s", strerror(-r));
+		return -ECANCELED; /* (reported) */
+	}
+	return 0;
+}
+
+/* Start the guest's first task. Its own set-up (namespaces, capabilities, its seccomp filter)
+ * runs while the gofer may still be building its tree; the VFS is needed only from
+ * cbox_sentry_task_start on, which resolves the working directory. */
 static int start_guest(struct cbox_sentry *s, int install_peer)
 {
 	int sync[2], on = 1;
@@ -216,31 +240,28 @@ static int start_guest(struct cbox_sentry *s, int install_peer)
 	}
 	close(sync[0]);
 	pid_t init = pid;
-	int rr = read_ready(sync[1], &pid);
-	if (rr < 0) {
-		close(sync[1]);
-		kill(init, SIGKILL); /* (with --init: the tiny init, which the guest task left) */
-		return rr;
-	}
-	if (install_peer >= 0)
+	int r = read_ready(sync[1], &pid);
+	if (r == 0 && install_peer >= 0)
 		close(install_peer);
-	s->init_tid = pid;
-	if (ptrace(PTRACE_SEIZE, pid, 0, CBOX_PTRACE_OPTIONS) < 0) {
-		int e = errno;
-		kill(pid, SIGKILL);
-		close(sync[1]);
-		return -e;
+	if (r == 0 && ptrace(PTRACE_SEIZE, pid, 0, CBOX_PTRACE_OPTIONS) < 0)
+		r = -errno;
+	if (r == 0)
+		r = gofer_ready(s);
+	if (r == 0) {
+		s->init_tid = pid;
+		r = cbox_sentry_task_start(s, pid, s->cfg->cwd ? s->cfg->cwd : "/");
 	}
-	int r = cbox_sentry_task_start(s, pid, s->cfg->cwd ? s->cfg->cwd : "/");
-	if (r < 0)
-		return r;
 	char go = 'g';
-	if (write(sync[1], &go, 1) != 1) {
-		close(sync[1]);
-		return -EIO;
-	}
+	if (r == 0 && write(sync[1], &go, 1) != 1)
+		r = -EIO;
 	close(sync[1]);
-	return 0;
+	if (r < 0) {
+		/* (with --init: the tiny init, which the guest task left, and with it the task) */
+		kill(init, SIGKILL);
+		if (pid != init)
+			kill(pid, SIGKILL);
+	}
+	return r;
 }
 
 /* Async-signal-safe string building for cbox_sentry_guest_init: append s, or v in decimal. */
@@ -312,11 +333,6 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 	loopback_up();
 	if (sethostname(s->hostname, strlen(s->hostname)) < 0)
 		cbox_warn("sethostname: %s", strerror(errno));
-	r = cbox_vfs_init(s);
-	if (r < 0) {
-		cbox_error("reading the root file system from the gofer: %s", strerror(-r));
-		return 125;
-	}
 	int pair[2] = {-1, -1};
 	if (cfg->platform->needs_install_fd &&
 	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) < 0)
@@ -334,7 +350,8 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 	    pair[1] >= 0 && cfg->exec_service ? fcntl(pair[1], F_DUPFD_CLOEXEC, 3) : -1;
 	r = start_guest(s, pair[1]);
 	if (r < 0) {
-		cbox_error("starting the guest: %s", strerror(-r));
+		if (r != -ECANCELED)
+			cbox_error("starting the guest: %s", strerror(-r));
 		return 125;
 	}
 	r = cbox_exec_ctl_init(s, spawner_install);
