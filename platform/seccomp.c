@@ -93,18 +93,44 @@ static int sc_cont(struct cbox_platform *p, struct cbox_trap *t)
 	return sc_send(p, t, 0, SECCOMP_USER_NOTIF_FLAG_CONTINUE);
 }
 
-static int sc_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd, bool cloexec)
+static int addfd(struct cbox_trap *t, int hostfd, bool cloexec, uint32_t flags)
 {
-	(void)p;
 	if (t->ptrace_stop)
 		return -EINVAL; /* fds are installed only while a notification is pending */
 	struct seccomp_notif_addfd a = {
 	    .id = t->notif_id,
+	    .flags = flags,
 	    .srcfd = (uint32_t)hostfd,
 	    .newfd_flags = cloexec ? O_CLOEXEC : 0,
 	};
 	int fd = ioctl(t->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &a);
 	return fd < 0 ? -errno : fd;
+}
+
+static int sc_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd, bool cloexec)
+{
+	(void)p;
+	return addfd(t, hostfd, cloexec, 0);
+}
+
+/* SECCOMP_ADDFD_FLAG_SEND (Linux 5.14): the task installs the fd and returns it from its call in
+ * one wake-up, instead of waking for the fd and again for the answer. A failed ADDFD sends
+ * nothing, so the caller may still answer otherwise. An older kernel refuses the flag (EINVAL):
+ * there the two steps are made one after the other. */
+static int sc_install_answer(struct cbox_platform *p, struct cbox_trap *t, int hostfd, bool cloexec)
+{
+	static bool no_send;
+	if (!no_send) {
+		int fd = addfd(t, hostfd, cloexec, SECCOMP_ADDFD_FLAG_SEND);
+		if (fd != -EINVAL || t->ptrace_stop)
+			return fd;
+		no_send = true;
+	}
+	int fd = addfd(t, hostfd, cloexec, 0);
+	if (fd < 0)
+		return fd;
+	int r = sc_send(p, t, fd, 0);
+	return r < 0 ? r : fd;
 }
 
 static bool sc_still_valid(struct cbox_platform *p, struct cbox_trap *t)
@@ -133,6 +159,7 @@ const struct cbox_platform_ops cbox_platform_seccomp = {
     .reply = sc_reply,
     .cont = sc_cont,
     .install_fd = sc_install,
+    .install_fd_answer = sc_install_answer,
     .still_valid = sc_still_valid,
     .free = sc_free,
 };

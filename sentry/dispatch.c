@@ -31,18 +31,34 @@ int cbox_sys_read_path(struct cbox_sysctx *c, uint64_t addr, char *buf)
 	return r == -ESRCH ? -EFAULT : r;
 }
 
-int cbox_sys_install(struct cbox_sysctx *c, int hostfd, int flags, struct cbox_dentry *d)
+static int install(struct cbox_sysctx *c, int hostfd, int flags, struct cbox_dentry *d, bool answer)
 {
 	struct cbox_platform *p = c->s->platform;
 	struct stat st;
 	if (fstat(hostfd, &st) < 0)
 		return -EIO;
-	int fd = p->ops->install_fd(p, c->trap, hostfd, (flags & O_CLOEXEC) != 0);
+	bool cloexec = (flags & O_CLOEXEC) != 0;
+	answer = answer && p->ops->install_fd_answer;
+	int fd = answer ? p->ops->install_fd_answer(p, c->trap, hostfd, cloexec)
+	                : p->ops->install_fd(p, c->trap, hostfd, cloexec);
 	if (fd < 0)
 		return fd;
+	c->answered = answer;
+	/* (Recorded after the task may have resumed: the sentry takes its next call only after
+	 * this one, so nothing can use the fd through the sentry before.) */
 	if (d)
 		cbox_fd_set(c->s, c->task, fd, d, flags, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
 	return fd;
+}
+
+int cbox_sys_install(struct cbox_sysctx *c, int hostfd, int flags, struct cbox_dentry *d)
+{
+	return install(c, hostfd, flags, d, false);
+}
+
+int cbox_sys_install_answer(struct cbox_sysctx *c, int hostfd, int flags, struct cbox_dentry *d)
+{
+	return install(c, hostfd, flags, d, true);
 }
 
 static const char *outcome_name(const struct cbox_sys_entry *e, int64_t r)
@@ -135,7 +151,9 @@ void cbox_dispatch_answer(struct cbox_sysctx *c, const struct cbox_sys_entry *e,
 	int err = 0;
 	c->task->continued_nr1 = r == CBOX_SYSRET_CONTINUE ? trap->nr + 1 : 0;
 	c->task->continued_ip = trap->ip;
-	if (r == CBOX_SYSRET_CONTINUE)
+	if (c->answered)
+		; /* by cbox_sys_install_answer */
+	else if (r == CBOX_SYSRET_CONTINUE)
 		err = p->ops->cont(p, trap);
 	else if (r != CBOX_SYSRET_DONE)
 		err = p->ops->reply(p, trap, r);

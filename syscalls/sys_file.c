@@ -55,7 +55,7 @@ static int64_t fifo_step(struct cbox_sysctx *c, void *arg)
 			return host;
 		f->host = host;
 	}
-	return cbox_sys_install(c, f->host, f->flags, f->d);
+	return cbox_sys_install_answer(c, f->host, f->flags, f->d);
 }
 
 static int64_t open_fifo(struct cbox_sysctx *c, struct cbox_dentry *d, int flags)
@@ -103,7 +103,7 @@ static int install_path_fallback(struct cbox_sysctx *c, struct cbox_dentry *d, i
 	int host = cbox_vfs_open(c->s, c->task, d, O_RDONLY | O_NONBLOCK | (flags & O_DIRECTORY));
 	if (host < 0)
 		return host;
-	int fd = cbox_sys_install(c, host, flags, d);
+	int fd = cbox_sys_install_answer(c, host, flags, d);
 	close(host);
 	return fd;
 }
@@ -162,7 +162,7 @@ static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int fla
 			cbox_dentry_put(c->s, parent);
 			if (host < 0)
 				return host;
-			int fd = cbox_sys_install(c, host, flags, d);
+			int fd = cbox_sys_install_answer(c, host, flags, d);
 			close(host);
 			cbox_dentry_put(c->s, d);
 			return fd;
@@ -194,7 +194,7 @@ static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int fla
 		cbox_dentry_put(c->s, d);
 		return host;
 	}
-	int fd = cbox_sys_install(c, host, flags, d);
+	int fd = cbox_sys_install_answer(c, host, flags, d);
 	close(host);
 	if (fd == -EBADF && (flags & O_PATH))
 		fd = install_path_fallback(c, d, flags);

@@ -61,6 +61,10 @@ struct cbox_platform_ops {
 	/* Install hostfd (borrowed) in the task as the lowest free fd, with O_CLOEXEC when cloexec.
 	 * Returns the fd number in the task or -errno. The task stays stopped. */
 	int (*install_fd)(struct cbox_platform *p, struct cbox_trap *t, int hostfd, bool cloexec);
+	/* Optional: install_fd, and answer the call with the new fd in the same step (the task
+	 * resumes). Saves the task one wake-up and sleep. NULL when the platform cannot. */
+	int (*install_fd_answer)(struct cbox_platform *p, struct cbox_trap *t, int hostfd,
+	                         bool cloexec);
 	/* Whether the trapped task still waits for this answer (TOCTOU check after reading guest
 	 * memory: the pid could otherwise have been reused). */
 	bool (*still_valid)(struct cbox_platform *p, struct cbox_trap *t);

@@ -280,6 +280,7 @@ struct cbox_sysctx {
 	struct cbox_sentry *s;
 	struct cbox_task *task;
 	struct cbox_trap *trap;
+	bool answered; /* cbox_sys_install_answer has answered the call already */
 };
 
 /*
@@ -302,6 +303,11 @@ CBOX_API int cbox_sys_write(struct cbox_sysctx *c, uint64_t addr, const void *bu
 CBOX_API int cbox_sys_read_path(struct cbox_sysctx *c, uint64_t addr, char *buf /* PATH_MAX */);
 /* Install a host fd (borrowed) in the calling task; record it for d. Returns the guest fd. */
 CBOX_API int cbox_sys_install(struct cbox_sysctx *c, int hostfd, int flags, struct cbox_dentry *d);
+/* The same, for a handler whose answer is the new fd: it must return what this returns. Where the
+ * platform can, the call is answered here, in the same step (the task may run before the handler
+ * returns); a failure (-errno) answers nothing. */
+CBOX_API int cbox_sys_install_answer(struct cbox_sysctx *c, int hostfd, int flags,
+                                     struct cbox_dentry *d);
 
 /* Sentry-wide state handlers need. */
 CBOX_API struct cbox_gofer_client *cbox_sentry_gofer(struct cbox_sentry *s);
