@@ -239,6 +239,26 @@ int cbox_gofer_create(struct cbox_gofer_client *c, uint32_t dir, const char *nam
 	return fd;
 }
 
+int cbox_gofer_tmpfile(struct cbox_gofer_client *c, uint32_t dir, int flags, uint32_t mode,
+                       uint32_t *newfid, struct cbox_gofer_stat *st)
+{
+	struct cbox_gofer_req q = {
+	    .type = CBOX_GOFER_TMPFILE, .fid = dir, .flags = (uint32_t)flags, .mode = mode};
+	struct cbox_gofer_reply r;
+	int fd = -1;
+	int rc = rpc(c, &q, &r, &fd);
+	if (rc < 0)
+		return rc;
+	if (fd < 0) {
+		cbox_gofer_clunk(c, r.fid);
+		return -EPROTO; /* a TMPFILE answer without its file */
+	}
+	*newfid = r.fid;
+	if (st)
+		*st = r.stat;
+	return fd;
+}
+
 int cbox_gofer_mkdir(struct cbox_gofer_client *c, uint32_t dir, const char *name, uint32_t mode)
 {
 	struct cbox_gofer_req q = {.type = CBOX_GOFER_MKDIR,

@@ -16,6 +16,9 @@ struct cbox_gofer_node {
 	dev_t dev;
 	ino_t ino;
 	mode_t mode; /* only the type bits are relied on: an inode never changes type */
+	/* A TMPFILE: no parent or name, and fd is the file opened (not O_PATH), since an unnamed
+	 * file cannot be reopened; LINK names it through fd (see do_link). */
+	bool anon;
 	char name[];
 };
 
@@ -46,8 +49,9 @@ static inline struct cbox_gofer_node *cbox_gofer_server_lookup(const struct cbox
 
 /* Drop a reference to n (and to its parents, as they become unused). */
 void cbox_gofer_node_unref(struct cbox_gofer_node *n);
-/* serve.c: run q (decoded and checked). Returns 0 with r filled (and *fd_out set for OPEN/CREATE)
- * or -errno for the peer. buf holds a READLINK target; in_fd is the fd a BIND or INOTIFY carried.
+/* serve.c: run q (decoded and checked). Returns 0 with r filled (and *fd_out set for
+ * OPEN/CREATE/TMPFILE) or -errno for the peer. buf holds a READLINK target; in_fd is the fd a BIND
+ * or INOTIFY carried.
  */
 int cbox_gofer_handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
                       struct cbox_gofer_reply *r, int *fd_out, char *buf, size_t size, int in_fd);

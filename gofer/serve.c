@@ -107,6 +107,27 @@ static int add_fid(struct cbox_gofer_server *s, struct cbox_gofer_node *parent, 
 	n->dev = st->st_dev;
 	n->ino = st->st_ino;
 	n->mode = st->st_mode;
+	n->anon = false;
+	s->fids[*fid] = n;
+	return 0;
+}
+
+/* Make a fid for the unnamed file open at *fd (taken on success): a TMPFILE. */
+static int add_anon_fid(struct cbox_gofer_server *s, int *fd, const struct stat *st, uint32_t *fid)
+{
+	int rc = alloc_fid(s, fid);
+	if (rc < 0)
+		return rc;
+	struct cbox_gofer_node *n = malloc(sizeof(*n) + 1);
+	if (n == NULL)
+		return -ENOMEM;
+	*n = (struct cbox_gofer_node){.fd = cbox_steal_fd(fd),
+	                              .refs = 1,
+	                              .dev = st->st_dev,
+	                              .ino = st->st_ino,
+	                              .mode = st->st_mode,
+	                              .anon = true};
+	n->name[0] = '\0';
 	s->fids[*fid] = n;
 	return 0;
 }
@@ -374,6 +395,46 @@ static int do_create(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 	return 0;
 }
 
+/*
+ * TMPFILE: an unnamed regular file in a directory of the tree (open(2)'s O_TMPFILE). The same
+ * flag checks as OPEN, plus O_EXCL (which the kernel keeps: such a file can never be linked); it
+ * must be writable, as Linux requires. The reply's fd and the fid's are the same open file: the
+ * fid is what a later LINK names.
+ */
+static int do_tmpfile(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                      struct cbox_gofer_reply *r, int *fd_out)
+{
+	struct cbox_gofer_node *dir;
+	struct stat st;
+	int rc = lookup_dir(s, q->fid, &dir);
+	uint32_t flags = q->flags & ~(uint32_t)O_EXCL;
+	if (rc == 0 && (flags & O_DIRECTORY))
+		rc = -EINVAL;
+	if (rc == 0)
+		rc = check_open_flags(s, flags);
+	if (rc == 0 && (flags & O_ACCMODE) == O_RDONLY)
+		rc = -EINVAL;
+	if (rc < 0)
+		return rc;
+	/* O_TMPFILE includes O_DIRECTORY: the open can only make a file in dir, never open or
+	 * follow anything. */
+	int oflags = (int)q->flags | O_TMPFILE | O_CLOEXEC;
+	CBOX_AUTOCLOSE int fd = openat(dir->fd, ".", oflags, safe_mode(q->mode));
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	CBOX_AUTOCLOSE int mine = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (mine < 0)
+		return -errno;
+	rc = add_anon_fid(s, &mine, &st, &r->fid);
+	if (rc < 0)
+		return rc;
+	fill_stat(&r->stat, &st);
+	*fd_out = cbox_steal_fd(&fd);
+	return 0;
+}
+
 static int do_link(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
 {
 	struct cbox_gofer_node *dir;
@@ -385,9 +446,17 @@ static int do_link(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
 	int rc = lookup_dir(s, q->fid2, &dir);
 	if (rc < 0)
 		return rc;
+	cstr(name, q->name, q->name_len);
+	if (n->anon) {
+		/* An unnamed file this gofer made: AT_EMPTY_PATH on the fd it opened needs no
+		 * capability since Linux 6.10 (the opener's own credentials); older kernels answer
+		 * ENOENT, as they do an unprivileged caller. An O_EXCL one is ENOENT too. */
+		if (linkat(n->fd, "", dir->fd, name, AT_EMPTY_PATH) < 0)
+			return -errno;
+		return 0;
+	}
 	if (n->parent == NULL || S_ISDIR(n->mode))
 		return -EPERM;
-	cstr(name, q->name, q->name_len);
 	/* linkat(fd, "", AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH, which the gofer does not keep;
 	 * link by parent and name (never following a symlink) and check the result is the file. */
 	if (linkat(n->parent->fd, n->name, dir->fd, name, 0) < 0)
@@ -558,7 +627,8 @@ static int do_mknod(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 static bool is_mutation(uint32_t type)
 {
 	return (type >= CBOX_GOFER_CREATE && type <= CBOX_GOFER_MKNOD) || type == CBOX_GOFER_BIND ||
-	       type == CBOX_GOFER_SETXATTR || type == CBOX_GOFER_REMOVEXATTR;
+	       type == CBOX_GOFER_SETXATTR || type == CBOX_GOFER_REMOVEXATTR ||
+	       type == CBOX_GOFER_TMPFILE;
 }
 
 int cbox_gofer_handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
@@ -583,6 +653,8 @@ int cbox_gofer_handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *
 		return do_statfs(s, q, r);
 	case CBOX_GOFER_CREATE:
 		return do_create(s, q, r, fd_out);
+	case CBOX_GOFER_TMPFILE:
+		return do_tmpfile(s, q, r, fd_out);
 	case CBOX_GOFER_RENAME:
 		return do_rename(s, q);
 	case CBOX_GOFER_LINK:

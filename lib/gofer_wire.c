@@ -314,6 +314,11 @@ static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 		o->fid = rd_u32(r);
 		o->flags = rd_u32(r);
 		break;
+	case CBOX_GOFER_TMPFILE:
+		o->fid = rd_u32(r);
+		o->flags = rd_u32(r);
+		o->mode = rd_u32(r);
+		break;
 	default:
 		return -EPROTO;
 	}
@@ -443,6 +448,11 @@ static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 		wr_u32(w, q->fid);
 		wr_u32(w, q->flags);
 		break;
+	case CBOX_GOFER_TMPFILE:
+		wr_u32(w, q->fid);
+		wr_u32(w, q->flags);
+		wr_u32(w, q->mode);
+		break;
 	default: /* CLUNK, STAT, READLINK, STATFS, LISTXATTR */
 		wr_u32(w, q->fid);
 		break;
@@ -498,6 +508,7 @@ static void decode_reply_body(struct rd *r, struct cbox_gofer_reply *o)
 	switch (o->type & 0x7fu) {
 	case CBOX_GOFER_WALK:
 	case CBOX_GOFER_CREATE:
+	case CBOX_GOFER_TMPFILE:
 	case CBOX_GOFER_MKNOD:
 		o->fid = rd_u32(r);
 		__attribute__((fallthrough));
@@ -587,7 +598,8 @@ int cbox_gofer_encode_reply(const struct cbox_gofer_reply *rep, void *buf, size_
 	if (check_value_reply(t, rep->value, rep->value_len) < 0)
 		return -EINVAL;
 	put_hdr(&w, rep->type, rep->tag);
-	bool new_fid = t == CBOX_GOFER_WALK || t == CBOX_GOFER_CREATE || t == CBOX_GOFER_MKNOD;
+	bool new_fid = t == CBOX_GOFER_WALK || t == CBOX_GOFER_CREATE || t == CBOX_GOFER_TMPFILE ||
+	               t == CBOX_GOFER_MKNOD;
 	if (new_fid)
 		wr_u32(&w, rep->fid);
 	if (new_fid || t == CBOX_GOFER_STAT)

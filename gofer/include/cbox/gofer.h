@@ -141,6 +141,10 @@ CBOX_API int cbox_gofer_statfs(struct cbox_gofer_client *c, uint32_t fid,
 CBOX_API int cbox_gofer_create(struct cbox_gofer_client *c, uint32_t dir, const char *name,
                                int flags, uint32_t mode, uint32_t *newfid,
                                struct cbox_gofer_stat *st);
+/* An unnamed file in dir (O_TMPFILE; flags: the access mode, O_EXCL and file flags): an open host
+ * fd; *newfid names it for cbox_gofer_link (which fails with ENOENT after O_EXCL). */
+CBOX_API int cbox_gofer_tmpfile(struct cbox_gofer_client *c, uint32_t dir, int flags, uint32_t mode,
+                                uint32_t *newfid, struct cbox_gofer_stat *st);
 CBOX_API int cbox_gofer_mkdir(struct cbox_gofer_client *c, uint32_t dir, const char *name,
                               uint32_t mode);
 CBOX_API int cbox_gofer_unlink(struct cbox_gofer_client *c, uint32_t dir, const char *name,

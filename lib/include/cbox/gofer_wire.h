@@ -66,10 +66,12 @@ struct cbox_gofer_statfs {
  *   SETXATTR u32 fid, u32 flags (0..3: XATTR_CREATE | XATTR_REPLACE), xname, value
  *            (value: u32 length + 0..65536 bytes)
  *   LISTXATTR u32 fid
+ *   TMPFILE  u32 dirfid, u32 flags, u32 mode   (an unnamed file in dirfid, open(2)'s O_TMPFILE;
+ *            a later LINK of its fid gives it a name unless flags has O_EXCL)
  * Reply type: CBOX_GOFER_REPLY_OK | request type, or CBOX_GOFER_REPLY_ERROR {i32 errno (1..4095)}.
  * OK bodies: WALK and MKNOD u32 newfid + stat; STAT stat; STATFS statfs; READLINK target; CREATE
- * u32 newfid + stat (and an fd); OPEN empty (and an fd); GETXATTR value; LISTXATTR value (the
- * names, each ending in NUL: empty or its last byte is NUL); the others (SETATTR, BIND,
+ * and TMPFILE u32 newfid + stat (and an fd); OPEN empty (and an fd); GETXATTR value; LISTXATTR
+ * value (the names, each ending in NUL: empty or its last byte is NUL); the others (SETATTR, BIND,
  * SETXATTR, REMOVEXATTR too) empty. stat and statfs travel as the raw structs above (fixed
  * layout, no padding).
  */
@@ -101,7 +103,8 @@ enum cbox_gofer_type {
 	CBOX_GOFER_LISTXATTR = 18,
 	CBOX_GOFER_REMOVEXATTR = 19,
 	CBOX_GOFER_INOTIFY = 20,
-	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_INOTIFY,
+	CBOX_GOFER_TMPFILE = 21,
+	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_TMPFILE,
 };
 
 /* SETATTR's valid bits: which fields of struct cbox_gofer_setattr to apply. The gofer applies
@@ -143,11 +146,12 @@ struct cbox_gofer_setattr {
 struct cbox_gofer_req {
 	uint32_t type; /* enum cbox_gofer_type */
 	uint32_t tag;
-	uint32_t fid;  /* WALK/CREATE/MKDIR/UNLINK/SYMLINK/MKNOD dirfid; RENAME olddir; BIND cwdfid;
-	                  others fid */
+	uint32_t fid;  /* WALK/CREATE/TMPFILE/MKDIR/UNLINK/SYMLINK/MKNOD dirfid; RENAME olddir; BIND
+	                  cwdfid; others fid */
 	uint32_t fid2; /* RENAME newdir; LINK dirfid */
-	uint32_t flags;   /* OPEN, CREATE: open(2) flags; UNLINK: isdir; SETXATTR: xattr flags */
-	uint32_t mode;    /* CREATE, MKDIR, MKNOD (type and permission bits) */
+	uint32_t
+	    flags; /* OPEN, CREATE, TMPFILE: open(2) flags; UNLINK: isdir; SETXATTR: xattr flags */
+	uint32_t mode;    /* CREATE, TMPFILE, MKDIR, MKNOD (type and permission bits) */
 	const char *name; /* WALK, CREATE..LINK, MKNOD entry name; RENAME oldname */
 	size_t name_len;
 	const char *name2; /* RENAME newname; SYMLINK target; BIND sockpath; *XATTR xname */
@@ -162,8 +166,8 @@ struct cbox_gofer_reply {
 	uint32_t type; /* CBOX_GOFER_REPLY_OK | request type, or CBOX_GOFER_REPLY_ERROR */
 	uint32_t tag;
 	int32_t error;                   /* REPLY_ERROR: the positive errno */
-	uint32_t fid;                    /* WALK, CREATE, MKNOD: the new fid */
-	struct cbox_gofer_stat stat;     /* WALK, CREATE, MKNOD, STAT */
+	uint32_t fid;                    /* WALK, CREATE, TMPFILE, MKNOD: the new fid */
+	struct cbox_gofer_stat stat;     /* WALK, CREATE, TMPFILE, MKNOD, STAT */
 	struct cbox_gofer_statfs statfs; /* STATFS */
 	const char *target;              /* READLINK, not NUL-terminated */
 	size_t target_len;

@@ -257,6 +257,7 @@ Test(gofer_ro, mutations_refused)
 	cr_expect_eq(cbox_gofer_rename(S.c, 0, "file.txt", 0, "moved", 0), -EROFS);
 	cr_expect_eq(cbox_gofer_symlink(S.c, 0, "sl", "file.txt"), -EROFS);
 	cr_expect_eq(cbox_gofer_link(S.c, f, 0, "hard"), -EROFS);
+	cr_expect_eq(cbox_gofer_tmpfile(S.c, 0, O_RDWR, 0600, &nf, NULL), -EROFS);
 	struct stat st;
 	char p[256];
 	at(p, "file.txt");
@@ -317,6 +318,49 @@ Test(gofer_rw, mutations_work)
 	at(p, "new");
 	cr_expect_eq(stat(p, &hs), 0);
 	cr_expect_eq(hs.st_size, 0);
+}
+
+Test(gofer_rw, tmpfile_then_link)
+{
+	struct cbox_gofer_stat st;
+	uint32_t nf = 0, xf = 0;
+	char p[256];
+	int fd = cbox_gofer_tmpfile(S.c, 0, O_RDWR, 04640, &nf, &st);
+	cr_assert_geq(fd, 0, "tmpfile: %s", strerror(-fd));
+	cr_expect(S_ISREG(st.mode));
+	cr_expect_eq(st.nlink, 0, "unnamed");
+	cr_expect_eq(st.mode & 07777, 0640, "setuid stripped");
+	cr_expect_eq(write(fd, "tmp", 3), 3);
+	/* STAT of the fid works, OPEN does not (an unnamed file cannot be reopened here). */
+	struct cbox_gofer_stat st2;
+	cr_expect_eq(cbox_gofer_stat(S.c, nf, &st2), 0);
+	cr_expect_eq(st2.ino, st.ino);
+	cr_expect_eq(st2.size, 3);
+	cr_expect_eq(cbox_gofer_open(S.c, nf, O_RDONLY), -EINVAL);
+	/* LINK names it; walking the name finds the same file. */
+	cr_expect_eq(cbox_gofer_link(S.c, nf, 0, "named"), 0);
+	cr_expect_eq(cbox_gofer_link(S.c, nf, 0, "named"), -EEXIST);
+	struct cbox_gofer_stat ws;
+	uint32_t wf = walk("named", &ws);
+	cr_expect_eq(ws.ino, st.ino);
+	cr_expect_eq(ws.size, 3);
+	cr_expect_eq(cbox_gofer_clunk(S.c, wf), 0);
+	cr_expect_eq(cbox_gofer_clunk(S.c, nf), 0);
+	close(fd);
+	/* O_EXCL: never linkable. */
+	fd = cbox_gofer_tmpfile(S.c, 0, O_WRONLY | O_EXCL, 0600, &xf, NULL);
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(cbox_gofer_link(S.c, xf, 0, "never"), -ENOENT);
+	at(p, "never");
+	cr_expect_neq(access(p, F_OK), 0);
+	close(fd);
+	/* A read-only one is EINVAL (as Linux), as are flags OPEN refuses; a file is no dir. */
+	cr_expect_eq(cbox_gofer_tmpfile(S.c, 0, O_RDONLY, 0600, &nf, NULL), -EINVAL);
+	cr_expect_eq(cbox_gofer_tmpfile(S.c, 0, O_RDWR | O_PATH, 0600, &nf, NULL), -EINVAL);
+	cr_expect_eq(cbox_gofer_tmpfile(S.c, 0, O_RDWR | O_CREAT, 0600, &nf, NULL), -EINVAL);
+	cr_expect_eq(cbox_gofer_tmpfile(S.c, 0, O_RDWR | O_DIRECTORY, 0600, &nf, NULL), -EINVAL);
+	uint32_t f = walk("file.txt", NULL);
+	cr_expect_eq(cbox_gofer_tmpfile(S.c, f, O_RDWR, 0600, &nf, NULL), -ENOTDIR);
 }
 
 Test(gofer_rw, replaced_name_is_stale)

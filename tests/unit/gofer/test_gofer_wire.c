@@ -2,6 +2,7 @@
  * kind of malformed packet the brief lists. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -400,6 +401,38 @@ Test(gofer_wire, inotify_round_trips)
 	struct cbox_gofer_reply rd;
 	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)n, &rd), 0);
 	cr_expect_eq(rd.fid, 7, "the watch descriptor");
+}
+
+Test(gofer_wire, tmpfile_round_trips)
+{
+	struct cbox_gofer_req q = {
+	    .type = CBOX_GOFER_TMPFILE, .tag = 5, .fid = 3, .flags = O_RDWR | O_EXCL, .mode = 0600};
+	int n = cbox_gofer_encode_request(&q, buf, sizeof(buf));
+	cr_assert_gt(n, 0);
+	struct cbox_gofer_req d;
+	cr_assert_eq(cbox_gofer_decode_request(buf, (size_t)n, &d), 0);
+	cr_expect_eq(d.fid, 3);
+	cr_expect_eq(d.flags, (uint32_t)(O_RDWR | O_EXCL));
+	cr_expect_eq(d.mode, 0600);
+	cr_expect_null(d.name, "TMPFILE carries no name");
+	/* A name's worth of extra bytes: the body has the wrong length. */
+	struct cbox_gofer_hdr h;
+	memcpy(&h, buf, sizeof(h));
+	h.len = (uint32_t)n + 2;
+	memcpy(buf, &h, sizeof(h));
+	buf[n] = 0;
+	buf[n + 1] = 0;
+	cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)n + 2, &d), -EINVAL);
+	/* The reply: a new fid and the file's attributes, as CREATE's. */
+	struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_TMPFILE, .fid = 11};
+	r.stat.ino = 99;
+	n = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_gt(n, 0);
+	struct cbox_gofer_reply rd;
+	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)n, &rd), 0);
+	cr_expect_eq(rd.fid, 11);
+	cr_expect_eq(rd.stat.ino, 99);
+	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)n - 4, &rd), -EPROTO, "len mismatch");
 }
 
 Test(gofer_wire, rename_flags_checked)
