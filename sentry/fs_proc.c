@@ -391,8 +391,16 @@ static int fd_readlink(struct cbox_sentry *s, struct cbox_task *pt, int fd, char
 {
 	int err = 0;
 	struct cbox_dentry *f = cbox_fd_lookup(s, pt, fd, NULL, &err);
-	if (f)
-		return cbox_vfs_path(f, buf, size);
+	if (f) {
+		int n = cbox_vfs_path(f, buf, size);
+		/* An unlinked file (an O_TMPFILE one too) reads as Linux shows it. */
+		static const char deleted[] = " (deleted)";
+		if (n >= 0 && f->unlinked && (size_t)n + sizeof(deleted) <= size) {
+			memcpy(buf + n, deleted, sizeof(deleted));
+			n += (int)sizeof(deleted) - 1;
+		}
+		return n;
+	}
 	/* Not a file the sentry served: pipes, sockets and anonymous inodes are named as the host
 	 * names them; nothing else (a host path) is shown. */
 	char path[64], target[256];
@@ -408,6 +416,16 @@ static int fd_readlink(struct cbox_sentry *s, struct cbox_task *pt, int fd, char
 	if (target[0] == '/')
 		return snprintf(buf, size, "anon_inode:[cbox]");
 	return snprintf(buf, size, "%s", target);
+}
+
+struct cbox_dentry *cbox_proc_fd_unlinked(struct cbox_sentry *s, struct cbox_dentry *d)
+{
+	if (d->mnt->ops != &cbox_fs_proc || KIND(d->priv) != P_FD)
+		return NULL;
+	struct cbox_task *pt = resolve(s, PID(d->priv));
+	int err = 0;
+	struct cbox_dentry *f = pt ? cbox_fd_lookup(s, pt, PARG(d->priv), NULL, &err) : NULL;
+	return f && f->unlinked ? cbox_dentry_get(f) : NULL;
 }
 
 static int p_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, char *buf,

@@ -105,6 +105,10 @@ void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap);
 /* file systems */
 extern const struct cbox_fs_ops cbox_fs_gofer;
 extern const struct cbox_fs_ops cbox_fs_proc;
+/* d is /proc/PID/fd/N of an unlinked file (an O_TMPFILE one, or removed while open): its dentry
+ * (a new reference), which following the link reaches as Linux's magic link does, although no
+ * path names it any more. NULL otherwise. */
+struct cbox_dentry *cbox_proc_fd_unlinked(struct cbox_sentry *s, struct cbox_dentry *d);
 extern const struct cbox_fs_ops cbox_fs_dev;
 int cbox_vfs_init(struct cbox_sentry *s);
 /* A new (uncached) gofer dentry for fid under dir; on failure the fid is clunked and NULL. */

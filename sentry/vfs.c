@@ -253,6 +253,12 @@ static int follow(struct walk *w, struct cbox_dentry *dir, struct cbox_dentry **
 		return -ELOOP;
 	char target[PATH_MAX];
 	struct cbox_dentry *l = *cur;
+	struct cbox_dentry *file = cbox_proc_fd_unlinked(w->s, l);
+	if (file) {
+		cbox_dentry_put(w->s, l);
+		*cur = file;
+		return 0;
+	}
 	if (!l->mnt->ops->readlink)
 		return -EINVAL;
 	int n = l->mnt->ops->readlink(w->s, w->t, l, target, sizeof(target));

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -157,6 +158,34 @@ int cbox_vfs_create(struct cbox_sentry *s, struct cbox_dentry *dir, const char *
 		return -ENOMEM;
 	}
 	cbox_vfs_cache(s, dir, d);
+	*out = d;
+	return fd;
+}
+
+int cbox_vfs_tmpfile(struct cbox_sentry *s, struct cbox_dentry *dir, int flags, mode_t mode,
+                     struct cbox_dentry **out)
+{
+	if (!is_gofer(dir))
+		return dir->mnt->readonly ? -EROFS
+		                          : -EOPNOTSUPP; /* /proc, /dev: as sysfs answers */
+	uint32_t fid;
+	struct cbox_gofer_stat st;
+	int keep = O_ACCMODE | O_EXCL | O_APPEND | O_NONBLOCK | O_NOATIME | O_DSYNC | O_SYNC |
+	           O_DIRECT | O_NOCTTY;
+	int fd = cbox_gofer_tmpfile(s->gofer, dir->fid, (flags & keep) | O_CLOEXEC, mode & 07777,
+	                            &fid, &st);
+	if (fd < 0)
+		return fd;
+	/* Named as Linux names it in /proc/PID/fd ("#" and the inode number, then " (deleted)"),
+	 * never cached: no walk can find it. */
+	char name[32];
+	snprintf(name, sizeof(name), "#%llu", (unsigned long long)st.ino);
+	struct cbox_dentry *d = cbox_fs_gofer_dentry(s, dir, name, fid, &st);
+	if (!d) {
+		close(fd);
+		return -ENOMEM;
+	}
+	d->unlinked = true;
 	*out = d;
 	return fd;
 }

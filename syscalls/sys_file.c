@@ -108,32 +108,58 @@ static int install_path_fallback(struct cbox_sysctx *c, struct cbox_dentry *d, i
 	return fd;
 }
 
+/* The kernel's __O_TMPFILE (glibc's __O_TMPFILE includes O_DIRECTORY, O_TMPFILE's other bit). */
+#define TMPFILE_BIT 020000000
+
+/*
+ * O_TMPFILE: an unnamed file in the directory path names, made by the gofer; linkat can name it
+ * later (AT_EMPTY_PATH, or /proc/self/fd/N with AT_SYMLINK_FOLLOW) unless O_EXCL was given.
+ * Linux's checks after the flags' (do_open), in its order: the directory, write and search
+ * permission on it, a writable mount.
+ */
+static int64_t open_tmpfile(struct cbox_sysctx *c, int dirfd, const char *path, int flags,
+                            mode_t mode, int rflags)
+{
+	struct cbox_dentry *dir, *d;
+	int wf = ((flags & O_NOFOLLOW) ? 0 : CBOX_WALK_FOLLOW) | CBOX_WALK_DIRECTORY | rflags;
+	int r = cbox_vfs_walk(c->s, c->task, dirfd, path, wf, &dir, NULL);
+	if (r < 0)
+		return r;
+	r = cbox_vfs_may(dir, W_OK | X_OK);
+	if (r == 0)
+		r = cbox_vfs_writable(c->s, dir);
+	int host =
+	    r < 0 ? r
+	          : cbox_vfs_tmpfile(c->s, dir, flags, (mode & 07777) & ~c->task->fs->umask, &d);
+	cbox_dentry_put(c->s, dir);
+	if (host < 0)
+		return host;
+	int fd = cbox_sys_install_answer(c, host, flags & ~O_TMPFILE, d);
+	close(host);
+	cbox_dentry_put(c->s, d);
+	return fd;
+}
+
 /* Flags the kernel accepts for open (others are ignored by Linux too, except the creation ones). */
 static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int flags, mode_t mode,
                        int rflags)
 {
+	/* The flags are checked before the path is read, as Linux does. O_TMPFILE is the kernel's
+	 * __O_TMPFILE bit with O_DIRECTORY; with O_CREAT, without O_DIRECTORY, with O_PATH, or on
+	 * a file that could not be written, it is EINVAL (the kernel's O_TMPFILE_MASK). */
+	if ((flags & TMPFILE_BIT) &&
+	    ((flags & (TMPFILE_BIT | O_DIRECTORY | O_CREAT)) != O_TMPFILE || (flags & O_PATH) ||
+	     (flags & O_ACCMODE) == O_RDONLY || (flags & O_ACCMODE) == O_ACCMODE))
+		return -EINVAL;
+	/* Linux 6.4 and later: O_CREAT with O_DIRECTORY is EINVAL. */
+	if ((flags & O_CREAT) && (flags & O_DIRECTORY))
+		return -EINVAL;
 	char path[PATH_MAX];
 	int r = cbox_sys_read_path(c, upath, path);
 	if (r < 0)
 		return r;
-	/* Linux 6.4 and later: O_CREAT with O_DIRECTORY is EINVAL, as is an O_TMPFILE that could
-	 * not be written. */
-	if ((flags & O_CREAT) && (flags & O_DIRECTORY) && (flags & O_TMPFILE) != O_TMPFILE)
-		return -EINVAL;
-	if ((flags & O_TMPFILE) == O_TMPFILE && (flags & O_ACCMODE) == O_RDONLY)
-		return -EINVAL;
-	if ((flags & O_TMPFILE) == O_TMPFILE) {
-		struct cbox_dentry *dir;
-		r = cbox_vfs_walk(c->s, c->task, dirfd, path,
-		                  CBOX_WALK_FOLLOW | CBOX_WALK_DIRECTORY, &dir, NULL);
-		if (r < 0)
-			return r;
-		r = cbox_vfs_writable(c->s, dir);
-		if (r == 0)
-			r = -EOPNOTSUPP; /* the gofer offers no O_TMPFILE yet */
-		cbox_dentry_put(c->s, dir);
-		return r;
-	}
+	if (flags & TMPFILE_BIT)
+		return open_tmpfile(c, dirfd, path, flags, mode, rflags);
 	int wf = ((flags & O_NOFOLLOW) ? 0 : CBOX_WALK_FOLLOW) | rflags;
 	if (flags & O_DIRECTORY)
 		wf |= CBOX_WALK_DIRECTORY;
@@ -202,14 +228,22 @@ static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int fla
 	return fd;
 }
 
+/* The flags O_PATH keeps; open and openat drop the others silently (openat2 refuses them). */
+#define O_PATH_FLAGS (O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC)
+
+static int legacy_flags(int flags)
+{
+	return (flags & O_PATH) ? flags & O_PATH_FLAGS : flags;
+}
+
 int64_t sys_open(struct cbox_sysctx *c)
 {
-	return do_open(c, AT_FDCWD, ARG(0), IARG(1), (mode_t)ARG(2), 0);
+	return do_open(c, AT_FDCWD, ARG(0), legacy_flags(IARG(1)), (mode_t)ARG(2), 0);
 }
 
 int64_t sys_openat(struct cbox_sysctx *c)
 {
-	return do_open(c, AT_FD(0), ARG(1), IARG(2), (mode_t)ARG(3), 0);
+	return do_open(c, AT_FD(0), ARG(1), legacy_flags(IARG(2)), (mode_t)ARG(3), 0);
 }
 
 int64_t sys_creat(struct cbox_sysctx *c)
@@ -220,7 +254,8 @@ int64_t sys_creat(struct cbox_sysctx *c)
 /*
  * openat2: openat with a struct open_how and RESOLVE_* rules. Linux's checks: the struct is at
  * least its first version (24 bytes) and any tail beyond what the sentry knows is zero (E2BIG);
- * unknown open or resolve flags, a mode without O_CREAT/O_TMPFILE, and RESOLVE_BENEATH with
+ * unknown open or resolve flags, a mode without O_CREAT/O_TMPFILE, O_PATH with a flag it does
+ * not keep, and RESOLVE_BENEATH with
  * RESOLVE_IN_ROOT are EINVAL. RESOLVE_CACHED may always fail with EAGAIN, as Linux allows.
  */
 int64_t sys_openat2(struct cbox_sysctx *c)
@@ -246,6 +281,8 @@ int64_t sys_openat2(struct cbox_sysctx *c)
 	if ((how.flags >> 32) || (how.resolve & ~known) || (how.mode & ~(uint64_t)07777))
 		return -EINVAL;
 	if (how.mode && !(how.flags & O_CREAT) && (how.flags & O_TMPFILE) != O_TMPFILE)
+		return -EINVAL;
+	if ((how.flags & O_PATH) && (how.flags & ~(uint64_t)O_PATH_FLAGS))
 		return -EINVAL;
 	if ((how.resolve & RESOLVE_BENEATH) && (how.resolve & RESOLVE_IN_ROOT))
 		return -EINVAL;

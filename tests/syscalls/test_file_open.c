@@ -303,6 +303,72 @@ CT_TEST(openat, o_tmpfile_needs_write)
 	CT_ERR(openat(AT_FDCWD, ".", O_TMPFILE | O_RDONLY, 0600), EINVAL);
 }
 
+CT_TEST(openat, o_tmpfile_flag_mask)
+{
+	/* The kernel's O_TMPFILE_MASK: no O_CREAT beside it. */
+	CT_ERR(openat(AT_FDCWD, ".", O_TMPFILE | O_RDWR | O_CREAT, 0600), EINVAL);
+	ct_put_file("f", "", 0644);
+	CT_ERR(openat(AT_FDCWD, "f", O_TMPFILE | O_RDWR, 0600), ENOTDIR);
+	CT_ERR(openat(AT_FDCWD, "missing", O_TMPFILE | O_RDWR, 0600), ENOENT);
+}
+
+static long sys_openat2(int dfd, const char *p, struct open_how *how, size_t size);
+
+CT_TEST(openat, o_path_drops_other_flags)
+{
+	/* open and openat keep only O_PATH's own flags: no file is made, nothing is unnamed. */
+	int fd = CT_OK(openat(AT_FDCWD, ".", O_PATH | O_TMPFILE | O_RDWR, 0600));
+	struct stat st;
+	CT_OK(fstat(fd, &st));
+	CT_TRUE(S_ISDIR(st.st_mode));
+	close(fd);
+	CT_ERR(openat(AT_FDCWD, "made", O_PATH | O_CREAT | O_WRONLY, 0600), ENOENT);
+	CT_ERR(access("made", F_OK), ENOENT);
+	/* openat2 refuses them instead. */
+	struct open_how how = {.flags = O_PATH | O_CREAT, .mode = 0600};
+	CT_ERR(sys_openat2(AT_FDCWD, "made", &how, sizeof(how)), EINVAL);
+}
+
+CT_TEST(openat, o_tmpfile_link_empty_path)
+{
+	int fd = openat(AT_FDCWD, ".", O_TMPFILE | O_WRONLY, 0640);
+	if (fd < 0 && errno == EOPNOTSUPP)
+		ct_skip("O_TMPFILE not supported by the scratch filesystem");
+	CT_OK(fd);
+	CT_EQ(write(fd, "hello", 5), 5);
+	/* Unnamed: /proc shows the directory, "#" and the inode, and " (deleted)". */
+	char p[64], target[256];
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(p, target, sizeof(target) - 1);
+	CT_TRUE(n > 0);
+	target[n] = '\0';
+	CT_TRUE(strstr(target, "/#") != NULL);
+	CT_TRUE(n > 10 && strcmp(target + n - 10, " (deleted)") == 0);
+	/* Linux 6.10+: the opener needs no capability to link its own file. */
+	CT_OK(linkat(fd, "", AT_FDCWD, "given", AT_EMPTY_PATH));
+	struct stat st;
+	CT_OK(stat("given", &st));
+	CT_EQ(st.st_size, 5);
+	CT_EQ(st.st_nlink, 1);
+	mode_t mask = umask(0);
+	umask(mask);
+	CT_EQ(st.st_mode & 07777, 0640 & ~mask);
+	CT_OK(fstat(fd, &st));
+	CT_EQ(st.st_nlink, 1);
+	close(fd);
+}
+
+CT_TEST(openat, o_tmpfile_excl_never_linked)
+{
+	int fd = openat(AT_FDCWD, ".", O_TMPFILE | O_RDWR | O_EXCL, 0600);
+	if (fd < 0 && errno == EOPNOTSUPP)
+		ct_skip("O_TMPFILE not supported by the scratch filesystem");
+	CT_OK(fd);
+	CT_ERR(linkat(fd, "", AT_FDCWD, "never", AT_EMPTY_PATH), ENOENT);
+	CT_ERR(access("never", F_OK), ENOENT);
+	close(fd);
+}
+
 CT_TEST(openat, o_cloexec_across_exec)
 {
 	ct_put_file("f", "", 0644);

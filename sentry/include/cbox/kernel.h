@@ -153,6 +153,11 @@ CBOX_API int cbox_vfs_setattr(struct cbox_sentry *s, struct cbox_dentry *d,
  * the caller) and *out, the new dentry (a reference, cached). -EEXIST when name exists. */
 CBOX_API int cbox_vfs_create(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
                              int flags, mode_t mode, struct cbox_dentry **out);
+/* O_TMPFILE: an unnamed file in dir, opened with flags (its access mode, O_EXCL and the file
+ * flags; the rest is ignored). Returns the host fd (the caller's) and sets *out to an unlinked,
+ * uncached dentry for it, or -errno. */
+CBOX_API int cbox_vfs_tmpfile(struct cbox_sentry *s, struct cbox_dentry *dir, int flags,
+                              mode_t mode, struct cbox_dentry **out);
 /* 0 when d lies on a writable mount, else -EROFS (access(W_OK), statfs). */
 CBOX_API int cbox_vfs_writable(struct cbox_sentry *s, struct cbox_dentry *d);
 /* Drop dir's cached child name, if any (after a change the sentry did not make itself). */
