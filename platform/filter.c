@@ -16,14 +16,24 @@
 #include "cbox/syscalls.h"
 
 enum action {
-	ACT_TRAP,      /* to the sentry (the platform's trap action) */
-	ACT_ALLOW,     /* fast path */
-	ACT_EXEC,      /* SECCOMP_RET_TRACE: rewritten at a ptrace stop */
-	ACT_FD_GUARD0, /* fast path unless arg0 is the reserved install fd */
-	ACT_FD_GUARD1, /* fast path unless arg1 is the reserved install fd */
-	ACT_CLONE,     /* fast path unless the flags ask for namespaces or CLONE_UNTRACED */
-	ACT_NO_ADDR4,  /* fast path unless arg4 (sendto's address) is not NULL */
+	ACT_TRAP,        /* to the sentry (the platform's trap action) */
+	ACT_ALLOW,       /* fast path */
+	ACT_EXEC,        /* SECCOMP_RET_TRACE: rewritten at a ptrace stop */
+	ACT_FD_GUARD0,   /* fast path unless arg0 is the reserved install fd */
+	ACT_FD_GUARD1,   /* fast path unless arg1 is the reserved install fd */
+	ACT_CLONE,       /* fast path unless the flags ask for namespaces or CLONE_UNTRACED */
+	ACT_NO_ADDR4,    /* fast path unless arg4 (sendto's address) is not NULL */
+	ACT_IOCTL,       /* fast path for the terminal reads below, else to the sentry */
+	ACT_IOCTL_GUARD, /* ACT_IOCTL, and never on the reserved install fd */
 };
+
+/* ioctl requests the guest filter lets through: reads of terminal state. On any other kind of
+ * fd they answer ENOTTY, as on Linux; on a terminal (the sandbox's pty, or the caller's own
+ * terminal as stdin) they reveal nothing that is not the guest's to know. Programs make them
+ * for every file they open (Python's isatty). Requests that change a terminal or read the
+ * console, and everything else, still reach the sentry (sys_ioctl: TIOCSTI is EPERM). */
+#define IOCTL_TCGETS     0x5401u
+#define IOCTL_TIOCGWINSZ 0x5413u
 
 /* clone flags the guest may not use (see sys_clone): namespaces, and CLONE_UNTRACED, which would
  * hide the child from the sentry. */
@@ -36,8 +46,9 @@ bool cbox_platform_fastpath(const struct cbox_platform_ops *ops, bool strict, in
 	(void)ops;
 	if (strict)
 		return false;
-	if (nr == SYS_fork || nr == SYS_vfork || nr == SYS_clone)
-		return true; /* see action_of: allowed by the filter (clone after a flags check) */
+	if (nr == SYS_fork || nr == SYS_vfork || nr == SYS_clone || nr == SYS_ioctl)
+		return true; /* see action_of: allowed by the filter (clone after a flags check,
+		              * ioctl for two requests) */
 	/* sendto is on the fast path only without an address (see action_of): the published
 	 * list names it, the table's note says it is conditional. */
 	const struct cbox_sys_entry *e = cbox_sys_lookup(nr);
@@ -54,6 +65,10 @@ const char *cbox_platform_fastpath_condition(const struct cbox_platform_ops *ops
 		return "trapped with namespace flags or CLONE_UNTRACED";
 	if (nr == SYS_sendto)
 		return "trapped with a destination address";
+	if (nr == SYS_ioctl)
+		return ops->needs_install_fd ? "trapped except TCGETS and TIOCGWINSZ, and on the "
+		                               "install fd (ptrace)"
+		                             : "trapped except TCGETS and TIOCGWINSZ";
 	if (ops->needs_install_fd && nr == SYS_close)
 		return "trapped on the install fd (ptrace)";
 	if (ops->needs_install_fd && (nr == SYS_dup2 || nr == SYS_dup3))
@@ -73,6 +88,8 @@ static enum action action_of(const struct cbox_platform_ops *ops, bool strict, i
 		return strict ? ACT_EXEC : ACT_CLONE;
 	if (nr == SYS_fork || nr == SYS_vfork)
 		return strict ? ACT_EXEC : ACT_ALLOW;
+	if (nr == SYS_ioctl && !strict)
+		return ops->needs_install_fd ? ACT_IOCTL_GUARD : ACT_IOCTL;
 	if (!cbox_platform_fastpath(ops, strict, nr))
 		return ACT_TRAP;
 	/* An AF_UNIX path in sendto's address must be resolved in the guest's tree by the sentry
@@ -144,6 +161,25 @@ static int emit_leaf(struct prog *p, enum action act)
 		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, p->trap));
 		return r ? -ENOMEM : 0;
+	case ACT_IOCTL:
+	case ACT_IOCTL_GUARD: {
+		bool guard = act == ACT_IOCTL_GUARD;
+		/* The request is an unsigned int: the low 32 bits decide (the kernel truncates). */
+		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)));
+		r |= emit(
+		    p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IOCTL_TCGETS, 1, 0));
+		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		                                          IOCTL_TIOCGWINSZ, 0, guard ? 3 : 1));
+		if (guard) {
+			r |= emit(
+			    p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
+			r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			                                          CBOX_PTRACE_INSTALL_FD, 1, 0));
+		}
+		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, p->trap));
+		return r ? -ENOMEM : 0;
+	}
 	case ACT_FD_GUARD0:
 	case ACT_FD_GUARD1: {
 		int arg = act == ACT_FD_GUARD0 ? 0 : 1;

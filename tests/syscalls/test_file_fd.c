@@ -348,8 +348,14 @@ CT_TEST(ioctl, errors)
 	int fd = make_file("f", "");
 	struct termios t;
 	CT_ERR(ioctl(fd, TCGETS, &t), ENOTTY);
+	struct winsize ws;
+	CT_ERR(ioctl(fd, TIOCGWINSZ, &ws), ENOTTY);
+	/* The request is an unsigned int: bits above it are ignored. */
+	CT_ERR(syscall(SYS_ioctl, fd, (1UL << 32) | TCGETS, &t), ENOTTY);
 	int p[2];
 	CT_OK(pipe(p));
+	CT_ERR(ioctl(p[0], TCGETS, &t), ENOTTY);
+	CT_ERR(ioctl(-1, TCGETS, &t), EBADF);
 	CT_ERR(ioctl(p[0], FIONREAD, (void *)8), EFAULT);
 }
 
