@@ -25,6 +25,8 @@ enum action {
 	ACT_NO_ADDR4,    /* fast path unless arg4 (sendto's address) is not NULL */
 	ACT_IOCTL,       /* fast path for the terminal reads below, else to the sentry */
 	ACT_IOCTL_GUARD, /* ACT_IOCTL, and never on the reserved install fd */
+	ACT_FCNTL,       /* fast path but for the two commands below */
+	ACT_FCNTL_GUARD, /* ACT_FCNTL, and never on the reserved install fd */
 };
 
 /* ioctl requests the guest filter lets through: reads of terminal state. On any other kind of
@@ -34,6 +36,11 @@ enum action {
  * console, and everything else, still reach the sentry (sys_ioctl: TIOCSTI is EPERM). */
 #define IOCTL_TCGETS     0x5401u
 #define IOCTL_TIOCGWINSZ 0x5413u
+
+/* fcntl commands the sentry refuses (sys_fcntl says why); the others run on the host fd, where
+ * the sentry would only continue them (node makes dozens at start-up). */
+#define FCNTL_F_SETLEASE 1024u
+#define FCNTL_F_NOTIFY   1026u
 
 /* clone flags the guest may not use (see sys_clone): namespaces, and CLONE_UNTRACED, which would
  * hide the child from the sentry. */
@@ -46,9 +53,10 @@ bool cbox_platform_fastpath(const struct cbox_platform_ops *ops, bool strict, in
 	(void)ops;
 	if (strict)
 		return false;
-	if (nr == SYS_fork || nr == SYS_vfork || nr == SYS_clone || nr == SYS_ioctl)
+	if (nr == SYS_fork || nr == SYS_vfork || nr == SYS_clone || nr == SYS_ioctl ||
+	    nr == SYS_fcntl)
 		return true; /* see action_of: allowed by the filter (clone after a flags check,
-		              * ioctl for two requests) */
+		              * ioctl for two requests, fcntl but for two commands) */
 	/* sendto is on the fast path only without an address (see action_of): the published
 	 * list names it, the table's note says it is conditional. */
 	const struct cbox_sys_entry *e = cbox_sys_lookup(nr);
@@ -69,6 +77,11 @@ const char *cbox_platform_fastpath_condition(const struct cbox_platform_ops *ops
 		return ops->needs_install_fd ? "trapped except TCGETS and TIOCGWINSZ, and on the "
 		                               "install fd (ptrace)"
 		                             : "trapped except TCGETS and TIOCGWINSZ";
+	if (nr == SYS_fcntl)
+		return ops->needs_install_fd
+		           ? "trapped for F_NOTIFY and F_SETLEASE, and on the install "
+		             "fd (ptrace)"
+		           : "trapped for F_NOTIFY and F_SETLEASE";
 	if (ops->needs_install_fd && nr == SYS_close)
 		return "trapped on the install fd (ptrace)";
 	if (ops->needs_install_fd && (nr == SYS_dup2 || nr == SYS_dup3))
@@ -90,6 +103,8 @@ static enum action action_of(const struct cbox_platform_ops *ops, bool strict, i
 		return strict ? ACT_EXEC : ACT_ALLOW;
 	if (nr == SYS_ioctl && !strict)
 		return ops->needs_install_fd ? ACT_IOCTL_GUARD : ACT_IOCTL;
+	if (nr == SYS_fcntl && !strict)
+		return ops->needs_install_fd ? ACT_FCNTL_GUARD : ACT_FCNTL;
 	if (!cbox_platform_fastpath(ops, strict, nr))
 		return ACT_TRAP;
 	/* An AF_UNIX path in sendto's address must be resolved in the guest's tree by the sentry
@@ -170,6 +185,25 @@ static int emit_leaf(struct prog *p, enum action act)
 		    p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IOCTL_TCGETS, 1, 0));
 		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 		                                          IOCTL_TIOCGWINSZ, 0, guard ? 3 : 1));
+		if (guard) {
+			r |= emit(
+			    p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
+			r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			                                          CBOX_PTRACE_INSTALL_FD, 1, 0));
+		}
+		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, p->trap));
+		return r ? -ENOMEM : 0;
+	}
+	case ACT_FCNTL:
+	case ACT_FCNTL_GUARD: {
+		bool guard = act == ACT_FCNTL_GUARD;
+		/* The command is an unsigned int: the low 32 bits decide (the kernel truncates). */
+		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)));
+		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FCNTL_F_NOTIFY,
+		                                          guard ? 4 : 2, 0));
+		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		                                          FCNTL_F_SETLEASE, guard ? 3 : 1, 0));
 		if (guard) {
 			r |= emit(
 			    p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));

@@ -124,6 +124,15 @@ PY
 		"$(printf '%s' "$out" | tr -d '\r' | tail -n 1)"
 }
 
+# Directory notifications and leases would report host events on files the guest sees only
+# through the sentry: F_NOTIFY and F_SETLEASE are refused (EINVAL), also when the command has
+# bits above its 32 (the kernel ignores them, so the guest filter must too); other commands run.
+t_fcntl_refused() {
+	box "$GUEST" fcntl-refused
+	check "F_NOTIFY and F_SETLEASE refused, F_GETFL runs" \
+		"EINVAL EINVAL EINVAL EINVAL getfl ok" "$OUT"
+}
+
 # A signal that arrives while a trapped call waits for the sentry must not turn into EINTR for
 # calls that never give it on Linux (the kernel's wait for the sentry is interruptible).
 t_eintr() {
@@ -171,5 +180,5 @@ t_gofer_setup() {
 	check "  ... and no sandbox process is left" "" "$(pgrep -f -- "--rootfs $root" | grep -v "^$$\$")"
 }
 
-for_each_config t_errors t_seccomp_listener t_tiocsti t_eintr t_clone3_race t_bpf_perf t_gofer_setup
+for_each_config t_errors t_seccomp_listener t_tiocsti t_fcntl_refused t_eintr t_clone3_race t_bpf_perf t_gofer_setup
 finish

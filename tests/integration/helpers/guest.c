@@ -434,6 +434,25 @@ static int cmd_tiocsti(void)
 	return 0;
 }
 
+/* The fcntl commands the sentry refuses (F_NOTIFY on a directory, F_SETLEASE on a file it
+ * owns), plainly and with bits above the command's 32, then F_GETFL, which runs. Prints the four
+ * errors and "getfl ok". */
+static int cmd_fcntl_refused(void)
+{
+	int dir = open("/tmp", O_RDONLY | O_DIRECTORY);
+	int file = open("/tmp/fcntl-refused", O_RDWR | O_CREAT, 0600);
+	long high = (long)(1UL << 32);
+	const char *r[4];
+	r[0] = fcntl(dir, F_NOTIFY, DN_CREATE) < 0 ? errname(errno) : "allowed";
+	r[1] = syscall(SYS_fcntl, dir, high | F_NOTIFY, DN_CREATE) < 0 ? errname(errno) : "allowed";
+	r[2] = fcntl(file, F_SETLEASE, F_RDLCK) < 0 ? errname(errno) : "allowed";
+	r[3] =
+	    syscall(SYS_fcntl, file, high | F_SETLEASE, F_RDLCK) < 0 ? errname(errno) : "allowed";
+	printf("%s %s %s %s getfl %s\n", r[0], r[1], r[2], r[3],
+	       (fcntl(file, F_GETFL) & O_ACCMODE) == O_RDWR ? "ok" : "wrong");
+	return 0;
+}
+
 static void on_chld(int sig)
 {
 	(void)sig;
@@ -553,10 +572,10 @@ static int cmd_bpf_perf(void)
 
 static void usage(void)
 {
-	fprintf(stderr,
-	        "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
-	        "kill-self SIG|signal-child|open "
-	        "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|eintr|clone3-race|bpf-perf\n");
+	fprintf(stderr, "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
+	                "kill-self SIG|signal-child|open "
+	                "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|fcntl-refused|eintr|"
+	                "clone3-race|bpf-perf\n");
 }
 
 int main(int argc, char **argv)
@@ -596,6 +615,8 @@ int main(int argc, char **argv)
 		return cmd_seccomp_listener();
 	if (!strcmp(c, "tiocsti"))
 		return cmd_tiocsti();
+	if (!strcmp(c, "fcntl-refused"))
+		return cmd_fcntl_refused();
 	if (!strcmp(c, "eintr"))
 		return cmd_eintr();
 	if (!strcmp(c, "clone3-race"))
