@@ -6,7 +6,7 @@ DEB_PACKAGES := cmake make gcc pkgconf libseccomp-dev libunwind-dev libxxhash-de
 	docker.io iproute2 debootstrap
 BUILD := build
 
-.PHONY: all deps build release run test bench format-check clean
+.PHONY: all deps build release fuzz-build run test bench format-check clean
 
 all: build
 
@@ -33,8 +33,9 @@ run: build
 	@tests/integration/demo/run.sh $(BUILD)/cbox-run $(BUILD)/demo
 
 # The release preset (-O2) is built too: its optimiser finds warnings the debug build does not,
-# and `make bench` depends on it.
-test: build release format-check
+# and `make bench` depends on it. So is the fuzz preset (clang, sanitizers, the libFuzzer
+# targets): clang warns where gcc does not, and a target that stopped building went unnoticed.
+test: build release fuzz-build format-check
 	cd $(BUILD) && ctest -j$$(nproc) --output-on-failure
 
 format-check:
@@ -44,6 +45,10 @@ format-check:
 release: deps
 	cmake --preset release >/dev/null
 	cmake --build build-release -j$$(nproc)
+
+fuzz-build: deps
+	cmake --preset fuzz >/dev/null
+	cmake --build build-fuzz -j$$(nproc)
 
 bench: release
 	bench/run.sh

@@ -38,7 +38,7 @@ const char *oci_path_file(const struct oci_path *p)
 	return p->file ? p->file : "config.json";
 }
 
-static int vfail(struct oci_path *p, const char *fmt, va_list ap)
+static CBOX_PRINTF(2, 0) int vfail(struct oci_path *p, const char *fmt, va_list ap)
 {
 	char msg[256];
 	vsnprintf(msg, sizeof(msg), fmt, ap);

@@ -68,7 +68,8 @@ void ct_put_file(const char *path, const char *text, int mode)
 /* The current case's name, set in the child before it runs. */
 static const char *current;
 
-static void line_out(const char *kind, const char *name, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static void line_out(const char *kind, const char *name,
+                                                           const char *fmt, va_list ap)
 {
 	char buf[1024];
 	int n = snprintf(buf, sizeof(buf), "%s %s", kind, name);
@@ -87,7 +88,8 @@ static void line_out(const char *kind, const char *name, const char *fmt, va_lis
 		_exit(3);
 }
 
-static void line(const char *kind, const char *name, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void line(const char *kind, const char *name,
+                                                       const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

@@ -47,15 +47,12 @@ Test(table, parses_and_sorts, .init = setup, .fini = teardown)
 
 Test(table, errors)
 {
-	const char *bad[] = {"",
-	                     "{}",
-	                     "[",
-	                     "[{]",
-	                     "[{\"nr\":1,\"name\":\"a\"}]",
+	const char *bad[] = {"", "{}", "[", "[{]", "[{\"nr\":1,\"name\":\"a\"}]",
 	                     "[{\"nr\":1,\"name\":\"a\",\"level\":\"maybe\"}]",
 	                     "[{\"nr\":\"x\",\"name\":\"a\",\"level\":\"full\"}]",
-	                     "[{\"nr\":1,\"name\":\"a\",\"level\":\"full\"},"
-	                     "{\"nr\":2,\"name\":\"a\",\"level\":\"full\"}]",
+	                     /* (one string: two entries with the same name) */
+	                     ("[{\"nr\":1,\"name\":\"a\",\"level\":\"full\"},"
+	                      "{\"nr\":2,\"name\":\"a\",\"level\":\"full\"}]"),
 	                     "[{\"nr\":1,\"name\":\"a\",\"level\":\"full\",\"x\":[1]}]",
 	                     "[{\"nr\":1,\"name\":\"a\\u0000\",\"level\":\"full\"}]",
 	                     "[] trailing"};

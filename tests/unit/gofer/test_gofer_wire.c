@@ -327,7 +327,7 @@ Test(gofer_wire, xattr_requests)
 	                           .value_len = CBOX_GOFER_XVALUE_MAX};
 	/* The largest request fits the largest packet. */
 	int len = cbox_gofer_encode_request(&q, buf, sizeof(buf));
-	cr_assert_gt(len, CBOX_GOFER_XVALUE_MAX);
+	cr_assert_gt(len, (int)CBOX_GOFER_XVALUE_MAX);
 	struct cbox_gofer_req d;
 	cr_assert_eq(cbox_gofer_decode_request(buf, (size_t)len, &d), 0);
 	cr_expect_eq(d.value_len, CBOX_GOFER_XVALUE_MAX);
