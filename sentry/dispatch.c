@@ -44,6 +44,8 @@ static int install(struct cbox_sysctx *c, int hostfd, int flags, struct cbox_den
 	if (fd < 0)
 		return fd;
 	c->answered = answer;
+	if (S_ISREG(st.st_mode) && (flags & O_ACCMODE) != O_RDONLY)
+		cbox_text_note_writer(c->s, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
 	/* (Recorded after the task may have resumed: the sentry takes its next call only after
 	 * this one, so nothing can use the fd through the sentry before.) */
 	if (d)

@@ -16,6 +16,8 @@
 	 PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_TRACESECCOMP)
 #define CBOX_DEV_COUNT 5
 
+#define CBOX_WRITTEN_BITS 65536u
+
 struct cbox_sentry {
 	const struct cbox_sentry_config *cfg;
 	struct cbox_platform *platform;
@@ -55,6 +57,9 @@ struct cbox_sentry {
 		unsigned refs;
 	} * text;
 	size_t ntext, text_cap;
+	/* Every host file a guest task may have held open for writing, as a Bloom filter (task.c):
+	 * a file never noted cannot be open for writing now, and needs no ETXTBSY scan. */
+	uint64_t written[CBOX_WRITTEN_BITS / 64];
 	/* `cbox exec` (exec_ctl.c): the monitor's control socket (-1: none), the spawner, the
 	 * connections waiting for their request, and the tasks started with their connection */
 	int exec_ctl, spawner_sock;
@@ -82,6 +87,11 @@ void cbox_text_exec(struct cbox_sentry *s, struct cbox_thread_group *tg, const i
  * ETXTBSY, as on Linux. Only the sandbox's own processes are seen (a host process writing the
  * file is not). */
 bool cbox_text_writers(struct cbox_sentry *s, int fd);
+/* A guest task got (dev, ino) open for writing (an fd the sentry installed), or may hold one:
+ * cbox_text_note_fds notes every regular file task tgid has open for writing (a task the
+ * sentry starts, whose fds it did not install). */
+void cbox_text_note_writer(struct cbox_sentry *s, uint64_t dev, uint64_t ino);
+void cbox_text_note_fds(struct cbox_sentry *s, pid_t tgid);
 /* A forked thread group (to) runs the same image as from. */
 void cbox_text_fork(struct cbox_sentry *s, struct cbox_thread_group *to,
                     const struct cbox_thread_group *from);

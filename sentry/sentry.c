@@ -153,6 +153,9 @@ int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd)
 		return -ENOMEM;
 	t->tg->refs = 1;
 	t->tg->host_tgid = pid;
+	/* Its fds are the caller's, not installed by the sentry: a stdout redirected to a file
+	 * holds that file open for writing (busy text, task.c). */
+	cbox_text_note_fds(s, pid);
 	t->fs->refs = 1;
 	t->fs->root = cbox_dentry_get(s->root);
 	t->fs->umask = 022;

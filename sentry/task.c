@@ -106,20 +106,57 @@ void cbox_text_fork(struct cbox_sentry *s, struct cbox_thread_group *to,
 			to->text[to->ntext++] = from->text[i];
 }
 
-/* Whether process tgid has dev/ino open with write access (its /proc fd and fdinfo files). */
-static bool open_for_write_by(pid_t tgid, uint64_t dev, uint64_t ino)
+/* ---- files opened for writing ----
+ * cbox_text_writers reads every guest process's fd table from /proc, about 100 us an exec, and
+ * an exec makes it twice (program and interpreter). Programs are nearly always files no guest
+ * task ever opened for writing. Every way a guest task gets a file open for writing passes the
+ * sentry: its opens are installed by the sentry (cbox_sys_install notes them), dup, fork and
+ * SCM_RIGHTS only share such an fd, and the fds a task the sentry starts already holds (the
+ * caller's stdout redirected to a file) are noted at its start. So a file not in this filter
+ * is not open for writing by any guest task, and the scan is needed only for the others.
+ * False positives (a full filter included) only cost the scan. */
+static uint64_t written_bit(uint64_t dev, uint64_t ino, uint64_t k)
+{
+	uint64_t x = ino * 0x9e3779b97f4a7c15ULL ^ (dev + k) * 0xc2b2ae3d27d4eb4fULL;
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 29;
+	return x % CBOX_WRITTEN_BITS;
+}
+
+void cbox_text_note_writer(struct cbox_sentry *s, uint64_t dev, uint64_t ino)
+{
+	for (uint64_t k = 0; k < 2; k++) {
+		uint64_t b = written_bit(dev, ino, k);
+		s->written[b / 64] |= 1ULL << (b % 64);
+	}
+}
+
+static bool maybe_written(const struct cbox_sentry *s, uint64_t dev, uint64_t ino)
+{
+	for (uint64_t k = 0; k < 2; k++) {
+		uint64_t b = written_bit(dev, ino, k);
+		if (!(s->written[b / 64] & (1ULL << (b % 64))))
+			return false;
+	}
+	return true;
+}
+
+/* Call fn for each regular file process tgid has open with write access (its /proc fd and
+ * fdinfo files); stop when it returns true. Returns whether one did. */
+static bool each_write_open(pid_t tgid, bool (*fn)(void *ctx, const struct stat *st), void *ctx)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/fd", tgid);
 	DIR *dir = opendir(path);
 	if (!dir)
 		return false;
-	bool found = false;
+	bool done = false;
 	struct dirent *e;
-	while (!found && (e = readdir(dir)) != NULL) {
+	while (!done && (e = readdir(dir)) != NULL) {
 		struct stat st;
 		if (e->d_name[0] == '.' || fstatat(dirfd(dir), e->d_name, &st, 0) < 0 ||
-		    (uint64_t)st.st_dev != dev || (uint64_t)st.st_ino != ino)
+		    !S_ISREG(st.st_mode))
 			continue;
 		char info[320], buf[256];
 		snprintf(info, sizeof(info), "/proc/%d/fdinfo/%s", tgid, e->d_name);
@@ -131,10 +168,28 @@ static bool open_for_write_by(pid_t tgid, uint64_t dev, uint64_t ino)
 			continue;
 		buf[n] = '\0';
 		char *f = strstr(buf, "flags:");
-		found = f && (strtoul(f + 6, NULL, 8) & O_ACCMODE) != O_RDONLY;
+		if (f && (strtoul(f + 6, NULL, 8) & O_ACCMODE) != O_RDONLY)
+			done = fn(ctx, &st);
 	}
 	closedir(dir);
-	return found;
+	return done;
+}
+
+static bool note_one(void *ctx, const struct stat *st)
+{
+	cbox_text_note_writer(ctx, (uint64_t)st->st_dev, (uint64_t)st->st_ino);
+	return false;
+}
+
+void cbox_text_note_fds(struct cbox_sentry *s, pid_t tgid)
+{
+	each_write_open(tgid, note_one, s);
+}
+
+static bool same_file(void *ctx, const struct stat *st)
+{
+	const struct stat *want = ctx;
+	return st->st_dev == want->st_dev && st->st_ino == want->st_ino;
 }
 
 bool cbox_text_writers(struct cbox_sentry *s, int fd)
@@ -142,10 +197,12 @@ bool cbox_text_writers(struct cbox_sentry *s, int fd)
 	struct stat st;
 	if (fstat(fd, &st) < 0)
 		return false;
+	if (!maybe_written(s, (uint64_t)st.st_dev, (uint64_t)st.st_ino))
+		return false;
 	for (unsigned h = 0; h < CBOX_TASK_HASH; h++)
 		for (struct cbox_task *t = s->tasks[h]; t; t = t->next_in_hash)
 			if (t->tg && t->tid == t->tg->host_tgid &&
-			    open_for_write_by(t->tid, (uint64_t)st.st_dev, (uint64_t)st.st_ino))
+			    each_write_open(t->tid, same_file, &st))
 				return true;
 	return false;
 }

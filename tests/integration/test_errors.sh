@@ -133,6 +133,23 @@ t_fcntl_refused() {
 		"EINVAL EINVAL EINVAL EINVAL getfl ok" "$OUT"
 }
 
+# Busy text through an fd the sentry did not install: the caller's stdout, appended to the very
+# program the guest then runs. Linux refuses that exec (ETXTBSY); the sentry must see the
+# inherited writer too (its scan is skipped for files no guest task holds for writing).
+t_etxtbsy_inherited() {
+	local dir="$SCRATCH/txtbsy"
+	rm -rf "$dir" && mkdir -p "$dir" && cp /bin/true "$dir/prog"
+	# shellcheck disable=SC2086
+	(cd "$dir" && timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -- "$BB" sh -c \
+		'./prog; echo "rc=$?" >&2; cp ./prog ./copy; ./copy; echo "copy=$?" >&2' \
+		>>prog 2>"$dir/err" </dev/null)
+	STATUS=$?
+	OUT=$(grep -E '^(rc|copy)=' "$dir/err" | tr '\n' ' ')
+	ERR=$(cat "$dir/err")
+	check "exec of a file the caller's stdout writes to is ETXTBSY; a copy runs" \
+		"rc=126 copy=0 " "$OUT"
+}
+
 # A signal that arrives while a trapped call waits for the sentry must not turn into EINTR for
 # calls that never give it on Linux (the kernel's wait for the sentry is interruptible).
 t_eintr() {
@@ -180,5 +197,5 @@ t_gofer_setup() {
 	check "  ... and no sandbox process is left" "" "$(pgrep -f -- "--rootfs $root" | grep -v "^$$\$")"
 }
 
-for_each_config t_errors t_seccomp_listener t_tiocsti t_fcntl_refused t_eintr t_clone3_race t_bpf_perf t_gofer_setup
+for_each_config t_errors t_seccomp_listener t_tiocsti t_fcntl_refused t_etxtbsy_inherited t_eintr t_clone3_race t_bpf_perf t_gofer_setup
 finish
