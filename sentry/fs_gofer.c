@@ -165,13 +165,31 @@ static int g_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_de
                       size_t size)
 {
 	(void)t;
-	return cbox_gofer_readlink(s->gofer, d->fid, buf, size);
+	if (!d->link) {
+		/* Read once per dentry (a cold python start read /lib64 and the like 15 times, each
+		 * a gofer round trip); the full target, so that any buffer size gets Linux's
+		 * answer. */
+		char target[CBOX_GOFER_TARGET_MAX + 1];
+		int n = cbox_gofer_readlink(s->gofer, d->fid, target, sizeof(target));
+		if (n < 0)
+			return n;
+		d->link = strdup(target);
+		if (!d->link)
+			return -ENOMEM;
+	}
+	size_t n = strlen(d->link);
+	if (n >= size)
+		return -ERANGE;
+	memcpy(buf, d->link, n + 1);
+	return (int)n;
 }
 
 static void g_release(struct cbox_sentry *s, struct cbox_dentry *d)
 {
 	free(d->ro_stat);
 	d->ro_stat = NULL;
+	free(d->link);
+	d->link = NULL;
 	if (d->ro_fd1) {
 		close(d->ro_fd1 - 1);
 		d->ro_fd1 = 0;

@@ -63,6 +63,9 @@ struct cbox_dentry {
 	struct stat *ro_stat;
 	uint64_t ro_stat_ns;
 	int ro_fd1;
+	/* gofer: a symlink's target once read (NUL-terminated). A symlink's target never changes:
+	 * replacing one makes a new inode, which a new walk finds. */
+	char *link;
 	uint64_t ino;      /* inode number the guest sees */
 	uint64_t host_dev; /* gofer: the host file's dev/ino, to recognise its fds */
 	uint64_t host_ino;
