@@ -288,6 +288,11 @@ static int do_open(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, 
 	struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
 	if (n == NULL)
 		return -EBADF;
+	/* An unnamed file's node holds the open file itself (TMPFILE), not an O_PATH fd: a copy
+	 * of it, even for O_PATH, would share its offset and its access mode. It cannot be reopened
+	 * without /proc either. */
+	if (n->anon)
+		return -EINVAL;
 	if (q->flags & O_PATH) {
 		int fd = open_path(s, n, q->flags);
 		if (fd < 0)

@@ -337,6 +337,8 @@ Test(gofer_rw, tmpfile_then_link)
 	cr_expect_eq(st2.ino, st.ino);
 	cr_expect_eq(st2.size, 3);
 	cr_expect_eq(cbox_gofer_open(S.c, nf, O_RDONLY), -EINVAL);
+	/* Not even O_PATH: the node's fd is the open file, which must not be handed out twice. */
+	cr_expect_eq(cbox_gofer_open(S.c, nf, O_PATH), -EINVAL);
 	/* LINK names it; walking the name finds the same file. */
 	cr_expect_eq(cbox_gofer_link(S.c, nf, 0, "named"), 0);
 	cr_expect_eq(cbox_gofer_link(S.c, nf, 0, "named"), -EEXIST);
