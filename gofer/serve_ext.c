@@ -264,11 +264,17 @@ int cbox_gofer_do_xattr(struct cbox_gofer_server *s, const struct cbox_gofer_req
 	}
 	int dirfd = -1;
 	const char *path = NULL;
-	int rc = xattr_target(n, &dirfd, &path);
-	if (rc < 0)
-		return rc;
-	long got = xattr_call(s, q, dirfd, path, name);
-	if (got < 0 && errno == ENOSYS) {
+	long got;
+	if (n->anon) {
+		/* An unnamed file (TMPFILE): no name to give, but its fd is the open file. */
+		got = xattr_call_fd(s, q, n->fd, name);
+	} else {
+		int rc = xattr_target(n, &dirfd, &path);
+		if (rc < 0)
+			return rc;
+		got = xattr_call(s, q, dirfd, path, name);
+	}
+	if (got < 0 && errno == ENOSYS && !n->anon) {
 		CBOX_AUTOCLOSE int fd = xattr_fallback_fd(n);
 		if (fd < 0)
 			return fd;

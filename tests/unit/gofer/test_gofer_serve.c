@@ -339,6 +339,11 @@ Test(gofer_rw, tmpfile_then_link)
 	cr_expect_eq(cbox_gofer_open(S.c, nf, O_RDONLY), -EINVAL);
 	/* Not even O_PATH: the node's fd is the open file, which must not be handed out twice. */
 	cr_expect_eq(cbox_gofer_open(S.c, nf, O_PATH), -EINVAL);
+	/* Its user.* attributes, through the open file (it has no name yet). */
+	cr_expect_eq(cbox_gofer_setxattr(S.c, nf, "user.k", "v", 1, 0), 0);
+	char xv[8];
+	cr_expect_eq(cbox_gofer_getxattr(S.c, nf, "user.k", xv, sizeof(xv)), 1);
+	cr_expect_eq(cbox_gofer_setxattr(S.c, nf, "trusted.k", "v", 1, 0), -EPERM);
 	/* LINK names it; walking the name finds the same file. */
 	cr_expect_eq(cbox_gofer_link(S.c, nf, 0, "named"), 0);
 	cr_expect_eq(cbox_gofer_link(S.c, nf, 0, "named"), -EEXIST);
