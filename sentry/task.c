@@ -142,21 +142,23 @@ static bool maybe_written(const struct cbox_sentry *s, uint64_t dev, uint64_t in
 	return true;
 }
 
-/* Call fn for each regular file process tgid has open with write access (its /proc fd and
- * fdinfo files); stop when it returns true. Returns whether one did. */
-static bool each_write_open(pid_t tgid, bool (*fn)(void *ctx, const struct stat *st), void *ctx)
+/* The regular files process tgid has open with write access (its /proc fd and fdinfo files):
+ * with want, whether want's file is one of them (only its fds have their fdinfo read); without,
+ * each is noted in s's filter (and false is returned). */
+static bool write_opens(struct cbox_sentry *s, pid_t tgid, const struct stat *want)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/fd", tgid);
 	DIR *dir = opendir(path);
 	if (!dir)
 		return false;
-	bool done = false;
+	bool found = false;
 	struct dirent *e;
-	while (!done && (e = readdir(dir)) != NULL) {
+	while (!found && (e = readdir(dir)) != NULL) {
 		struct stat st;
 		if (e->d_name[0] == '.' || fstatat(dirfd(dir), e->d_name, &st, 0) < 0 ||
-		    !S_ISREG(st.st_mode))
+		    !S_ISREG(st.st_mode) ||
+		    (want && (st.st_dev != want->st_dev || st.st_ino != want->st_ino)))
 			continue;
 		char info[320], buf[256];
 		snprintf(info, sizeof(info), "/proc/%d/fdinfo/%s", tgid, e->d_name);
@@ -168,28 +170,20 @@ static bool each_write_open(pid_t tgid, bool (*fn)(void *ctx, const struct stat 
 			continue;
 		buf[n] = '\0';
 		char *f = strstr(buf, "flags:");
-		if (f && (strtoul(f + 6, NULL, 8) & O_ACCMODE) != O_RDONLY)
-			done = fn(ctx, &st);
+		if (!f || (strtoul(f + 6, NULL, 8) & O_ACCMODE) == O_RDONLY)
+			continue;
+		if (want)
+			found = true;
+		else
+			cbox_text_note_writer(s, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
 	}
 	closedir(dir);
-	return done;
-}
-
-static bool note_one(void *ctx, const struct stat *st)
-{
-	cbox_text_note_writer(ctx, (uint64_t)st->st_dev, (uint64_t)st->st_ino);
-	return false;
+	return found;
 }
 
 void cbox_text_note_fds(struct cbox_sentry *s, pid_t tgid)
 {
-	each_write_open(tgid, note_one, s);
-}
-
-static bool same_file(void *ctx, const struct stat *st)
-{
-	const struct stat *want = ctx;
-	return st->st_dev == want->st_dev && st->st_ino == want->st_ino;
+	write_opens(s, tgid, NULL);
 }
 
 bool cbox_text_writers(struct cbox_sentry *s, int fd)
@@ -201,8 +195,7 @@ bool cbox_text_writers(struct cbox_sentry *s, int fd)
 		return false;
 	for (unsigned h = 0; h < CBOX_TASK_HASH; h++)
 		for (struct cbox_task *t = s->tasks[h]; t; t = t->next_in_hash)
-			if (t->tg && t->tid == t->tg->host_tgid &&
-			    each_write_open(t->tid, same_file, &st))
+			if (t->tg && t->tid == t->tg->host_tgid && write_opens(s, t->tid, &st))
 				return true;
 	return false;
 }
