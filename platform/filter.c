@@ -150,6 +150,34 @@ static int emit(struct prog *p, struct sock_filter f)
 
 #define ARG_LO(n) (offsetof(struct seccomp_data, args) + 8 * (n))
 
+/*
+ * A leaf that decides by one argument compared with two values: an ioctl request or an fcntl
+ * command, an unsigned int, so the low 32 bits decide (the kernel truncates them too). listed:
+ * a match is allowed (else trapped) or, without it, trapped (else allowed). guard: a call on the
+ * reserved install fd (arg 0) is trapped whatever the value.
+ */
+static int emit_two_values(struct prog *p, int arg, uint32_t v1, uint32_t v2, bool listed,
+                           bool guard)
+{
+	uint8_t g = guard ? 2 : 0; /* the guard's instructions, between the tests and ALLOW */
+	int r = emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg)));
+	if (listed) {
+		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v1, 1, 0));
+		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v2, 0, 1 + g));
+	} else {
+		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v1, 2 + g, 0));
+		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v2, 1 + g, 0));
+	}
+	if (guard) {
+		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
+		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		                                          CBOX_PTRACE_INSTALL_FD, 1, 0));
+	}
+	r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+	r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, p->trap));
+	return r ? -ENOMEM : 0;
+}
+
 static int emit_leaf(struct prog *p, enum action act)
 {
 	int r = 0;
@@ -177,43 +205,13 @@ static int emit_leaf(struct prog *p, enum action act)
 		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, p->trap));
 		return r ? -ENOMEM : 0;
 	case ACT_IOCTL:
-	case ACT_IOCTL_GUARD: {
-		bool guard = act == ACT_IOCTL_GUARD;
-		/* The request is an unsigned int: the low 32 bits decide (the kernel truncates). */
-		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)));
-		r |= emit(
-		    p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IOCTL_TCGETS, 1, 0));
-		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-		                                          IOCTL_TIOCGWINSZ, 0, guard ? 3 : 1));
-		if (guard) {
-			r |= emit(
-			    p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
-			r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-			                                          CBOX_PTRACE_INSTALL_FD, 1, 0));
-		}
-		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, p->trap));
-		return r ? -ENOMEM : 0;
-	}
+	case ACT_IOCTL_GUARD:
+		return emit_two_values(p, 1, IOCTL_TCGETS, IOCTL_TIOCGWINSZ, true,
+		                       act == ACT_IOCTL_GUARD);
 	case ACT_FCNTL:
-	case ACT_FCNTL_GUARD: {
-		bool guard = act == ACT_FCNTL_GUARD;
-		/* The command is an unsigned int: the low 32 bits decide (the kernel truncates). */
-		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)));
-		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FCNTL_F_NOTIFY,
-		                                          guard ? 4 : 2, 0));
-		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-		                                          FCNTL_F_SETLEASE, guard ? 3 : 1, 0));
-		if (guard) {
-			r |= emit(
-			    p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
-			r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-			                                          CBOX_PTRACE_INSTALL_FD, 1, 0));
-		}
-		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, p->trap));
-		return r ? -ENOMEM : 0;
-	}
+	case ACT_FCNTL_GUARD:
+		return emit_two_values(p, 1, FCNTL_F_NOTIFY, FCNTL_F_SETLEASE, false,
+		                       act == ACT_FCNTL_GUARD);
 	case ACT_FD_GUARD0:
 	case ACT_FD_GUARD1: {
 		int arg = act == ACT_FD_GUARD0 ? 0 : 1;
