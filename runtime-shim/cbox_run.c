@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -213,6 +214,15 @@ static bool killed_by_memory_limit(const struct cbox_run_opts *o, int status)
 	       (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
 
+/* The sentry ended during its set-up (it logged why): nothing is left running. */
+static int sentry_failed(pid_t sentry, pid_t gofer)
+{
+	kill(gofer, SIGKILL);
+	waitpid(sentry, NULL, 0);
+	waitpid(gofer, NULL, 0);
+	return 125;
+}
+
 static int run(struct cbox_run_opts *o, char **argv)
 {
 	const struct cbox_platform_ops *platform = cbox_platform_find(o->platform);
@@ -251,8 +261,10 @@ static int run(struct cbox_run_opts *o, char **argv)
 	struct cbox_run_tty tty = {.master = -1, .slave = -1};
 	if (o->tty && cbox_run_tty_open(&tty, sandbox_uid()) < 0)
 		return 125;
+	/* A socketpair, not a pipe: a sentry that died during its set-up (it said why) makes the
+	 * send below fail with EPIPE instead of killing cbox-run with SIGPIPE (exit 141). */
 	int sync[2];
-	if (pipe2(sync, O_CLOEXEC) < 0)
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0)
 		return 125;
 	struct cbox_sentry_config cfg = {.platform = platform,
 	                                 .strict = o->strict,
@@ -314,8 +326,8 @@ static int run(struct cbox_run_opts *o, char **argv)
 	}
 	/* The sentry sets itself and the guest task up while the gofer may still be building its
 	 * tree (the second byte says it is ready): the two set-ups overlap. */
-	if (write(sync[1], "g", 1) != 1)
-		return 125;
+	if (send(sync[1], "g", 1, MSG_NOSIGNAL) != 1)
+		return sentry_failed(pid, gpid);
 	if (cbox_gofer_spawn_finish(&gsock, gpid, &err) < 0) {
 		cbox_err_report(&err, "cbox-run: starting the gofer");
 		kill(pid, SIGKILL);
@@ -323,8 +335,8 @@ static int run(struct cbox_run_opts *o, char **argv)
 		return 125;
 	}
 	close(gsock);
-	if (write(sync[1], "r", 1) != 1)
-		return 125;
+	if (send(sync[1], "r", 1, MSG_NOSIGNAL) != 1)
+		return sentry_failed(pid, gpid);
 	close(sync[1]);
 	run_init = o->init;
 	signal(SIGINT, on_signal);
