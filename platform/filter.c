@@ -27,6 +27,7 @@ enum action {
 	ACT_IOCTL_GUARD, /* ACT_IOCTL, and never on the reserved install fd */
 	ACT_FCNTL,       /* fast path but for the two commands below */
 	ACT_FCNTL_GUARD, /* ACT_FCNTL, and never on the reserved install fd */
+	ACT_PRCTL,       /* fast path for the two options below */
 };
 
 /* ioctl requests the guest filter lets through: reads of terminal state. On any other kind of
@@ -42,6 +43,11 @@ enum action {
 #define FCNTL_F_SETLEASE 1024u
 #define FCNTL_F_NOTIFY   1026u
 
+/* prctl options the filter lets through: the thread's name (the loader sets it at every exec),
+ * which the sentry only continued; every other option still reaches it (sys_proc.c). */
+#define PRCTL_SET_NAME 15u
+#define PRCTL_GET_NAME 16u
+
 /* clone flags the guest may not use (see sys_clone): namespaces, and CLONE_UNTRACED, which would
  * hide the child from the sentry. */
 #define CLONE_REFUSED_FLAGS                                                                        \
@@ -54,9 +60,10 @@ bool cbox_platform_fastpath(const struct cbox_platform_ops *ops, bool strict, in
 	if (strict)
 		return false;
 	if (nr == SYS_fork || nr == SYS_vfork || nr == SYS_clone || nr == SYS_ioctl ||
-	    nr == SYS_fcntl)
+	    nr == SYS_fcntl || nr == SYS_prctl)
 		return true; /* see action_of: allowed by the filter (clone after a flags check,
-		              * ioctl for two requests, fcntl but for two commands) */
+		              * ioctl for two requests, fcntl but for two commands, prctl for two
+		              * options) */
 	/* sendto is on the fast path only without an address (see action_of): the published
 	 * list names it, the table's note says it is conditional. */
 	const struct cbox_sys_entry *e = cbox_sys_lookup(nr);
@@ -82,6 +89,8 @@ const char *cbox_platform_fastpath_condition(const struct cbox_platform_ops *ops
 		           ? "trapped for F_NOTIFY and F_SETLEASE, and on the install "
 		             "fd (ptrace)"
 		           : "trapped for F_NOTIFY and F_SETLEASE";
+	if (nr == SYS_prctl)
+		return "trapped except PR_SET_NAME and PR_GET_NAME";
 	if (ops->needs_install_fd && nr == SYS_close)
 		return "trapped on the install fd (ptrace)";
 	if (ops->needs_install_fd && (nr == SYS_dup2 || nr == SYS_dup3))
@@ -105,6 +114,8 @@ static enum action action_of(const struct cbox_platform_ops *ops, bool strict, i
 		return ops->needs_install_fd ? ACT_IOCTL_GUARD : ACT_IOCTL;
 	if (nr == SYS_fcntl && !strict)
 		return ops->needs_install_fd ? ACT_FCNTL_GUARD : ACT_FCNTL;
+	if (nr == SYS_prctl && !strict)
+		return ACT_PRCTL;
 	if (!cbox_platform_fastpath(ops, strict, nr))
 		return ACT_TRAP;
 	/* An AF_UNIX path in sendto's address must be resolved in the guest's tree by the sentry
@@ -212,6 +223,8 @@ static int emit_leaf(struct prog *p, enum action act)
 	case ACT_FCNTL_GUARD:
 		return emit_two_values(p, 1, FCNTL_F_NOTIFY, FCNTL_F_SETLEASE, false,
 		                       act == ACT_FCNTL_GUARD);
+	case ACT_PRCTL: /* (the option is an int: the low 32 bits decide, as the kernel's) */
+		return emit_two_values(p, 0, PRCTL_SET_NAME, PRCTL_GET_NAME, true, false);
 	case ACT_FD_GUARD0:
 	case ACT_FD_GUARD1: {
 		int arg = act == ACT_FD_GUARD0 ? 0 : 1;
