@@ -4,49 +4,65 @@
  * comparisons instead of a walk over every fast-path entry.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #include "cbox/platform.h"
 #include "cbox/syscalls.h"
 
 enum action {
-	ACT_TRAP,        /* to the sentry (the platform's trap action) */
-	ACT_ALLOW,       /* fast path */
-	ACT_EXEC,        /* SECCOMP_RET_TRACE: rewritten at a ptrace stop */
-	ACT_FD_GUARD0,   /* fast path unless arg0 is the reserved install fd */
-	ACT_FD_GUARD1,   /* fast path unless arg1 is the reserved install fd */
-	ACT_CLONE,       /* fast path unless the flags ask for namespaces or CLONE_UNTRACED */
-	ACT_NO_ADDR4,    /* fast path unless arg4 (sendto's address) is not NULL */
-	ACT_IOCTL,       /* fast path for the terminal reads below, else to the sentry */
-	ACT_IOCTL_GUARD, /* ACT_IOCTL, and never on the reserved install fd */
-	ACT_FCNTL,       /* fast path but for the two commands below */
-	ACT_FCNTL_GUARD, /* ACT_FCNTL, and never on the reserved install fd */
-	ACT_PRCTL,       /* fast path for the two options below */
+	ACT_TRAP,      /* to the sentry (the platform's trap action) */
+	ACT_ALLOW,     /* fast path */
+	ACT_EXEC,      /* SECCOMP_RET_TRACE: rewritten at a ptrace stop */
+	ACT_FD_GUARD0, /* fast path unless arg0 is the reserved install fd */
+	ACT_FD_GUARD1, /* fast path unless arg1 is the reserved install fd */
+	ACT_CLONE,     /* fast path unless the flags ask for namespaces or CLONE_UNTRACED */
+	ACT_NO_ADDR4,  /* fast path unless arg4 (sendto's address) is not NULL */
+	ACT_BY_VALUE,  /* fast path or not by one argument's value (by_value below) */
 };
 
-/* ioctl requests the guest filter lets through: reads of terminal state. On any other kind of
- * fd they answer ENOTTY, as on Linux; on a terminal (the sandbox's pty, or the caller's own
- * terminal as stdin) they reveal nothing that is not the guest's to know. Programs make them
- * for every file they open (Python's isatty). Requests that change a terminal or read the
- * console, and everything else, still reach the sentry (sys_ioctl: TIOCSTI is EPERM). */
-#define IOCTL_TCGETS     0x5401u
-#define IOCTL_TIOCGWINSZ 0x5413u
+/*
+ * Calls the filter decides by one argument compared with two values. The arguments are an
+ * unsigned int (an ioctl request, an fcntl command) or an int (a prctl option): the low 32 bits
+ * decide, as the kernel truncates them too, so bits above them cannot pass a refused value off
+ * as an allowed one. listed: a match is allowed and anything else trapped; without it, a match
+ * is trapped and anything else allowed. fd0: arg 0 is an fd, trapped on the ptrace platform's
+ * reserved install fd whatever the value.
+ */
+static const struct by_value {
+	int nr, arg;
+	uint32_t v1, v2;
+	bool listed, fd0;
+} by_value[] = {
+    /* Reads of terminal state: ENOTTY on any other kind of fd, as on
+     * Linux; on a terminal (the sandbox's pty, or the caller's as stdin) nothing that is not
+     * the guest's to know. Programs make them for every file they open (Python's isatty).
+     * Requests that change a terminal or read the console still reach the sentry (sys_ioctl:
+     * TIOCSTI is EPERM). */
+    {SYS_ioctl, 1, TCGETS, TIOCGWINSZ, true, true},
+    /* The commands the sentry refuses (sys_fcntl says why); the others
+     * run on the host fd, where the sentry would only continue them (node makes dozens). */
+    {SYS_fcntl, 1, F_NOTIFY, F_SETLEASE, false, true},
+    /* The thread's name (the loader sets it at every exec), which
+     * the sentry only continued; every other option still reaches it (sys_proc.c). */
+    {SYS_prctl, 0, PR_SET_NAME, PR_GET_NAME, true, false},
+};
 
-/* fcntl commands the sentry refuses (sys_fcntl says why); the others run on the host fd, where
- * the sentry would only continue them (node makes dozens at start-up). */
-#define FCNTL_F_SETLEASE 1024u
-#define FCNTL_F_NOTIFY   1026u
-
-/* prctl options the filter lets through: the thread's name (the loader sets it at every exec),
- * which the sentry only continued; every other option still reaches it (sys_proc.c). */
-#define PRCTL_SET_NAME 15u
-#define PRCTL_GET_NAME 16u
+static const struct by_value *by_value_of(int nr)
+{
+	for (size_t i = 0; i < sizeof(by_value) / sizeof(by_value[0]); i++)
+		if (by_value[i].nr == nr)
+			return &by_value[i];
+	return NULL;
+}
 
 /* clone flags the guest may not use (see sys_clone): namespaces, and CLONE_UNTRACED, which would
  * hide the child from the sentry. */
@@ -59,11 +75,9 @@ bool cbox_platform_fastpath(const struct cbox_platform_ops *ops, bool strict, in
 	(void)ops;
 	if (strict)
 		return false;
-	if (nr == SYS_fork || nr == SYS_vfork || nr == SYS_clone || nr == SYS_ioctl ||
-	    nr == SYS_fcntl || nr == SYS_prctl)
+	if (nr == SYS_fork || nr == SYS_vfork || nr == SYS_clone || by_value_of(nr))
 		return true; /* see action_of: allowed by the filter (clone after a flags check,
-		              * ioctl for two requests, fcntl but for two commands, prctl for two
-		              * options) */
+		              * the others by an argument's value) */
 	/* sendto is on the fast path only without an address (see action_of): the published
 	 * list names it, the table's note says it is conditional. */
 	const struct cbox_sys_entry *e = cbox_sys_lookup(nr);
@@ -110,18 +124,14 @@ static enum action action_of(const struct cbox_platform_ops *ops, bool strict, i
 		return strict ? ACT_EXEC : ACT_CLONE;
 	if (nr == SYS_fork || nr == SYS_vfork)
 		return strict ? ACT_EXEC : ACT_ALLOW;
-	if (nr == SYS_ioctl && !strict)
-		return ops->needs_install_fd ? ACT_IOCTL_GUARD : ACT_IOCTL;
-	if (nr == SYS_fcntl && !strict)
-		return ops->needs_install_fd ? ACT_FCNTL_GUARD : ACT_FCNTL;
-	if (nr == SYS_prctl && !strict)
-		return ACT_PRCTL;
 	if (!cbox_platform_fastpath(ops, strict, nr))
 		return ACT_TRAP;
 	/* An AF_UNIX path in sendto's address must be resolved in the guest's tree by the sentry
 	 * (syscalls/sys_net.c); without an address (a connected socket) nothing names a file. */
 	if (nr == SYS_sendto)
 		return ACT_NO_ADDR4;
+	if (by_value_of(nr))
+		return ACT_BY_VALUE;
 	/* On the ptrace platform every task holds the install socket at a reserved fd. The guest
 	 * must not close it or dup over it behind the sentry's back, so those calls reach the
 	 * sentry (which answers EBADF) when they name that fd. */
@@ -134,6 +144,32 @@ static enum action action_of(const struct cbox_platform_ops *ops, bool strict, i
 	return ACT_ALLOW;
 }
 
+bool cbox_platform_traps(const struct cbox_platform_ops *ops, bool strict, int nr,
+                         const uint64_t args[6])
+{
+	uint32_t fd0 = (uint32_t)args[0];
+	switch (action_of(ops, strict, nr)) {
+	case ACT_TRAP:
+		return true;
+	case ACT_NO_ADDR4:
+		return args[4] != 0;
+	case ACT_FD_GUARD0:
+		return fd0 == CBOX_PTRACE_INSTALL_FD;
+	case ACT_FD_GUARD1:
+		return (uint32_t)args[1] == CBOX_PTRACE_INSTALL_FD;
+	case ACT_BY_VALUE: {
+		const struct by_value *v = by_value_of(nr);
+		uint32_t x = (uint32_t)args[v->arg];
+		bool match = x == v->v1 || x == v->v2;
+		if (ops->needs_install_fd && v->fd0 && fd0 == CBOX_PTRACE_INSTALL_FD)
+			return true;
+		return v->listed ? !match : match;
+	}
+	default: /* allowed, or a ptrace stop (SECCOMP_RET_TRACE), not a trap */
+		return false;
+	}
+}
+
 struct range {
 	int lo, hi; /* inclusive */
 	enum action act;
@@ -143,6 +179,7 @@ struct prog {
 	struct sock_filter *ins;
 	size_t len, cap;
 	uint32_t trap;
+	bool guard; /* the ptrace platform: its reserved install fd is guarded */
 };
 
 static int emit(struct prog *p, struct sock_filter f)
@@ -161,23 +198,20 @@ static int emit(struct prog *p, struct sock_filter f)
 
 #define ARG_LO(n) (offsetof(struct seccomp_data, args) + 8 * (n))
 
-/*
- * A leaf that decides by one argument compared with two values: an ioctl request or an fcntl
- * command, an unsigned int, so the low 32 bits decide (the kernel truncates them too). listed:
- * a match is allowed (else trapped) or, without it, trapped (else allowed). guard: a call on the
- * reserved install fd (arg 0) is trapped whatever the value.
- */
-static int emit_two_values(struct prog *p, int arg, uint32_t v1, uint32_t v2, bool listed,
-                           bool guard)
+/* The leaf of a by_value call; guard: the ptrace platform's install fd in arg 0 is trapped. */
+static int emit_by_value(struct prog *p, const struct by_value *v, bool guard)
 {
 	uint8_t g = guard ? 2 : 0; /* the guard's instructions, between the tests and ALLOW */
-	int r = emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(arg)));
-	if (listed) {
-		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v1, 1, 0));
-		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v2, 0, 1 + g));
+	int r = emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(v->arg)));
+	if (v->listed) {
+		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v->v1, 1, 0));
+		r |= emit(p,
+		          (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v->v2, 0, 1 + g));
 	} else {
-		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v1, 2 + g, 0));
-		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v2, 1 + g, 0));
+		r |= emit(p,
+		          (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v->v1, 2 + g, 0));
+		r |= emit(p,
+		          (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v->v2, 1 + g, 0));
 	}
 	if (guard) {
 		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));
@@ -189,7 +223,7 @@ static int emit_two_values(struct prog *p, int arg, uint32_t v1, uint32_t v2, bo
 	return r ? -ENOMEM : 0;
 }
 
-static int emit_leaf(struct prog *p, enum action act)
+static int emit_leaf(struct prog *p, enum action act, int nr)
 {
 	int r = 0;
 	switch (act) {
@@ -215,16 +249,10 @@ static int emit_leaf(struct prog *p, enum action act)
 		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
 		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, p->trap));
 		return r ? -ENOMEM : 0;
-	case ACT_IOCTL:
-	case ACT_IOCTL_GUARD:
-		return emit_two_values(p, 1, IOCTL_TCGETS, IOCTL_TIOCGWINSZ, true,
-		                       act == ACT_IOCTL_GUARD);
-	case ACT_FCNTL:
-	case ACT_FCNTL_GUARD:
-		return emit_two_values(p, 1, FCNTL_F_NOTIFY, FCNTL_F_SETLEASE, false,
-		                       act == ACT_FCNTL_GUARD);
-	case ACT_PRCTL: /* (the option is an int: the low 32 bits decide, as the kernel's) */
-		return emit_two_values(p, 0, PRCTL_SET_NAME, PRCTL_GET_NAME, true, false);
+	case ACT_BY_VALUE: {
+		const struct by_value *v = by_value_of(nr);
+		return emit_by_value(p, v, p->guard && v->fd0);
+	}
 	case ACT_FD_GUARD0:
 	case ACT_FD_GUARD1: {
 		int arg = act == ACT_FD_GUARD0 ? 0 : 1;
@@ -245,7 +273,7 @@ static int emit_leaf(struct prog *p, enum action act)
 static int emit_tree(struct prog *p, const struct range *ranges, size_t lo, size_t hi)
 {
 	if (hi - lo == 1)
-		return emit_leaf(p, ranges[lo].act);
+		return emit_leaf(p, ranges[lo].act, ranges[lo].lo);
 	size_t mid = lo + (hi - lo) / 2;
 	/* if (nr >= ranges[mid].lo) goto right; the jump over the left subtree is a 32-bit ja. */
 	if (emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
@@ -276,7 +304,7 @@ int cbox_platform_build_filter(const struct cbox_platform_ops *ops, bool strict,
 	/* Numbers past the table (and the x32 bit, checked below) go to the sentry: ENOSYS. */
 	ranges[n++] = (struct range){CBOX_SYS_MAX, 0x3fffffff, ACT_TRAP};
 
-	struct prog p = {.trap = ops->trap_action};
+	struct prog p = {.trap = ops->trap_action, .guard = ops->needs_install_fd};
 	int r = 0;
 	/* Only the x86_64 ABI is emulated: a 32-bit int 0x80 call or an x32 call would name
 	 * different syscalls with the same numbers, so such a task is killed. */

@@ -256,8 +256,11 @@ static void restart_interrupted_trap(struct cbox_sentry *s, struct cbox_task *t,
 	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0 || (int64_t)r.rax != -CBOX_ERESTARTSYS)
 		return;
 	long nr = (long)r.orig_rax;
-	if (nr < 0 || nr == SYS_execve || nr == SYS_execveat || nr == SYS_clone || nr == SYS_fork ||
-	    nr == SYS_vfork || cbox_platform_fastpath(s->platform->ops, s->cfg->strict, (int)nr))
+	/* Whether the call waited in a notification is the filter's decision, which for some
+	 * calls depends on their arguments (an fcntl F_SETLKW runs on the host, where an
+	 * interruption is its own; an fcntl F_NOTIFY waits for the sentry). */
+	uint64_t args[6] = {r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9};
+	if (nr < 0 || !cbox_platform_traps(s->platform->ops, s->cfg->strict, (int)nr, args))
 		return; /* the host's own call, or a ptrace stop */
 	if (t->continued_nr1 == nr + 1 && t->continued_ip == r.rip && !host_never_interrupts(nr))
 		return; /* continued by the sentry: the host interrupted it */

@@ -108,6 +108,13 @@ CBOX_API bool cbox_platform_fastpath(const struct cbox_platform_ops *ops, bool s
 CBOX_API const char *cbox_platform_fastpath_condition(const struct cbox_platform_ops *ops,
                                                       bool strict, int nr);
 
+/* Whether the guest filter sends nr with these arguments to the sentry with the platform's trap
+ * action (a seccomp notification, or a ptrace stop on the ptrace platform), as the filter built
+ * by cbox_platform_build_filter decides; false for the fast path and for the calls it turns
+ * into ptrace stops to be rewritten (execve, clone3, clone with refused flags). */
+CBOX_API bool cbox_platform_traps(const struct cbox_platform_ops *ops, bool strict, int nr,
+                                  const uint64_t args[6]);
+
 /* Guest memory access (both platforms): process_vm_readv/writev on tid. Return 0 or -EFAULT
  * (or -ESRCH when the task is gone). read_str stops at NUL; -ENAMETOOLONG when no NUL within
  * size bytes. */
