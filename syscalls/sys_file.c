@@ -145,10 +145,11 @@ static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int fla
                        int rflags)
 {
 	/* The flags are checked before the path is read, as Linux does. O_TMPFILE is the kernel's
-	 * __O_TMPFILE bit with O_DIRECTORY; with O_CREAT, without O_DIRECTORY, with O_PATH, or on
-	 * a file that could not be written, it is EINVAL (the kernel's O_TMPFILE_MASK). */
+	 * __O_TMPFILE bit with O_DIRECTORY; with O_CREAT, without O_DIRECTORY, or on a file that
+	 * could not be written, it is EINVAL (the kernel's O_TMPFILE_MASK). (With O_PATH it never
+	 * gets here: open and openat drop it, openat2 refuses it.) */
 	if ((flags & TMPFILE_BIT) &&
-	    ((flags & (TMPFILE_BIT | O_DIRECTORY | O_CREAT)) != O_TMPFILE || (flags & O_PATH) ||
+	    ((flags & (TMPFILE_BIT | O_DIRECTORY | O_CREAT)) != O_TMPFILE ||
 	     (flags & O_ACCMODE) == O_RDONLY || (flags & O_ACCMODE) == O_ACCMODE))
 		return -EINVAL;
 	/* Linux 6.4 and later: O_CREAT with O_DIRECTORY is EINVAL. */
@@ -255,8 +256,8 @@ int64_t sys_creat(struct cbox_sysctx *c)
  * openat2: openat with a struct open_how and RESOLVE_* rules. Linux's checks: the struct is at
  * least its first version (24 bytes) and any tail beyond what the sentry knows is zero (E2BIG);
  * unknown open or resolve flags, a mode without O_CREAT/O_TMPFILE, O_PATH with a flag it does
- * not keep, and RESOLVE_BENEATH with
- * RESOLVE_IN_ROOT are EINVAL. RESOLVE_CACHED may always fail with EAGAIN, as Linux allows.
+ * not keep, and RESOLVE_BENEATH with RESOLVE_IN_ROOT are EINVAL. RESOLVE_CACHED may always fail
+ * with EAGAIN, as Linux allows.
  */
 int64_t sys_openat2(struct cbox_sysctx *c)
 {
