@@ -63,11 +63,6 @@ static long ms_since(const struct timespec *t0)
 	return (now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
-/* Feeds the state to the hook's stdin, collects its output and waits for it, all at once: a
- * hook that never reads a large state, or fills its output pipe, must not block the runtime.
- * Returns 0 with *status set, -ETIMEDOUT after killing the hook, or -errno. Once the hook has
- * exited, output still buffered is read but a pipe held open by something it left running
- * is not waited for. Closes *in (and sets it to -1) once the state is written. */
 /* One non-blocking write of the rest of the state to the hook's stdin (revents: poll's for it).
  * True once nothing more is to be written: all of it is, or the hook closed its end (EPIPE, or
  * POLLERR), which is fine: a hook need not read its stdin. */
@@ -87,6 +82,11 @@ static bool feed_state(int in, short revents, const char *state, size_t len, siz
 	return *off == len;
 }
 
+/* Feeds the state to the hook's stdin, collects its output and waits for it, all at once: a
+ * hook that never reads a large state, or fills its output pipe, must not block the runtime.
+ * Returns 0 with *status set, -ETIMEDOUT after killing the hook, or -errno. Once the hook has
+ * exited, output still buffered is read but a pipe held open by something it left running
+ * is not waited for. Closes *in (and sets it to -1) once the state is written. */
 static int supervise(pid_t pid, int *in, int out, const char *state, int timeout,
                      struct hook_out *o, int *status)
 {
