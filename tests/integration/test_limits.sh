@@ -109,6 +109,9 @@ ns_view() {
 # SIGINT ignored, which the container would inherit.)
 ns_signals() {
 	local out="$SCRATCH/ns-sig.out" p
+	# (Each run starts with no output file: a "ready" left by the run before would send the
+	# signal before cbox-run even started.)
+	rm -f "$out"
 	# shellcheck disable=SC2086
 	"$CBOX_RUN" $CFG -- "$BB" sh -c 'trap "echo cleaning up; exit 3" TERM; echo ready; while :; do busybox sleep 0.1; done' \
 		</dev/null >"$out" 2>&1 &
@@ -120,6 +123,7 @@ ns_signals() {
 	check_status "--tier=ns: a SIGTERM reaches the init's trap" 3
 	check "  ... once" "ready
 cleaning up" "$(cat "$out")"
+	rm -f "$out"
 	# shellcheck disable=SC2086
 	"$CBOX_RUN" $CFG -- "$BB" sh -c 'echo ready; busybox sleep 1000' </dev/null >"$out" 2>&1 &
 	p=$!
@@ -135,6 +139,7 @@ cleaning up" "$(cat "$out")"
 	check "  ... and no bundle is left" "" "$(ls -d /tmp/cbox-run-ns.* 2>/dev/null)"
 	# Started from a background job, which has SIGINT ignored: the container still starts
 	# with every signal at its default, so its shell can trap SIGINT (as crun resets them).
+	rm -f "$out"
 	# shellcheck disable=SC2086
 	"$CBOX_RUN" $CFG -- "$BB" sh -c 'trap "echo trapped" INT; kill -INT $$; echo done' \
 		</dev/null >"$out" 2>&1 &
