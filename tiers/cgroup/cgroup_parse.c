@@ -220,7 +220,7 @@ int cbox_cgroup_cpus_to_quota(double cpus, uint64_t period, int64_t *quota)
 	double q = cpus * (double)period;
 	if (q < 1000)
 		return -1;
-	*quota = (int64_t)llround(q);
+	*quota = (int64_t)(q + 0.5); /* q >= 1000: rounds half up, as llround; no libm */
 	return 0;
 }
 
