@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cbox/cleanup.h"
@@ -163,6 +164,34 @@ int cbox_gofer_walk(struct cbox_gofer_client *c, uint32_t dir, const char *name,
 	if (st)
 		*st = r.stat;
 	return 0;
+}
+
+int cbox_gofer_walk_many(struct cbox_gofer_client *c, uint32_t dir, const char *path, size_t len,
+                         struct cbox_gofer_walked *out, int *walk_error)
+{
+	int names = cbox_gofer_check_walk_path(path, len);
+	if (names < 0)
+		return names;
+	struct cbox_gofer_req q = {
+	    .type = CBOX_GOFER_WALKN, .fid = dir, .name2 = path, .name2_len = len};
+	struct cbox_gofer_reply r;
+	int rc = rpc(c, &q, &r, NULL);
+	if (rc < 0)
+		return rc;
+	/* A gofer that answers for names it was not given, goes on past a file or a symlink, or
+	 * fails a name it never reached is not following the protocol: nothing it said is used. */
+	bool bad = r.nwalked > (uint32_t)names || (r.walk_error && r.nwalked == (uint32_t)names);
+	for (uint32_t i = 0; i < r.nwalked; i++) {
+		cbox_gofer_reply_walked(&r, i, &out[i]);
+		if (i + 1 < r.nwalked && !S_ISDIR(out[i].stat.mode))
+			bad = true;
+	}
+	if (bad) {
+		/* (its fids are left to the gofer, which is now considered gone) */
+		return broken(c, "a WALKN reply that does not fit its request");
+	}
+	*walk_error = r.walk_error;
+	return (int)r.nwalked;
 }
 
 /* Requests whose only argument is a fid and whose OK reply is empty or handled by the caller. */

@@ -172,6 +172,47 @@ static int do_walk(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 	return 0;
 }
 
+/*
+ * WALKN: the names of the path one by one, each exactly as a WALK of it (O_NOFOLLOW, a fid per
+ * name), into buf (at least CBOX_GOFER_WALKN_MAX entries). The walk goes on only from a
+ * directory: after a symlink or a file the sentry decides what comes next (it resolves symlinks
+ * within the guest's root; a file in the middle of a path is its ENOTDIR). A failing first name
+ * is the reply's error; a later one ends the walk with what was walked and that name's errno.
+ */
+static int do_walkn(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                    struct cbox_gofer_reply *r, char *buf, size_t size)
+{
+	if (size < CBOX_GOFER_WALKN_MAX * sizeof(struct cbox_gofer_walked))
+		return -EIO;
+	uint32_t dir = q->fid, n = 0;
+	const char *p = q->name2, *end = q->name2 + q->name2_len;
+	while (p < end) {
+		const char *e = memchr(p, '/', (size_t)(end - p));
+		if (!e)
+			e = end;
+		struct cbox_gofer_req one = {
+		    .type = CBOX_GOFER_WALK, .fid = dir, .name = p, .name_len = (size_t)(e - p)};
+		struct cbox_gofer_reply got = {0};
+		int rc = do_walk(s, &one, &got);
+		if (rc < 0) {
+			if (n == 0)
+				return rc;
+			r->walk_error = -rc;
+			break;
+		}
+		struct cbox_gofer_walked w = {.fid = got.fid, .stat = got.stat};
+		memcpy(buf + n * sizeof(w), &w, sizeof(w));
+		n++;
+		if (!S_ISDIR(got.stat.mode))
+			break;
+		dir = got.fid;
+		p = e + 1;
+	}
+	r->nwalked = n;
+	r->walked = buf;
+	return 0;
+}
+
 static int do_clunk(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
 {
 	/* The root must outlive the session: every walk starts from it. */
@@ -646,6 +687,8 @@ int cbox_gofer_handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *
 	switch (q->type) {
 	case CBOX_GOFER_WALK:
 		return do_walk(s, q, r);
+	case CBOX_GOFER_WALKN:
+		return do_walkn(s, q, r, buf, size);
 	case CBOX_GOFER_CLUNK:
 		return do_clunk(s, q);
 	case CBOX_GOFER_STAT:

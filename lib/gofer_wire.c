@@ -12,6 +12,7 @@
 _Static_assert(sizeof(struct cbox_gofer_hdr) == 16, "header is 16 bytes on the wire");
 _Static_assert(sizeof(struct cbox_gofer_stat) == 120, "stat has no padding");
 _Static_assert(sizeof(struct cbox_gofer_statfs) == 80, "statfs has no padding");
+_Static_assert(sizeof(struct cbox_gofer_walked) == 128, "a WALKN entry has no padding");
 
 struct rd {
 	const unsigned char *p;
@@ -134,6 +135,35 @@ int cbox_gofer_check_target(const char *target, size_t len)
 	if (memchr(target, '\0', len))
 		return -EINVAL;
 	return 0;
+}
+
+int cbox_gofer_check_walk_path(const char *path, size_t len)
+{
+	if (len == 0 || path == NULL)
+		return -EINVAL;
+	if (len > CBOX_GOFER_TARGET_MAX)
+		return -ENAMETOOLONG;
+	int n = 0;
+	for (const char *p = path, *end = path + len;; n++) {
+		const char *e = memchr(p, '/', (size_t)(end - p));
+		size_t one = (size_t)((e ? e : end) - p);
+		/* Each name is one WALK would take: an empty one (a doubled, leading or trailing
+		 * '/'), "." or ".." is refused, so the walk never leaves the names it was given. */
+		int rc = cbox_gofer_check_name(p, one);
+		if (rc < 0)
+			return rc;
+		if (n + 1 > (int)CBOX_GOFER_WALKN_MAX)
+			return -EINVAL;
+		if (!e)
+			return n + 1;
+		p = e + 1;
+	}
+}
+
+void cbox_gofer_reply_walked(const struct cbox_gofer_reply *r, uint32_t i,
+                             struct cbox_gofer_walked *out)
+{
+	memcpy(out, (const unsigned char *)r->walked + (size_t)i * sizeof(*out), sizeof(*out));
 }
 
 int cbox_gofer_check_sockpath(const char *path, size_t len)
@@ -319,6 +349,10 @@ static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 		o->flags = rd_u32(r);
 		o->mode = rd_u32(r);
 		break;
+	case CBOX_GOFER_WALKN:
+		o->fid = rd_u32(r);
+		o->name2 = rd_str(r, &o->name2_len);
+		break;
 	default:
 		return -EPROTO;
 	}
@@ -345,6 +379,8 @@ static int check_req_fields(const struct cbox_gofer_req *o)
 	if (o->type == CBOX_GOFER_SYMLINK && cbox_gofer_check_target(o->name2, o->name2_len) < 0)
 		return -EINVAL;
 	if (o->type == CBOX_GOFER_BIND && cbox_gofer_check_sockpath(o->name2, o->name2_len) < 0)
+		return -EINVAL;
+	if (o->type == CBOX_GOFER_WALKN && cbox_gofer_check_walk_path(o->name2, o->name2_len) < 0)
 		return -EINVAL;
 	if (is_xattr_named(o->type) && check_xattr_req(o) < 0)
 		return -EINVAL;
@@ -453,6 +489,10 @@ static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 		wr_u32(w, q->flags);
 		wr_u32(w, q->mode);
 		break;
+	case CBOX_GOFER_WALKN:
+		wr_u32(w, q->fid);
+		wr_str(w, q->name2, q->name2_len);
+		break;
 	default: /* CLUNK, STAT, READLINK, STATFS, LISTXATTR */
 		wr_u32(w, q->fid);
 		break;
@@ -484,6 +524,10 @@ int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *buf, size_
 		rc = check_setattr(&req->attr);
 	if (rc == 0 && req->type == CBOX_GOFER_BIND)
 		rc = cbox_gofer_check_sockpath(req->name2, req->name2_len);
+	if (rc == 0 && req->type == CBOX_GOFER_WALKN) {
+		int n = cbox_gofer_check_walk_path(req->name2, req->name2_len);
+		rc = n < 0 ? n : 0;
+	}
 	if (rc == 0 && is_xattr_named(req->type))
 		rc = check_xattr_req(req);
 	if (rc < 0)
@@ -530,9 +574,35 @@ static void decode_reply_body(struct rd *r, struct cbox_gofer_reply *o)
 	case CBOX_GOFER_INOTIFY:
 		o->fid = rd_u32(r); /* the watch descriptor */
 		break;
+	case CBOX_GOFER_WALKN:
+		o->nwalked = rd_u32(r);
+		o->walk_error = (int32_t)rd_u32(r);
+		/* (bounded before the multiplication; a bad count only marks the reader bad) */
+		if (o->nwalked >= 1 && o->nwalked <= CBOX_GOFER_WALKN_MAX)
+			o->walked = rd_take(r, o->nwalked * sizeof(struct cbox_gofer_walked));
+		else
+			r->bad = true;
+		break;
 	default: /* empty bodies */
 		break;
 	}
+}
+
+/* A WALKN reply's entries and error, checked as a decoded reply is: the caller may trust each
+ * entry's pad and stat flags, and an error that is a real errno. */
+static int check_walkn_reply(const struct cbox_gofer_reply *o)
+{
+	if (o->nwalked < 1 || o->nwalked > CBOX_GOFER_WALKN_MAX || o->walked == NULL)
+		return -EINVAL;
+	if (o->walk_error < 0 || o->walk_error > 4095)
+		return -EINVAL;
+	for (uint32_t i = 0; i < o->nwalked; i++) {
+		struct cbox_gofer_walked w;
+		cbox_gofer_reply_walked(o, i, &w);
+		if (w.pad != 0 || (w.stat.flags & ~(uint64_t)CBOX_GOFER_STAT_RDONLY))
+			return -EINVAL;
+	}
+	return 0;
 }
 
 /* A GETXATTR value or LISTXATTR list: bounded, and a list is NUL-separated names, so a caller
@@ -574,6 +644,8 @@ int cbox_gofer_decode_reply(const void *buf, size_t len, struct cbox_gofer_reply
 	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_READLINK) &&
 	    cbox_gofer_check_target(out->target, out->target_len) < 0)
 		return -EINVAL;
+	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKN) && check_walkn_reply(out) < 0)
+		return -EINVAL;
 	return check_value_reply(out->type & 0x7fu, out->value, out->value_len);
 }
 
@@ -597,6 +669,8 @@ int cbox_gofer_encode_reply(const struct cbox_gofer_reply *rep, void *buf, size_
 	}
 	if (check_value_reply(t, rep->value, rep->value_len) < 0)
 		return -EINVAL;
+	if (t == CBOX_GOFER_WALKN && check_walkn_reply(rep) < 0)
+		return -EINVAL;
 	put_hdr(&w, rep->type, rep->tag);
 	bool new_fid = t == CBOX_GOFER_WALK || t == CBOX_GOFER_CREATE || t == CBOX_GOFER_TMPFILE ||
 	               t == CBOX_GOFER_MKNOD;
@@ -612,5 +686,10 @@ int cbox_gofer_encode_reply(const struct cbox_gofer_reply *rep, void *buf, size_
 		wr_blob(&w, rep->value, rep->value_len);
 	else if (t == CBOX_GOFER_INOTIFY)
 		wr_u32(&w, rep->fid);
+	else if (t == CBOX_GOFER_WALKN) {
+		wr_u32(&w, rep->nwalked);
+		wr_u32(&w, (uint32_t)rep->walk_error);
+		wr_put(&w, rep->walked, rep->nwalked * sizeof(struct cbox_gofer_walked));
+	}
 	return finish(&w);
 }

@@ -86,6 +86,19 @@ struct cbox_dentry *cbox_fs_gofer_dentry(struct cbox_sentry *s, struct cbox_dent
 	return d;
 }
 
+struct cbox_dentry *cbox_fs_gofer_walked(struct cbox_sentry *s, struct cbox_dentry *dir,
+                                         const char *name, uint32_t fid,
+                                         const struct cbox_gofer_stat *st)
+{
+	struct cbox_dentry *d = cbox_fs_gofer_dentry(s, dir, name, fid, st);
+	if (d && (st->flags & CBOX_GOFER_STAT_RDONLY) &&
+	    (d->ro_stat = malloc(sizeof(struct stat)))) {
+		fill_stat(s, st, d->ro_stat);
+		d->ro_stat_ns = cbox_vfs_now_ns();
+	}
+	return d;
+}
+
 static int g_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
                     const char *name, struct cbox_dentry **out)
 {
@@ -95,15 +108,8 @@ static int g_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 	int r = cbox_gofer_walk(s->gofer, dir->fid, name, &fid, &st);
 	if (r < 0)
 		return r;
-	*out = cbox_fs_gofer_dentry(s, dir, name, fid, &st);
-	if (!*out)
-		return -ENOMEM;
-	if ((st.flags & CBOX_GOFER_STAT_RDONLY) &&
-	    ((*out)->ro_stat = malloc(sizeof(struct stat)))) {
-		fill_stat(s, &st, (*out)->ro_stat);
-		(*out)->ro_stat_ns = cbox_vfs_now_ns();
-	}
-	return 0;
+	*out = cbox_fs_gofer_walked(s, dir, name, fid, &st);
+	return *out ? 0 : -ENOMEM;
 }
 
 static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,

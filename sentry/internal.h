@@ -125,6 +125,10 @@ int cbox_vfs_init(struct cbox_sentry *s);
 struct cbox_dentry *cbox_fs_gofer_dentry(struct cbox_sentry *s, struct cbox_dentry *dir,
                                          const char *name, uint32_t fid,
                                          const struct cbox_gofer_stat *st);
+/* The same from a walk's answer, keeping the attributes of a read-only one (fs_gofer.c). */
+struct cbox_dentry *cbox_fs_gofer_walked(struct cbox_sentry *s, struct cbox_dentry *dir,
+                                         const char *name, uint32_t fid,
+                                         const struct cbox_gofer_stat *st);
 /* A coarse monotonic clock (ns), and whether d's cached read-only facts are still fresh. */
 uint64_t cbox_vfs_now_ns(void);
 bool cbox_vfs_ro_fresh(const struct cbox_dentry *d);

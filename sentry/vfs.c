@@ -152,6 +152,74 @@ static void remember_absent(struct cbox_sentry *s, struct cbox_dentry *dir, cons
 	cbox_dentry_put(s, neg); /* the cache keeps it, as any unreferenced entry */
 }
 
+/*
+ * The first of several names of a path missing from the cache of a gofer directory: ask for all
+ * of them in one WALKN round trip and cache what it found, so that the walk finds each name in
+ * the cache, instead of one WALK round trip per name (python3 -c pass asked 81 times in 46
+ * calls; 35 of those round trips go). Only plain names go ("." and ".." are the walk's, and the
+ * last name of a CBOX_WALK_PARENT walk is the caller's); the gofer stops after a symlink or a
+ * file, which the walk then handles as always. Nothing here answers the guest: a name the
+ * gofer could not walk is left to lookup(), except a missing one in a read-only directory,
+ * which is remembered as lookup() would (it would only ask again).
+ */
+static void prefetch(struct cbox_sentry *s, struct cbox_dentry *dir, const char *p, int flags)
+{
+	char path[CBOX_GOFER_TARGET_MAX + 1];
+	const char *names[CBOX_GOFER_WALKN_MAX];
+	size_t lens[CBOX_GOFER_WALKN_MAX], len = 0;
+	unsigned n = 0;
+	while (*p && n < CBOX_GOFER_WALKN_MAX) {
+		const char *e = strchrnul(p, '/');
+		size_t one = (size_t)(e - p);
+		const char *next = e;
+		while (*next == '/')
+			next++;
+		if ((!*next && (flags & CBOX_WALK_PARENT)) || cbox_gofer_check_name(p, one) < 0)
+			break;
+		if (len)
+			path[len++] = '/';
+		names[n] = path + len;
+		lens[n++] = one;
+		memcpy(path + len, p, one);
+		len += one;
+		p = next;
+	}
+	if (n < 2)
+		return; /* one name: lookup's WALK is the same round trip */
+	struct cbox_gofer_walked got[CBOX_GOFER_WALKN_MAX];
+	struct cbox_dentry *chain[CBOX_GOFER_WALKN_MAX];
+	char name[NAME_MAX + 1];
+	int err = 0;
+	int k = cbox_gofer_walk_many(s->gofer, dir->fid, path, len, got, &err);
+	struct cbox_dentry *parent = dir;
+	int made = 0;
+	for (int i = 0; i < k; i++) {
+		memcpy(name, names[i], lens[i]);
+		name[lens[i]] = '\0';
+		struct cbox_dentry *d =
+		    made == i ? cbox_fs_gofer_walked(s, parent, name, got[i].fid, &got[i].stat)
+		              : NULL;
+		if (!d) {
+			if (made == i)
+				continue; /* (its fid was clunked) */
+			cbox_gofer_clunk(s->gofer, got[i].fid);
+			continue;
+		}
+		cache_add(parent, d);
+		chain[made++] = d;
+		parent = d;
+	}
+	if (k < 0)
+		err = -k;
+	if (made == (k < 0 ? 0 : k) && err == ENOENT && (unsigned)made < n && parent->ro_stat) {
+		memcpy(name, names[made], lens[made]);
+		name[lens[made]] = '\0';
+		remember_absent(s, parent, name);
+	}
+	while (made > 0)
+		cbox_dentry_put(s, chain[--made]);
+}
+
 /* Look one name up in dir (a directory of the guest's tree): mounts first, then the cache, then
  * the file system. Returns a new reference. */
 static int lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
@@ -332,6 +400,8 @@ static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path
 				break;
 			}
 		} else {
+			if (!is_last && cur->mnt->ops == &cbox_fs_gofer && !cache_find(cur, name))
+				prefetch(w->s, cur, p, flags);
 			r = lookup(w->s, w->t, cur, name, &nx);
 			if (r < 0)
 				break;

@@ -120,6 +120,16 @@ CBOX_API void cbox_gofer_client_free(struct cbox_gofer_client *c); /* NULL-safe,
  * *newfid is a new fid and *st the stat of the entry (lstat: symlinks are not followed). */
 CBOX_API int cbox_gofer_walk(struct cbox_gofer_client *c, uint32_t dir, const char *name,
                              uint32_t *newfid, struct cbox_gofer_stat *st);
+/*
+ * Walk the names of path (WALKN: 1..CBOX_GOFER_WALKN_MAX names joined by '/', each as for
+ * cbox_gofer_walk) from dir fid in one round trip. Returns the number of names walked (>= 1),
+ * with out[i] the new fid and stat of name i; the walk stops after a name that is not a
+ * directory, and at a name that fails, whose errno goes to *walk_error (0 when none failed).
+ * Returns -errno when the first name fails. The reply is checked against the request: no more
+ * entries than names, only directories before the last, an error only when names were left.
+ */
+CBOX_API int cbox_gofer_walk_many(struct cbox_gofer_client *c, uint32_t dir, const char *path,
+                                  size_t len, struct cbox_gofer_walked *out, int *walk_error);
 /* Release a fid (not the root). */
 CBOX_API int cbox_gofer_clunk(struct cbox_gofer_client *c, uint32_t fid);
 /* Stat a fid. */

@@ -68,12 +68,18 @@ struct cbox_gofer_statfs {
  *   LISTXATTR u32 fid
  *   TMPFILE  u32 dirfid, u32 flags, u32 mode   (an unnamed file in dirfid, open(2)'s O_TMPFILE;
  *            a later LINK of its fid gives it a name unless flags has O_EXCL)
+ *   WALKN    u32 dirfid, path  (path: u16 length + bytes: 1..CBOX_GOFER_WALKN_MAX names, each
+ *            one WALK would take, joined by single '/'; walked name by name, as that many WALKs,
+ *            stopping after a name that is not a directory (a symlink is returned as itself)
+ *            or at the first name that fails)
  * Reply type: CBOX_GOFER_REPLY_OK | request type, or CBOX_GOFER_REPLY_ERROR {i32 errno (1..4095)}.
  * OK bodies: WALK and MKNOD u32 newfid + stat; STAT stat; STATFS statfs; READLINK target; CREATE
  * and TMPFILE u32 newfid + stat (and an fd); OPEN empty (and an fd); GETXATTR value; LISTXATTR
- * value (the names, each ending in NUL: empty or its last byte is NUL); the others (SETATTR, BIND,
- * SETXATTR, REMOVEXATTR too) empty. stat and statfs travel as the raw structs above (fixed
- * layout, no padding).
+ * value (the names, each ending in NUL: empty or its last byte is NUL); WALKN u32 nwalked
+ * (1..CBOX_GOFER_WALKN_MAX), i32 error (0, or the errno of the name after the last one walked:
+ * when the first name fails the reply is an ERROR), nwalked x struct cbox_gofer_walked; the
+ * others (SETATTR, BIND, SETXATTR, REMOVEXATTR too) empty. stat and statfs travel as the raw
+ * structs above (fixed layout, no padding).
  */
 struct cbox_gofer_hdr {
 	uint32_t type;
@@ -104,7 +110,8 @@ enum cbox_gofer_type {
 	CBOX_GOFER_REMOVEXATTR = 19,
 	CBOX_GOFER_INOTIFY = 20,
 	CBOX_GOFER_TMPFILE = 21,
-	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_TMPFILE,
+	CBOX_GOFER_WALKN = 22,
+	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_WALKN,
 };
 
 /* SETATTR's valid bits: which fields of struct cbox_gofer_setattr to apply. The gofer applies
@@ -139,6 +146,17 @@ struct cbox_gofer_setattr {
  * a valid message (a SETXATTR with the largest name and value is the largest). */
 #define CBOX_GOFER_MSG_MAX (CBOX_GOFER_XVALUE_MAX + 4096u)
 
+/* The most names one WALKN takes: a cold lookup of a deep path costs one round trip, not one per
+ * component. */
+#define CBOX_GOFER_WALKN_MAX 16u
+
+/* One name walked by WALKN, as it travels: its new fid and its stat (pad is 0). */
+struct cbox_gofer_walked {
+	uint32_t fid;
+	uint32_t pad;
+	struct cbox_gofer_stat stat;
+};
+
 /*
  * A decoded request. name/target point into the decoded buffer (not NUL-terminated) and live
  * as long as it does. Unused fields are 0/NULL.
@@ -154,7 +172,8 @@ struct cbox_gofer_req {
 	uint32_t mode;    /* CREATE, TMPFILE, MKDIR, MKNOD (type and permission bits) */
 	const char *name; /* WALK, CREATE..LINK, MKNOD entry name; RENAME oldname */
 	size_t name_len;
-	const char *name2; /* RENAME newname; SYMLINK target; BIND sockpath; *XATTR xname */
+	const char *name2; /* RENAME newname; SYMLINK target; BIND sockpath; *XATTR xname; WALKN
+	                      path */
 	size_t name2_len;
 	struct cbox_gofer_setattr attr; /* SETATTR */
 	const void *value;              /* SETXATTR value */
@@ -173,6 +192,9 @@ struct cbox_gofer_reply {
 	size_t target_len;
 	const void *value; /* GETXATTR value, LISTXATTR names; into the decoded buffer */
 	size_t value_len;
+	uint32_t nwalked;   /* WALKN: entries in walked */
+	int32_t walk_error; /* WALKN: 0, or the positive errno of the name after the last walked */
+	const void *walked; /* WALKN: nwalked struct cbox_gofer_walked, unaligned (see below) */
 };
 
 /*
@@ -180,6 +202,15 @@ struct cbox_gofer_reply {
  * Returns 0, -ENAMETOOLONG when too long, -EINVAL otherwise. Pure.
  */
 CBOX_API int cbox_gofer_check_name(const char *name, size_t len);
+
+/* Check a WALKN path: 1..CBOX_GOFER_WALKN_MAX names that each pass cbox_gofer_check_name,
+ * joined by single '/' (none leading or trailing). Returns the number of names, -ENAMETOOLONG
+ * (a name too long, or the path longer than CBOX_GOFER_TARGET_MAX) or -EINVAL. Pure. */
+CBOX_API int cbox_gofer_check_walk_path(const char *path, size_t len);
+
+/* Copy entry i (< r->nwalked) of a WALKN reply out of the packet, where it may be unaligned. */
+CBOX_API void cbox_gofer_reply_walked(const struct cbox_gofer_reply *r, uint32_t i,
+                                      struct cbox_gofer_walked *out);
 
 /* Check a symlink target: 1..4095 bytes, no NUL. Returns 0, -ENAMETOOLONG or -EINVAL. Pure. */
 CBOX_API int cbox_gofer_check_target(const char *target, size_t len);
@@ -214,8 +245,10 @@ CBOX_API int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *b
  * Decode one reply packet. Same checks and errors as cbox_gofer_decode_request: the type must be
  * REPLY_ERROR (errno 1..4095) or REPLY_OK of a known request type with that type's body length;
  * a READLINK target must pass cbox_gofer_check_target, a GETXATTR value or LISTXATTR list must be
- * at most CBOX_GOFER_XVALUE_MAX bytes (a list empty or ending in NUL). Whether the reply answers
- * the request the caller sent (tag, type) is the caller's check. Pure.
+ * at most CBOX_GOFER_XVALUE_MAX bytes (a list empty or ending in NUL); a WALKN reply has 1..
+ * CBOX_GOFER_WALKN_MAX entries with pad 0 and a known stat flag, and an error of 0 or 1..4095.
+ * Whether the reply answers the request the caller sent (tag, type, a WALKN's count against its
+ * names) is the caller's check. Pure.
  */
 CBOX_API int cbox_gofer_decode_reply(const void *buf, size_t len, struct cbox_gofer_reply *out);
 

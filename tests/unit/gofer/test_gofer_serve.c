@@ -534,6 +534,35 @@ Test(gofer_malformed, client_rejects_bad_replies)
 	close(sv[1]);
 	cr_expect_eq(cbox_gofer_stat(c, 0, &(struct cbox_gofer_stat){0}), -EIO);
 	cbox_gofer_client_free(c);
+
+	/* WALKN replies that do not fit the request: more entries than names, a walk that went
+	 * on past a file, an error although every name was walked. Each breaks the session. */
+	struct cbox_gofer_walked w[3] = {{.fid = 5}, {.fid = 6}, {.fid = 7}};
+	struct cbox_gofer_walked out[CBOX_GOFER_WALKN_MAX];
+	struct {
+		uint32_t n;
+		int32_t err;
+		mode_t first;
+	} lies[] = {{3, 0, S_IFDIR}, {2, 0, S_IFREG}, {2, ENOENT, S_IFDIR}};
+	unsigned char big[1024];
+	for (size_t i = 0; i < sizeof(lies) / sizeof(lies[0]); i++) {
+		cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+		c = cbox_gofer_client_new(sv[0]);
+		w[0].stat.mode = lies[i].first | 0755;
+		w[1].stat.mode = S_IFDIR | 0755;
+		r = (struct cbox_gofer_reply){.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKN,
+		                              .tag = 1,
+		                              .nwalked = lies[i].n,
+		                              .walk_error = lies[i].err,
+		                              .walked = w};
+		len = cbox_gofer_encode_reply(&r, big, sizeof(big));
+		cr_assert_gt(len, 0);
+		cr_assert_eq(send(sv[1], big, (size_t)len, 0), len);
+		int err = 0;
+		cr_expect_eq(cbox_gofer_walk_many(c, 0, "a/b", 3, out, &err), -EIO, "lie %zu", i);
+		cbox_gofer_client_free(c);
+		close(sv[1]);
+	}
 }
 
 static int setattr(uint32_t fid, struct cbox_gofer_setattr a)
@@ -707,5 +736,58 @@ Test(gofer_ro, setattr_mknod_refused)
 	cr_expect_neq(access(p, F_OK), 0);
 	/* Refused locally by the client: the session goes on. */
 	cr_expect_eq(setattr(f, (struct cbox_gofer_setattr){.valid = 1u << 7}), -EINVAL);
+	walk("dir", NULL);
+}
+
+/* WALKN: the names of a path in one round trip, each exactly as a WALK of it. */
+Test(gofer_ro, walk_many)
+{
+	char p[256];
+	at(p, "dir/sub");
+	cr_assert_eq(mkdir(p, 0755), 0);
+	put("dir/sub/deep", "d");
+	struct cbox_gofer_walked w[CBOX_GOFER_WALKN_MAX];
+	int err = -1;
+	cr_assert_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "dir/sub/deep", 12, w, &err),
+	             3);
+	cr_expect_eq(err, 0);
+	cr_expect(S_ISDIR(w[0].stat.mode) && S_ISDIR(w[1].stat.mode));
+	cr_expect(S_ISREG(w[2].stat.mode));
+	cr_expect_eq(w[2].stat.size, 1);
+	/* Each is a fid like any other: it opens, stats and clunks. */
+	int fd = cbox_gofer_open(S.c, w[2].fid, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	struct cbox_gofer_stat st;
+	uint32_t again;
+	cr_assert_eq(cbox_gofer_walk(S.c, w[1].fid, "deep", &again, &st), 0);
+	cr_expect_eq(st.ino, w[2].stat.ino);
+	for (int i = 0; i < 3; i++)
+		cr_expect_eq(cbox_gofer_clunk(S.c, w[i].fid), 0);
+	cr_expect_eq(cbox_gofer_clunk(S.c, again), 0);
+
+	/* A symlink ends the walk, returned as itself: the sentry resolves it in the guest's
+	 * root. So does a file: what follows it is the sentry's ENOTDIR. */
+	cr_assert_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "link/x/y", 8, w, &err), 1);
+	cr_expect(S_ISLNK(w[0].stat.mode));
+	cr_expect_eq(err, 0);
+	cr_expect_eq(cbox_gofer_clunk(S.c, w[0].fid), 0);
+	cr_assert_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "file.txt/x", 10, w, &err), 1);
+	cr_expect_eq(err, 0);
+	cr_expect_eq(cbox_gofer_clunk(S.c, w[0].fid), 0);
+	/* A missing name after the first: what was walked, and its errno. */
+	cr_assert_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "dir/nope/z", 10, w, &err), 1);
+	cr_expect_eq(err, ENOENT);
+	cr_expect_eq(cbox_gofer_clunk(S.c, w[0].fid), 0);
+	/* The first name missing, or not from a directory: the reply is the error. */
+	cr_expect_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "nope/z", 6, w, &err), -ENOENT);
+	uint32_t file = walk("file.txt", NULL);
+	cr_expect_eq(cbox_gofer_walk_many(S.c, file, "a/b", 3, w, &err), -ENOTDIR);
+	cr_expect_eq(cbox_gofer_walk_many(S.c, 4242, "a/b", 3, w, &err), -EBADF);
+	cr_expect_eq(cbox_gofer_clunk(S.c, file), 0);
+	/* Refused by the client before sending: "..", an empty name. */
+	cr_expect_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "dir/../..", 9, w, &err),
+	             -EINVAL);
+	cr_expect_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "dir//x", 6, w, &err), -EINVAL);
 	walk("dir", NULL);
 }

@@ -473,3 +473,94 @@ Test(gofer_wire, stat_flags_checked)
 	cr_assert_gt(len, 0);
 	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), -EINVAL);
 }
+
+static int enc_walkn(const char *path)
+{
+	struct cbox_gofer_req q = {
+	    .type = CBOX_GOFER_WALKN, .tag = 3, .fid = 1, .name2 = path, .name2_len = strlen(path)};
+	return cbox_gofer_encode_request(&q, buf, sizeof(buf));
+}
+
+Test(gofer_wire, walkn_paths)
+{
+	cr_expect_eq(cbox_gofer_check_walk_path("usr/lib/x", 9), 3);
+	cr_expect_eq(cbox_gofer_check_walk_path("a", 1), 1);
+	int len = enc_walkn("usr/lib/python3.11");
+	cr_assert_gt(len, 0);
+	struct cbox_gofer_req q;
+	cr_assert_eq(cbox_gofer_decode_request(buf, (size_t)len, &q), 0);
+	cr_expect_eq(q.fid, 1);
+	cr_expect_eq(q.name2_len, 18);
+	cr_expect_eq(memcmp(q.name2, "usr/lib/python3.11", 18), 0);
+	/* Each name is one WALK would take: no empty one, no "." or "..", no NUL. */
+	static const char *bad[] = {"", "/usr", "usr/", "usr//lib", "usr/../etc", "./usr", "usr/."};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect_eq(enc_walkn(bad[i]), -EINVAL, "path '%s'", bad[i]);
+	cr_expect_eq(cbox_gofer_check_walk_path("a\0b", 3), -EINVAL);
+	/* At most CBOX_GOFER_WALKN_MAX names, each at most 255 bytes. */
+	char many[64] = "";
+	for (unsigned i = 0; i < CBOX_GOFER_WALKN_MAX; i++)
+		strcat(many, i ? "/a" : "a");
+	cr_expect_eq(enc_walkn(many) > 0, true);
+	strcat(many, "/a");
+	cr_expect_eq(enc_walkn(many), -EINVAL);
+	char longname[300];
+	memset(longname, 'x', 256);
+	longname[256] = '\0';
+	cr_expect_eq(enc_walkn(longname), -ENAMETOOLONG);
+	/* The decoder refuses what the encoder would not send: patch a valid packet. */
+	len = enc_walkn("a/b");
+	cr_assert_eq(cbox_gofer_decode_request(buf, (size_t)len, &q), 0);
+	buf[len - 1] = '/'; /* "a//" */
+	cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len, &q), -EINVAL);
+	buf[len - 1] = '.'; /* "a/." */
+	cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len, &q), -EINVAL);
+}
+
+Test(gofer_wire, walkn_replies)
+{
+	struct cbox_gofer_walked w[3] = {{.fid = 5}, {.fid = 6}, {.fid = 7}};
+	w[0].stat.mode = S_IFDIR | 0755;
+	w[1].stat.mode = S_IFDIR | 0755;
+	w[2].stat.mode = S_IFLNK | 0777;
+	w[2].stat.flags = CBOX_GOFER_STAT_RDONLY;
+	struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKN,
+	                             .tag = 4,
+	                             .nwalked = 3,
+	                             .walk_error = ENOENT,
+	                             .walked = w};
+	int len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_eq(len, 16 + 8 + 3 * 128);
+	struct cbox_gofer_reply d;
+	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), 0);
+	cr_expect_eq(d.nwalked, 3);
+	cr_expect_eq(d.walk_error, ENOENT);
+	struct cbox_gofer_walked got;
+	cbox_gofer_reply_walked(&d, 2, &got);
+	cr_expect_eq(got.fid, 7);
+	cr_expect(S_ISLNK(got.stat.mode));
+	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len - 1, &d), -EPROTO);
+	/* A count of 0 or past the maximum, a body that does not hold the count, a pad, an
+	 * unknown stat flag or an error that is no errno: each refused. */
+	static const uint32_t counts[] = {0, 2, 4, CBOX_GOFER_WALKN_MAX + 1, 0xffffffffu};
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+		memcpy(buf + 16, &counts[i], 4);
+		cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), -EINVAL, "count %u",
+		             counts[i]);
+	}
+	int32_t errs[] = {-1, 4096};
+	for (size_t i = 0; i < 2; i++) {
+		cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+		memcpy(buf + 20, &errs[i], 4);
+		cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), -EINVAL);
+	}
+	cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	buf[16 + 8 + 128 + 4] = 1; /* the second entry's pad */
+	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), -EINVAL);
+	w[1].stat.flags = 2;
+	cr_expect_eq(cbox_gofer_encode_reply(&r, buf, sizeof(buf)), -EINVAL);
+	w[1].stat.flags = 0;
+	r.nwalked = 0;
+	cr_expect_eq(cbox_gofer_encode_reply(&r, buf, sizeof(buf)), -EINVAL);
+}
