@@ -155,8 +155,8 @@ static void remember_absent(struct cbox_sentry *s, struct cbox_dentry *dir, cons
 /*
  * The first of several names of a path missing from the cache of a gofer directory: ask for all
  * of them in one WALKN round trip and cache what it found, so that the walk finds each name in
- * the cache, instead of one WALK round trip per name (python3 -c pass asked 81 times in 46
- * calls; 35 of those round trips go). Only plain names go ("." and ".." are the walk's, and the
+ * the cache, instead of one WALK round trip per name (python3 -c pass: 81 walk round trips
+ * before, 40 WALKs and 25 WALKNs now). Only plain names go ("." and ".." are the walk's, and the
  * last name of a CBOX_WALK_PARENT walk is the caller's); the gofer stops after a symlink or a
  * file, which the walk then handles as always. Nothing here answers the guest: a name the
  * gofer could not walk is left to lookup(), except a missing one in a read-only directory,
