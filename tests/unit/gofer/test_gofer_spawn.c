@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -65,6 +66,12 @@ Test(gofer_spawn, serves_read_only_rootfs)
 
 	pid_t pid;
 	struct cbox_gofer_client *c = spawn(root, true, &pid);
+	/* It started on another CPU than this one, and has all of this process's CPUs back. */
+	cpu_set_t mine, its;
+	cr_assert_eq(sched_getaffinity(0, sizeof(mine), &mine), 0);
+	cr_assert_eq(sched_getaffinity(pid, sizeof(its), &its), 0);
+	cr_expect(CPU_EQUAL(&mine, &its), "the gofer was left on %d of %d CPUs", CPU_COUNT(&its),
+	          CPU_COUNT(&mine));
 	uint32_t fid = 0, nf;
 	struct cbox_gofer_stat st;
 	cr_assert_eq(cbox_gofer_walk(c, CBOX_GOFER_ROOT_FID, "f", &fid, &st), 0);
