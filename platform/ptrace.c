@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "cbox/log.h"
@@ -39,6 +40,26 @@ int cbox_ptrace_cont(struct cbox_trap *t)
 	return 0;
 }
 
+/*
+ * Wait for tid's next stop. The injected call is short (a recvmsg that finds its message
+ * queued), so the stop usually comes within microseconds: asking again, yielding between tries,
+ * before sleeping saves the cross-CPU wake-up the sleep would cost (as the tracer loop's reap
+ * does). An open+close on this platform (one injected call) went from 99-116 to 70-76 us.
+ */
+static int wait_stop(pid_t tid, int *st)
+{
+	static int off = -1;
+	if (off < 0)
+		off = getenv("CBOX_NO_SPIN") != NULL;
+	for (int i = 0; !off && i < 64; i++) {
+		pid_t r = waitpid(tid, st, __WALL | WNOHANG);
+		if (r != 0)
+			return r < 0 ? -errno : 0;
+		sched_yield();
+	}
+	return waitpid(tid, st, __WALL) < 0 ? -errno : 0;
+}
+
 /* Resume with PTRACE_SYSCALL until the syscall-exit stop of the call now in the registers. */
 static int run_to_exit(pid_t tid)
 {
@@ -46,8 +67,9 @@ static int run_to_exit(pid_t tid)
 		if (ptrace(PTRACE_SYSCALL, tid, 0, 0) < 0)
 			return -errno;
 		int st;
-		if (waitpid(tid, &st, __WALL) < 0)
-			return -errno;
+		int rc = wait_stop(tid, &st);
+		if (rc < 0)
+			return rc;
 		if (!WIFSTOPPED(st))
 			return -ESRCH; /* died (SIGKILL) while we ran its call */
 		struct __ptrace_syscall_info info;
