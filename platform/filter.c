@@ -27,6 +27,7 @@ enum action {
 	ACT_CLONE,     /* fast path unless the flags ask for namespaces or CLONE_UNTRACED */
 	ACT_NO_ADDR4,  /* fast path unless arg4 (sendto's address) is not NULL */
 	ACT_BY_VALUE,  /* fast path or not by one argument's value (by_value below) */
+	ACT_RETURN,    /* a fixed return value (the refuse filter's SECCOMP_RET_ERRNO) */
 };
 
 /*
@@ -173,6 +174,7 @@ bool cbox_platform_traps(const struct cbox_platform_ops *ops, bool strict, int n
 struct range {
 	int lo, hi; /* inclusive */
 	enum action act;
+	uint32_t ret; /* ACT_RETURN */
 };
 
 struct prog {
@@ -223,10 +225,14 @@ static int emit_by_value(struct prog *p, const struct by_value *v, bool guard)
 	return r ? -ENOMEM : 0;
 }
 
-static int emit_leaf(struct prog *p, enum action act, int nr)
+static int emit_leaf(struct prog *p, const struct range *leaf)
 {
+	enum action act = leaf->act;
+	int nr = leaf->lo;
 	int r = 0;
 	switch (act) {
+	case ACT_RETURN:
+		return emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, leaf->ret));
 	case ACT_TRAP:
 		return emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, p->trap));
 	case ACT_ALLOW:
@@ -270,10 +276,39 @@ static int emit_leaf(struct prog *p, enum action act, int nr)
 
 /* Emit a decision tree over ranges[lo, hi). The accumulator holds the syscall number on entry;
  * leaves that load arguments end in a return, so the tree never needs it reloaded. */
+static int emit_tree(struct prog *p, const struct range *ranges, size_t lo, size_t hi);
+
+/* The ABI check, then the tree over ranges; the program goes to *out (the caller frees it). */
+static int finish(struct prog *p, const struct range *ranges, size_t n, struct sock_filter **out,
+                  unsigned short *len)
+{
+	int r = 0;
+	/* Only the x86_64 ABI is emulated: a 32-bit int 0x80 call or an x32 call would name
+	 * different syscalls with the same numbers, so such a task is killed. */
+	r |= emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	                                          offsetof(struct seccomp_data, arch)));
+	r |= emit(p,
+	          (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0));
+	r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+	r |= emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+	                                          offsetof(struct seccomp_data, nr)));
+	r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1));
+	r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+	if (r == 0)
+		r = emit_tree(p, ranges, 0, n);
+	if (r < 0 || p->len > BPF_MAXINSNS) {
+		free(p->ins);
+		return r < 0 ? r : -E2BIG;
+	}
+	*out = p->ins;
+	*len = (unsigned short)p->len;
+	return 0;
+}
+
 static int emit_tree(struct prog *p, const struct range *ranges, size_t lo, size_t hi)
 {
 	if (hi - lo == 1)
-		return emit_leaf(p, ranges[lo].act, ranges[lo].lo);
+		return emit_leaf(p, &ranges[lo]);
 	size_t mid = lo + (hi - lo) / 2;
 	/* if (nr >= ranges[mid].lo) goto right; the jump over the left subtree is a 32-bit ja. */
 	if (emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
@@ -299,31 +334,34 @@ int cbox_platform_build_filter(const struct cbox_platform_ops *ops, bool strict,
 		if (n > 0 && ranges[n - 1].act == a && a <= ACT_EXEC)
 			ranges[n - 1].hi = nr;
 		else
-			ranges[n++] = (struct range){nr, nr, a};
+			ranges[n++] = (struct range){nr, nr, a, 0};
 	}
 	/* Numbers past the table (and the x32 bit, checked below) go to the sentry: ENOSYS. */
-	ranges[n++] = (struct range){CBOX_SYS_MAX, 0x3fffffff, ACT_TRAP};
+	ranges[n++] = (struct range){CBOX_SYS_MAX, 0x3fffffff, ACT_TRAP, 0};
 
 	struct prog p = {.trap = ops->trap_action, .guard = ops->needs_install_fd};
-	int r = 0;
-	/* Only the x86_64 ABI is emulated: a 32-bit int 0x80 call or an x32 call would name
-	 * different syscalls with the same numbers, so such a task is killed. */
-	r |= emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	                                           offsetof(struct seccomp_data, arch)));
-	r |= emit(&p,
-	          (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0));
-	r |= emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-	r |= emit(&p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-	                                           offsetof(struct seccomp_data, nr)));
-	r |= emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1));
-	r |= emit(&p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-	if (r == 0)
-		r = emit_tree(&p, ranges, 0, n);
-	if (r < 0 || p.len > BPF_MAXINSNS) {
-		free(p.ins);
-		return r < 0 ? r : -E2BIG;
+	return finish(&p, ranges, n, out, len);
+}
+
+int cbox_platform_build_refuse_filter(struct sock_filter **out, unsigned short *len)
+{
+	struct range ranges[CBOX_SYS_MAX + 1];
+	size_t n = 0;
+	for (int nr = 0; nr < CBOX_SYS_MAX; nr++) {
+		const struct cbox_sys_entry *e = cbox_sys_lookup(nr);
+		/* What the sentry answers without looking further: the entry's errno, or ENOSYS
+		 * for a number the table does not have. */
+		struct range x = {nr, nr, ACT_ALLOW, 0};
+		if (!e || e->kind == CBOX_SYS_REFUSE)
+			x = (struct range){nr, nr, ACT_RETURN,
+			                   SECCOMP_RET_ERRNO | (uint32_t)(e ? e->err : ENOSYS)};
+		if (n > 0 && ranges[n - 1].act == x.act && ranges[n - 1].ret == x.ret)
+			ranges[n - 1].hi = nr;
+		else
+			ranges[n++] = x;
 	}
-	*out = p.ins;
-	*len = (unsigned short)p.len;
-	return 0;
+	ranges[n++] =
+	    (struct range){CBOX_SYS_MAX, 0x3fffffff, ACT_RETURN, SECCOMP_RET_ERRNO | ENOSYS};
+	struct prog p = {.trap = SECCOMP_RET_KILL_PROCESS};
+	return finish(&p, ranges, n, out, len);
 }

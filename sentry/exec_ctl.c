@@ -19,6 +19,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -105,6 +107,23 @@ static CBOX_NORETURN void spawner_main(struct cbox_sentry *s, int sock, int inst
 		_exit(125);
 	syscall(SYS_close_range, 3, 999, 0);
 	syscall(SYS_close_range, 1002, ~0U, 0);
+	/* Security: the spawner keeps the privileges the sentry gave up (it is root of the
+	 * sandbox's user namespace, with its capabilities, to setns and fork into the guest's
+	 * namespaces) and parses what the sentry sends it. From here on it runs under the refuse
+	 * filter: every syscall the table refuses (mount, pivot_root, keyctl, io_uring, ...) gets
+	 * the sentry's errno from the kernel, so a spawner taken over through a request could not
+	 * use its capabilities on them. The filter is inherited by each task it starts, under
+	 * that task's own guest filter: those calls would have been refused with the same errno
+	 * by the sentry anyway (they are now no longer logged as refused for exec tasks). */
+	struct sock_filter *prog;
+	unsigned short plen;
+	if (cbox_platform_build_refuse_filter(&prog, &plen) < 0)
+		_exit(125);
+	struct sock_fprog fp = {.len = plen, .filter = prog};
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) < 0)
+		_exit(125);
+	free(prog);
 	static char buf[CBOX_EXEC_REQ_MAX];
 	for (;;) {
 		int stdio[3];

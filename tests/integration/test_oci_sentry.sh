@@ -324,6 +324,18 @@ check "the exec'd task is traced by the sentry" "$sentry_host" "$(status_field "
 check "  ... under the guest filter" 2 "$(status_field "$task" Seccomp)"
 check "  ... with no capabilities" 0000000000000000 "$(status_field "$task" CapEff)"
 check "  ... and no new privileges" 1 "$(status_field "$task" NoNewPrivs)"
+# The spawner that forked it keeps capabilities, so it runs under the refuse filter: its
+# status shows a filter (and the task above has it under its own: two).
+spawner=""
+for p in $(descendants "$mon" | cut -d' ' -f1); do
+	[ "$(cat "/proc/$p/comm" 2>/dev/null)" = cbox-spawner ] && spawner=$p
+done
+check "the spawner runs under a seccomp filter" "2 1" \
+	"$(status_field "$spawner" Seccomp) $(status_field "$spawner" Seccomp_filters)"
+check "  ... which the exec'd task has under the guest filter" 2 \
+	"$(status_field "$task" Seccomp_filters)"
+oci exec box sh -c 'mount -t tmpfs t /tmp 2>&1; echo "rc=$?"'
+check_match "exec: mount (refused by the table) is still EPERM" 'rc=[1-9]' "$OUT"
 kill -TERM "$proxy" 2>/dev/null
 for _ in $(seq 50); do
 	[ -d "/proc/$task" ] && [ "$(status_field "$task" State | cut -c1)" != Z ] || break

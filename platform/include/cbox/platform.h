@@ -99,6 +99,16 @@ CBOX_API int cbox_platform_build_filter(const struct cbox_platform_ops *ops, boo
                                         struct sock_filter **prog, unsigned short *len);
 
 /*
+ * The refuse filter: every syscall the table refuses (kind REFUSE) returns its errno, a number
+ * the table does not have ENOSYS, everything else is allowed; non-x86_64 calls kill, as in the
+ * guest filter. It answers exactly as the sentry would for those calls, so a process under it
+ * (the `cbox exec` spawner, and through inheritance each task it starts, whose guest filter
+ * stacks on it) behaves as before while the kernel never runs one of them for it. Fills *prog
+ * (malloc'd, the caller's) and *len. Returns 0 or -ENOMEM.
+ */
+CBOX_API int cbox_platform_build_refuse_filter(struct sock_filter **prog, unsigned short *len);
+
+/*
  * Whether the filter allows nr on the fast path (for a given platform and strictness). The
  * host-surface listing and the filter are built from this one predicate.
  */
