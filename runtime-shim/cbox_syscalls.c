@@ -120,12 +120,14 @@ static void print_conditions(const struct cbox_platform_ops *ops, bool strict, c
 static void print_surface(bool json, bool strict)
 {
 	const struct cbox_platform_ops *ops = cbox_platform_find("seccomp");
-	int fast[CBOX_SYS_MAX] = {0}, pass[CBOX_SYS_MAX] = {0};
-	size_t nf = 0, np = 0, n;
+	int fast[CBOX_SYS_MAX] = {0}, pass[CBOX_SYS_MAX] = {0}, refused[CBOX_SYS_MAX] = {0};
+	size_t nf = 0, np = 0, nr = 0, n;
 	const struct cbox_sys_entry *t = cbox_sys_table(&n);
 	for (size_t i = 0; i < n; i++) {
 		if (!t[i].name)
 			continue;
+		if (t[i].kind == CBOX_SYS_REFUSE)
+			refused[nr++] = t[i].nr;
 		if (cbox_platform_fastpath(ops, strict, t[i].nr))
 			fast[nf++] = t[i].nr;
 		else if (t[i].kind == CBOX_SYS_PASS || t[i].kind == CBOX_SYS_FAST)
@@ -146,6 +148,11 @@ static void print_surface(bool json, bool strict)
 	print_list(json ? "sentry" : "sentry allowlist", sentry, ns, json, &first);
 	print_list(json ? "gofer" : "gofer allowlist", gofer, ng, json, &first);
 	print_list(json ? "init" : "init allowlist (cbox-run --init)", init, ni, json, &first);
+	/* (built by cbox_platform_build_refuse_filter from the same table) */
+	print_list(
+	    json ? "spawner_refused"
+	         : "cbox exec spawner: any x86_64 call but these (and numbers past the table)",
+	    refused, nr, json, &first);
 	if (json)
 		printf("\n}\n");
 }
