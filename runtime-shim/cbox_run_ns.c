@@ -261,12 +261,13 @@ static int cbox_path(char *buf, size_t n)
 	return w < 0 || (size_t)w >= n ? -1 : access(buf, X_OK);
 }
 
-/* `cbox kill --all ID KILL`: the whole container, as the sentry tier's sandbox is killed. */
-static void kill_all(const char *cbox, const char *state, const char *id)
+/* `cbox kill --all ID SIG`: every process of the container (KILL: as the sentry tier's sandbox
+ * is killed; STOP and CONT: ^Z and fg). */
+static void kill_all(const char *cbox, const char *state, const char *id, const char *sig)
 {
 	pid_t k = fork();
 	if (k == 0) {
-		execl(cbox, cbox, "--root", state, "kill", "--all", id, "KILL", (char *)NULL);
+		execl(cbox, cbox, "--root", state, "kill", "--all", id, sig, (char *)NULL);
 		_exit(1);
 	}
 	if (k > 0)
@@ -279,12 +280,38 @@ static void kill_all(const char *cbox, const char *state, const char *id)
  * container. `cbox run` and the container get a process group of their own, so that a
  * terminal's ^C reaches cbox-run only, and once.
  */
-static volatile sig_atomic_t ns_sig, ns_count;
+static volatile sig_atomic_t ns_sig, ns_count, ns_tstp;
 
 static void ns_on_signal(int sig)
 {
 	ns_sig = sig;
 	ns_count++;
+}
+
+static void ns_on_tstp(int sig)
+{
+	(void)sig;
+	ns_tstp = 1;
+}
+
+/*
+ * ^Z: the terminal stops cbox-run's process group, which holds cbox-run alone (`cbox run` and
+ * the container have their own). As with the sentry tier, cbox-run stops the container first,
+ * every process of it (`cbox kill --all ID STOP`), then itself by SIGTSTP's default action; when
+ * the shell continues it (fg, bg), it continues the container. Done from the main loop, not the
+ * handler, since it runs `cbox`.
+ */
+static void stop_with_container(const char *cbox, const char *state, const char *id)
+{
+	kill_all(cbox, state, id, "STOP");
+	sigset_t tstp;
+	sigemptyset(&tstp);
+	sigaddset(&tstp, SIGTSTP);
+	signal(SIGTSTP, SIG_DFL);
+	sigprocmask(SIG_UNBLOCK, &tstp, NULL);
+	raise(SIGTSTP); /* stops here until SIGCONT */
+	signal(SIGTSTP, ns_on_tstp);
+	kill_all(cbox, state, id, "CONT");
 }
 
 int cbox_run_ns(struct cbox_run_opts *o, char **argv)
@@ -330,6 +357,7 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++)
 		sigaction(handled[i], &sa, NULL);
+	signal(SIGTSTP, ns_on_tstp);
 	int forwarded = 0, forced = 0;
 	/* --timeout: the whole container is killed (cbox kill --all), as the sentry tier's
 	 * sandbox is. */
@@ -347,18 +375,22 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 		    (now.tv_sec - t0.tv_sec) * 1000LL + (now.tv_nsec - t0.tv_nsec) / 1000000;
 		if (o->timeout_ms && !timed_out && ms >= o->timeout_ms) {
 			timed_out = true;
-			kill_all(cbox, state, id);
+			kill_all(cbox, state, id, "KILL");
+		}
+		if (ns_tstp) {
+			ns_tstp = 0;
+			stop_with_container(cbox, state, id);
 		}
 		if (ns_count && !forwarded && !forced) {
 			if (ns_count == 1 && ns_sig != SIGQUIT && kill(pid, ns_sig) == 0) {
 				forwarded = ns_sig;
 			} else {
 				forced = ns_sig;
-				kill_all(cbox, state, id);
+				kill_all(cbox, state, id, "KILL");
 			}
 		} else if (ns_count >= 2 && !forced) {
 			forced = ns_sig;
-			kill_all(cbox, state, id);
+			kill_all(cbox, state, id, "KILL");
 		}
 		usleep(20000);
 	}

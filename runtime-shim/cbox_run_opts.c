@@ -92,7 +92,8 @@ static void usage(FILE *f)
 	    "which runs as pid 1 of the sandbox and so gets only the ones it handles (as in a\n"
 	    "container; --init changes that); a second one kills the whole sandbox (exit status\n"
 	    "128+N). ^Z (SIGTSTP) stops the program with cbox-run, and fg or bg continues both.\n"
-	    "With --tier=ns a SIGQUIT kills the container at once, and ^Z stops cbox-run only.\n");
+	    "With --tier=ns a SIGQUIT kills the container at once, and ^Z stops every process\n"
+	    "of the container with cbox-run.\n");
 }
 
 static int push(void **v, size_t *n, size_t size, const void *item)
