@@ -124,14 +124,7 @@ static void on_stop(int sig)
 	pid_t init = sentry_pid > 0 ? cbox_sentry_guest_init(sentry_pid) : 0;
 	if (init > 0)
 		signal_program(init, SIGSTOP, true);
-	/* Stop by the default action: unblocked (a handler runs with its signal blocked). */
-	sigset_t tstp;
-	sigemptyset(&tstp);
-	sigaddset(&tstp, SIGTSTP);
-	signal(SIGTSTP, SIG_DFL);
-	sigprocmask(SIG_UNBLOCK, &tstp, NULL);
-	raise(SIGTSTP); /* stops here until SIGCONT */
-	signal(SIGTSTP, on_stop);
+	cbox_run_stop_self(on_stop); /* until SIGCONT */
 	if (init > 0)
 		signal_program(init, SIGCONT, true);
 	errno = saved;

@@ -77,3 +77,7 @@ int cbox_run_tty_open(struct cbox_run_tty *t, uid_t uid);
 int cbox_run_tty_relay(struct cbox_run_tty *t, pid_t sentry, int *status);
 /* Give the caller's terminal its modes back (also from a signal handler's path). */
 void cbox_run_tty_restore(void);
+/* Stop cbox-run by SIGTSTP's default action (the shell's ^Z reached it), SIGTSTP unblocked even
+ * when called from its handler; once continued, handler is SIGTSTP's handler again
+ * (cbox_run_tty.c). */
+void cbox_run_stop_self(void (*handler)(int));

@@ -304,13 +304,7 @@ static void ns_on_tstp(int sig)
 static void stop_with_container(const char *cbox, const char *state, const char *id)
 {
 	kill_all(cbox, state, id, "STOP");
-	sigset_t tstp;
-	sigemptyset(&tstp);
-	sigaddset(&tstp, SIGTSTP);
-	signal(SIGTSTP, SIG_DFL);
-	sigprocmask(SIG_UNBLOCK, &tstp, NULL);
-	raise(SIGTSTP); /* stops here until SIGCONT */
-	signal(SIGTSTP, ns_on_tstp);
+	cbox_run_stop_self(ns_on_tstp); /* until SIGCONT */
 	kill_all(cbox, state, id, "CONT");
 }
 

@@ -140,3 +140,15 @@ int cbox_run_tty_relay(struct cbox_run_tty *t, pid_t sentry, int *status)
 	t->master = -1;
 	return 0;
 }
+
+void cbox_run_stop_self(void (*handler)(int))
+{
+	/* A handler runs with its own signal blocked: the default action needs it unblocked. */
+	sigset_t tstp;
+	sigemptyset(&tstp);
+	sigaddset(&tstp, SIGTSTP);
+	signal(SIGTSTP, SIG_DFL);
+	sigprocmask(SIG_UNBLOCK, &tstp, NULL);
+	raise(SIGTSTP); /* stops here until SIGCONT */
+	signal(SIGTSTP, handler);
+}

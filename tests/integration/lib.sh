@@ -342,6 +342,34 @@ counter_moves() {
 	return 1
 }
 
+# job_stop_cont LABEL: cbox-run ($CBOX_RUN $CFG) runs a counting loop as a job of a job-control
+# bash, whose process group gets ^Z (SIGTSTP): cbox-run must stop and so must the program, and a
+# SIGCONT (fg) continues both. The job's group must not be orphaned (the kernel drops a SIGTSTP's
+# stop there): its bash parent stays, as a sleep. JOB_PID (cbox-run) and JOB_PARENT are left
+# running for the caller to end.
+job_stop_cont() {
+	local c="$SCRATCH/job-count" pidf="$SCRATCH/job.pid" st
+	rm -f "$c" "$pidf"
+	# shellcheck disable=SC2086
+	setsid bash -c 'set -m; "$@" </dev/null >/dev/null 2>&1 & echo $! >"'"$pidf"'"
+		exec sleep 60' _ \
+		"$CBOX_RUN" $CFG -v "$SCRATCH:$SCRATCH" -- "$BB" sh -c \
+		"i=0; while :; do i=\$((i+1)); echo \$i >$c; busybox sleep 0.05; done" &
+	JOB_PARENT=$!
+	for _ in $(seq 100); do
+		[ -s "$c" ] && [ -s "$pidf" ] && break
+		sleep 0.1
+	done
+	JOB_PID=$(cat "$pidf" 2>/dev/null)
+	kill -TSTP -- "-$JOB_PID"
+	sleep 0.5
+	st=$(ps -o stat= -p "$JOB_PID" | cut -c1)
+	check "$1: cbox-run stops" "T" "$st"
+	check "  ... and so does the program" 1 "$(counter_moves "$c"; echo $?)"
+	kill -CONT -- "-$JOB_PID"
+	check "  ... fg: both go on" 0 "$(counter_moves "$c"; echo $?)"
+}
+
 # wait_stopped ID: up to 5 s for container ID to stop (OUT: its last state).
 wait_stopped() {
 	for _ in $(seq 50); do

@@ -148,38 +148,17 @@ cleaning up" "$(cat "$out")"
 	check "--tier=ns: signals start at their defaults (a trap on SIGINT works)" "trapped
 done" "$(cat "$out")"
 }
-# ns_stop_job: ^Z (a job-control shell's SIGTSTP to cbox-run's process group) stops the
-# container with cbox-run, and continuing cbox-run continues it, as with the sentry tier. The
-# job's group must not be orphaned (the kernel drops a SIGTSTP's stop there): its bash parent
-# stays, as a sleep.
+# ns_stop_job: ^Z stops the container with cbox-run, and continuing cbox-run continues it, as
+# with the sentry tier (job_stop_cont, lib.sh); nothing of the run is left after.
 ns_stop_job() {
-	local c="$SCRATCH/ns-count" pidf="$SCRATCH/ns-job.pid" p st
-	rm -f "$c" "$pidf"
-	# shellcheck disable=SC2086
-	setsid bash -c 'set -m; "$@" </dev/null >/dev/null 2>&1 & echo $! >"'"$pidf"'"
-		exec sleep 60' _ \
-		"$CBOX_RUN" $CFG -v "$SCRATCH:$SCRATCH" -- "$BB" sh -c \
-		"i=0; while :; do i=\$((i+1)); echo \$i >$c; busybox sleep 0.05; done" &
-	local parent=$!
-	for _ in $(seq 100); do
-		[ -s "$c" ] && [ -s "$pidf" ] && break
-		sleep 0.1
-	done
-	p=$(cat "$pidf" 2>/dev/null)
-	kill -TSTP -- "-$p"
-	sleep 0.5
-	st=$(ps -o stat= -p "$p" | cut -c1)
-	check "--tier=ns: ^Z stops cbox-run" "T" "$st"
-	check "  ... and the container" 1 "$(counter_moves "$c"; echo $?)"
-	kill -CONT -- "-$p"
-	check "  ... fg: both go on" 0 "$(counter_moves "$c"; echo $?)"
+	job_stop_cont "--tier=ns: ^Z"
 	# (Two SIGTERMs, apart: the second kills the container, whose init has no handler.)
-	kill -TERM "$p" 2>/dev/null
+	kill -TERM "$JOB_PID" 2>/dev/null
 	sleep 0.3
-	kill -TERM "$p" 2>/dev/null
-	for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-	kill -KILL "$p" "$parent" 2>/dev/null
-	wait "$parent" 2>/dev/null
+	kill -TERM "$JOB_PID" 2>/dev/null
+	for _ in $(seq 50); do kill -0 "$JOB_PID" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$JOB_PID" "$JOB_PARENT" 2>/dev/null
+	wait "$JOB_PARENT" 2>/dev/null
 	check "  ... and nothing is left of it" "" "$(ls -d /tmp/cbox-run-ns.* 2>/dev/null)"
 }
 CONFIGS=("--tier=ns")

@@ -120,33 +120,12 @@ cleaning up" "$(cat "$SIG_OUT")"
 }
 
 # ^Z: a shell with job control stops cbox-run's process group (cbox-run alone); cbox-run stops
-# the program too, and continues it with itself. The job must not be in an orphaned process
-# group (the kernel drops a SIGTSTP's stop there): a job-control bash is its parent, and stays
-# (as a sleep; its exit would orphan the group, which sends it SIGHUP and SIGCONT).
+# the program too, and continues it with itself (job_stop_cont, lib.sh).
 t_stop_job() {
 	[ "$(basename "$CBOX_RUN")" = cbox-run ] || { skip_check "^Z" "not cbox-run"; return; }
-	local c="$SCRATCH/count" pidf="$SCRATCH/job.pid" p st
-	rm -f "$c" "$pidf"
-	# shellcheck disable=SC2086
-	setsid bash -c 'set -m; "$@" </dev/null >/dev/null 2>&1 & echo $! >"'"$pidf"'"
-		exec sleep 60' _ \
-		"$CBOX_RUN" $CFG -v "$SCRATCH:$SCRATCH" -- "$BB" sh -c \
-		"i=0; while :; do i=\$((i+1)); echo \$i >$c; busybox sleep 0.05; done" &
-	local parent=$!
-	for _ in $(seq 100); do
-		[ -s "$c" ] && [ -s "$pidf" ] && break
-		sleep 0.1
-	done
-	p=$(cat "$pidf" 2>/dev/null)
-	kill -TSTP -- "-$p"
-	sleep 0.3
-	st=$(ps -o stat= -p "$p" | cut -c1)
-	check "^Z: cbox-run stops" "T" "$st"
-	check "  ... and so does the program" 1 "$(counter_moves "$c"; echo $?)"
-	kill -CONT -- "-$p"
-	check "  ... fg: both go on" 0 "$(counter_moves "$c"; echo $?)"
-	kill -KILL "$p" "$parent" 2>/dev/null
-	wait "$parent" 2>/dev/null
+	job_stop_cont "^Z"
+	kill -KILL "$JOB_PID" "$JOB_PARENT" 2>/dev/null
+	wait "$JOB_PARENT" 2>/dev/null
 }
 
 # --init: a tiny init is pid 1 and the program pid 2, so the program gets signals with their
