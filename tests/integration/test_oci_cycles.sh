@@ -35,11 +35,14 @@ EOF
 # command line, or by a cgroup of theirs), cgroup directories, mounts, state files. Zombies do
 # not count: a container's monitor outlives `cbox create` by design (as runc's init does), so
 # once it exits it is the child of whoever reaps orphans (containerd's shim, or init; this
-# machine's init reaps late).
+# machine's init reaps late, and in batches). Nor does a process gone since it was listed: a
+# zombie reaped between the listing and the read of its stat was counted as live (a CI run
+# reported the inits of the last ns cycles so).
 live() {
-	local p
+	local p st
 	while read -r p; do
-		[ "$(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null)" = Z ] || echo "$p"
+		st=$(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null)
+		[ -n "$st" ] && [ "$st" != Z ] && echo "$p"
 	done
 }
 leftovers() {
