@@ -86,11 +86,17 @@ ssize_t cbox_recv_fds(int sock, void *buf, size_t size, int *fds, int maxfds, in
  * gVisor's flipcall channel spins before it sleeps for the same reason. CBOX_NO_SPIN=1 turns
  * it off, to compare.
  */
+bool cbox_spin_allowed(void)
+{
+	static int allowed = -1;
+	if (allowed < 0)
+		allowed = getenv("CBOX_NO_SPIN") == NULL;
+	return allowed;
+}
+
 ssize_t cbox_recvmsg_spin(int sock, struct msghdr *mh, int flags, unsigned tries)
 {
-	static int off = -1;
-	if (off < 0)
-		off = getenv("CBOX_NO_SPIN") != NULL;
+	bool off = !cbox_spin_allowed();
 	size_t ctl = mh->msg_controllen;
 	for (unsigned i = 0; !off && i < tries; i++) {
 		mh->msg_controllen = ctl;

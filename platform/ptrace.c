@@ -20,6 +20,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "cbox/fdpass.h"
 #include "cbox/log.h"
 #include "internal.h"
 
@@ -48,10 +49,7 @@ int cbox_ptrace_cont(struct cbox_trap *t)
  */
 static int wait_stop(pid_t tid, int *st)
 {
-	static int off = -1;
-	if (off < 0)
-		off = getenv("CBOX_NO_SPIN") != NULL;
-	for (int i = 0; !off && i < 64; i++) {
+	for (int i = 0; cbox_spin_allowed() && i < 64; i++) {
 		pid_t r = waitpid(tid, st, __WALL | WNOHANG);
 		if (r != 0)
 			return r < 0 ? -errno : 0;

@@ -18,6 +18,7 @@
 #include <linux/seccomp.h>
 #include <unistd.h>
 
+#include "cbox/fdpass.h"
 #include "cbox/log.h"
 #include "cbox/syscalls.h"
 #include "internal.h"
@@ -434,7 +435,7 @@ int cbox_tracer_loop(struct cbox_sentry *s)
 	int sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		return -errno;
-	bool spin = s->platform->ops->trap_action == SECCOMP_RET_TRACE && !getenv("CBOX_NO_SPIN");
+	bool spin = s->platform->ops->trap_action == SECCOMP_RET_TRACE && cbox_spin_allowed();
 	reap(s, false); /* events that arrived before the signalfd existed */
 	while (s->init_status < 0) {
 		/* The signalfd, the listeners (seccomp), `cbox exec`, then what deferred answers

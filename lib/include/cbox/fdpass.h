@@ -1,5 +1,6 @@
 #pragma once
 /* Passing fds over unix sockets (SCM_RIGHTS), one message at a time. */
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -21,3 +22,7 @@ ssize_t cbox_recv_fds(int sock, void *buf, size_t size, int *fds, int maxfds, in
  * its msg_controllen is restored before each attempt. */
 struct msghdr;
 ssize_t cbox_recvmsg_spin(int sock, struct msghdr *mh, int flags, unsigned tries);
+
+/* Whether the waits that try before they sleep may do so (cbox_recvmsg_spin, and the ptrace
+ * platform's waits for a stop): false when CBOX_NO_SPIN is set, to compare. */
+bool cbox_spin_allowed(void);
