@@ -276,7 +276,24 @@ static int emit_leaf(struct prog *p, const struct range *leaf)
 
 /* Emit a decision tree over ranges[lo, hi). The accumulator holds the syscall number on entry;
  * leaves that load arguments end in a return, so the tree never needs it reloaded. */
-static int emit_tree(struct prog *p, const struct range *ranges, size_t lo, size_t hi);
+static int emit_tree(struct prog *p, const struct range *ranges, size_t lo, size_t hi)
+{
+	if (hi - lo == 1)
+		return emit_leaf(p, &ranges[lo]);
+	size_t mid = lo + (hi - lo) / 2;
+	/* if (nr >= ranges[mid].lo) goto right; the jump over the left subtree is a 32-bit ja. */
+	if (emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
+	                                         (uint32_t)ranges[mid].lo, 0, 1)) < 0)
+		return -ENOMEM;
+	size_t ja = p->len;
+	if (emit(p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0)) < 0)
+		return -ENOMEM;
+	int r = emit_tree(p, ranges, lo, mid);
+	if (r < 0)
+		return r;
+	p->ins[ja].k = (uint32_t)(p->len - ja - 1);
+	return emit_tree(p, ranges, mid, hi);
+}
 
 /* The ABI check, then the tree over ranges; the program goes to *out (the caller frees it). */
 static int finish(struct prog *p, const struct range *ranges, size_t n, struct sock_filter **out,
@@ -303,25 +320,6 @@ static int finish(struct prog *p, const struct range *ranges, size_t n, struct s
 	*out = p->ins;
 	*len = (unsigned short)p->len;
 	return 0;
-}
-
-static int emit_tree(struct prog *p, const struct range *ranges, size_t lo, size_t hi)
-{
-	if (hi - lo == 1)
-		return emit_leaf(p, &ranges[lo]);
-	size_t mid = lo + (hi - lo) / 2;
-	/* if (nr >= ranges[mid].lo) goto right; the jump over the left subtree is a 32-bit ja. */
-	if (emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
-	                                         (uint32_t)ranges[mid].lo, 0, 1)) < 0)
-		return -ENOMEM;
-	size_t ja = p->len;
-	if (emit(p, (struct sock_filter)BPF_STMT(BPF_JMP | BPF_JA, 0)) < 0)
-		return -ENOMEM;
-	int r = emit_tree(p, ranges, lo, mid);
-	if (r < 0)
-		return r;
-	p->ins[ja].k = (uint32_t)(p->len - ja - 1);
-	return emit_tree(p, ranges, mid, hi);
 }
 
 int cbox_platform_build_filter(const struct cbox_platform_ops *ops, bool strict,
