@@ -275,13 +275,9 @@ int cbox_gofer_tmpfile(struct cbox_gofer_client *c, uint32_t dir, int flags, uin
 	    .type = CBOX_GOFER_TMPFILE, .fid = dir, .flags = (uint32_t)flags, .mode = mode};
 	struct cbox_gofer_reply r;
 	int fd = -1;
-	int rc = rpc(c, &q, &r, &fd);
+	int rc = rpc(c, &q, &r, &fd); /* (a reply without its fd breaks the session) */
 	if (rc < 0)
 		return rc;
-	if (fd < 0) {
-		cbox_gofer_clunk(c, r.fid);
-		return -EPROTO; /* a TMPFILE answer without its file */
-	}
 	*newfid = r.fid;
 	if (st)
 		*st = r.stat;
