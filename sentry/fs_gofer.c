@@ -22,6 +22,10 @@
  */
 #define RO_STAT_TTL_NS 2000000000ULL
 #define RO_FDS_MAX     256
+/* Unnamed files whose fd the sentry keeps for a reopen (cbox_fs_gofer_keep_anon). Past this, a
+ * reopen of one through /proc/PID/fd/N is EINVAL, as before they were kept: a guest making
+ * thousands of O_TMPFILE files cannot run the sentry out of fds. */
+#define ANON_FDS_MAX 1024
 
 uint64_t cbox_vfs_now_ns(void)
 {
@@ -136,9 +140,39 @@ static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	return 0;
 }
 
+void cbox_fs_gofer_keep_anon(struct cbox_sentry *s, struct cbox_dentry *d, int fd)
+{
+	if (d->anon_fd1 || s->n_anon_fds >= ANON_FDS_MAX)
+		return;
+	int kept = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (kept >= 0) {
+		d->anon_fd1 = kept + 1;
+		s->n_anon_fds++;
+	}
+}
+
+/*
+ * An unnamed file reached through /proc/PID/fd/N is reopened as Linux's magic link reopens it:
+ * a new open file description with the access mode asked for, whatever the first open's mode
+ * (cbox_vfs_open has made the permission checks on the file's mode and owner, as Linux does).
+ * The gofer cannot do it (its node holds the open file itself, and it has no /proc), so the
+ * sentry reopens the fd it kept through its own /proc/self/fd.
+ */
+static int reopen_anon(const struct cbox_dentry *d, int flags)
+{
+	int keep = O_PATH | O_ACCMODE | O_APPEND | O_NONBLOCK | O_TRUNC | O_NOATIME | O_DSYNC |
+	           O_SYNC | O_DIRECT;
+	char link[64];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", d->anon_fd1 - 1);
+	int fd = open(link, (flags & keep) | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 static int g_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags)
 {
 	(void)t;
+	if (d->anon_fd1)
+		return reopen_anon(d, flags);
 	/* Only flags that describe the open file go to the gofer; creation is a separate request.
 	 */
 	if (flags & O_PATH)
@@ -200,6 +234,11 @@ static void g_release(struct cbox_sentry *s, struct cbox_dentry *d)
 		close(d->ro_fd1 - 1);
 		d->ro_fd1 = 0;
 		s->n_ro_fds--;
+	}
+	if (d->anon_fd1) {
+		close(d->anon_fd1 - 1);
+		d->anon_fd1 = 0;
+		s->n_anon_fds--;
 	}
 	if (d->fid != CBOX_GOFER_ROOT_FID && s->gofer)
 		cbox_gofer_clunk(s->gofer, d->fid);

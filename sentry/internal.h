@@ -49,6 +49,7 @@ struct cbox_sentry {
 	unsigned recent_next;
 	struct cbox_deferred *deferred;           /* syscalls answered later (defer.c) */
 	size_t n_ro_fds;                          /* fds kept by read-only dentries */
+	size_t n_anon_fds;                        /* fds kept by unnamed files (anon_fd1) */
 	uint64_t refused_logged[(512 + 63) / 64]; /* refused syscalls already logged */
 	/* Busy text: the host files running guest images come from, with how many thread
 	 * groups run each (task.c) */
@@ -125,6 +126,9 @@ int cbox_vfs_init(struct cbox_sentry *s);
 struct cbox_dentry *cbox_fs_gofer_dentry(struct cbox_sentry *s, struct cbox_dentry *dir,
                                          const char *name, uint32_t fid,
                                          const struct cbox_gofer_stat *st);
+/* d is an unnamed file the gofer made (TMPFILE) and fd the sentry's copy of it: keep a dup of
+ * fd, through which later opens of d reopen it (within a budget; fs_gofer.c). */
+void cbox_fs_gofer_keep_anon(struct cbox_sentry *s, struct cbox_dentry *d, int fd);
 /* The same from a walk's answer, keeping the attributes of a read-only one (fs_gofer.c). */
 struct cbox_dentry *cbox_fs_gofer_walked(struct cbox_sentry *s, struct cbox_dentry *dir,
                                          const char *name, uint32_t fid,

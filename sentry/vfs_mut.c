@@ -186,6 +186,7 @@ int cbox_vfs_tmpfile(struct cbox_sentry *s, struct cbox_dentry *dir, int flags, 
 		return -ENOMEM;
 	}
 	d->unlinked = true;
+	cbox_fs_gofer_keep_anon(s, d, fd);
 	*out = d;
 	return fd;
 }

@@ -63,6 +63,9 @@ struct cbox_dentry {
 	struct stat *ro_stat;
 	uint64_t ro_stat_ns;
 	int ro_fd1;
+	/* gofer: an unnamed file (O_TMPFILE), which no path and so no gofer OPEN can reach: the
+	 * sentry's own fd of it (fd + 1; 0: none), which a reopen through /proc/PID/fd/N uses */
+	int anon_fd1;
 	/* gofer: a symlink's target once read (NUL-terminated). A symlink's target never changes:
 	 * replacing one makes a new inode, which a new walk finds. */
 	char *link;
