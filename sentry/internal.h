@@ -116,6 +116,9 @@ void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap);
 /* file systems */
 extern const struct cbox_fs_ops cbox_fs_gofer;
 extern const struct cbox_fs_ops cbox_fs_proc;
+/* The cache of gofer directories' children (vfs.c): link d under dir, find dir's child name. */
+void cbox_vfs_cache_link(struct cbox_dentry *dir, struct cbox_dentry *d);
+struct cbox_dentry *cbox_vfs_cached_child(const struct cbox_dentry *dir, const char *name);
 /* d is /proc/PID/fd/N of an unlinked file (an O_TMPFILE one, or removed while open): its dentry
  * (a new reference), which following the link reaches as Linux's magic link does, although no
  * path names it any more. NULL otherwise. */

@@ -107,9 +107,7 @@ static int attach(struct cbox_sentry *s, struct cbox_mount *m, const char *name)
 		return -ENOMEM;
 	mp->mode = (mp->mode & ~S_IFMT) | S_IFDIR;
 	mp->covered_by = m;
-	mp->sibling = s->root->children;
-	s->root->children = mp;
-	mp->cached = true;
+	cbox_vfs_cache_link(s->root, mp);
 	m->mountpoint = mp; /* the mount holds mp's reference */
 	m->root = cbox_dentry_new(m, NULL, "", S_IFDIR | 0555);
 	if (!m->root)

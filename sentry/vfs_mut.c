@@ -32,10 +32,7 @@ static bool is_gofer(const struct cbox_dentry *d)
 /* A cached child named name of dir, or NULL. */
 static struct cbox_dentry *cached(struct cbox_dentry *dir, const char *name)
 {
-	for (struct cbox_dentry *c = dir->children; c; c = c->sibling)
-		if (strcmp(c->name, name) == 0)
-			return c;
-	return NULL;
+	return cbox_vfs_cached_child(dir, name);
 }
 
 void cbox_vfs_forget(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name)

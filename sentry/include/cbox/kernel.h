@@ -13,6 +13,7 @@
 #include "cbox/sentry.h"
 
 struct cbox_sentry;
+struct cbox_hashmap;
 struct cbox_dentry;
 struct cbox_task;
 
@@ -76,8 +77,10 @@ struct cbox_dentry {
 	uint64_t priv;                 /* synthetic fs: kind and argument (pid, fd...) */
 	struct cbox_mount *covered_by; /* a mount on top of this dentry */
 	struct cbox_dentry *children;  /* cache (gofer only): first child */
-	struct cbox_dentry *sibling;   /* next child of parent */
-	bool cached;                   /* linked into parent's children */
+	unsigned nchildren;            /* how many, and past a few an index of them by name */
+	struct cbox_hashmap *child_map;
+	struct cbox_dentry *sibling; /* next child of parent */
+	bool cached;                 /* linked into parent's children */
 };
 
 CBOX_API struct cbox_dentry *cbox_dentry_get(struct cbox_dentry *d);
