@@ -194,6 +194,41 @@ int cbox_gofer_walk_many(struct cbox_gofer_client *c, uint32_t dir, const char *
 	return (int)r.nwalked;
 }
 
+int cbox_gofer_walk_dir(struct cbox_gofer_client *c, uint32_t dir, const char *name, unsigned count,
+                        struct cbox_gofer_dirent *out)
+{
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_WALKDIR,
+	                           .fid = dir,
+	                           .flags = count,
+	                           .name = name,
+	                           .name_len = slen(name)};
+	struct cbox_gofer_reply r;
+	int rc = rpc(c, &q, &r, NULL);
+	if (rc < 0)
+		return rc;
+	/* The decoder checked each record (valid names, pads, flags); what is left is whether it
+	 * answers this request. Otherwise nothing it said is used. */
+	bool bad = r.nwalked > count;
+	size_t off = 0;
+	for (uint32_t i = 0; !bad && i < r.nwalked; i++) {
+		struct cbox_gofer_walked w;
+		const char *n;
+		size_t len;
+		if (cbox_gofer_reply_dirent(&r, &off, &w, &n, &len) < 0)
+			return broken(c, "a WALKDIR reply shorter than its count");
+		bool is_first = len == q.name_len && memcmp(n, name, len) == 0;
+		if (is_first != (i == 0))
+			bad = true;
+		out[i].fid = w.fid;
+		out[i].stat = w.stat;
+		memcpy(out[i].name, n, len);
+		out[i].name[len] = '\0';
+	}
+	if (bad)
+		return broken(c, "a WALKDIR reply that does not fit its request");
+	return (int)r.nwalked;
+}
+
 /* Requests whose only argument is a fid and whose OK reply is empty or handled by the caller. */
 static int fid_rpc(struct cbox_gofer_client *c, uint32_t type, uint32_t fid,
                    struct cbox_gofer_reply *r)

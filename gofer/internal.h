@@ -37,7 +37,8 @@ struct cbox_gofer_server {
 		ino_t ino;
 	} bound[CBOX_GOFER_BOUND_MAX];
 	uint32_t n_bound, next_bound;
-	char *xbuf; /* CBOX_GOFER_XVALUE_MAX bytes: a GETXATTR value or LISTXATTR list */
+	char *xbuf; /* CBOX_GOFER_XVALUE_MAX bytes: a GETXATTR value or LISTXATTR list, or the
+	             * records of a WALKDIR reply */
 };
 
 /* The node of fid, or NULL when fid is not in use. */

@@ -59,6 +59,7 @@ static const int allowed[] = {
     __NR_fgetxattr,         /* 193: GETXATTR, likewise */
     __NR_flistxattr,        /* 196: LISTXATTR, likewise */
     __NR_fremovexattr,      /* 199: REMOVEXATTR, likewise */
+    __NR_getdents64,        /* 217: WALKDIR reads the directory's listing */
     __NR_clock_gettime,     /* 228: the logger's time stamp when the vDSO is unavailable */
     __NR_exit_group,        /* 231: exit */
     __NR_tgkill,            /* 234: the crash handler's re-raise; abort() */

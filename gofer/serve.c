@@ -4,6 +4,7 @@
  * cbox_gofer_decode_request() before a handler sees it; the handlers add the checks that need the
  * file system (types, identity).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -147,16 +148,11 @@ static int lookup_dir(const struct cbox_gofer_server *s, uint32_t fid, struct cb
 	return S_ISDIR((*dir)->mode) ? 0 : -ENOTDIR;
 }
 
-static int do_walk(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
-                   struct cbox_gofer_reply *r)
+/* Walk one name (NUL-terminated, checked) of dir: a new fid and its stat. */
+static int walk_name(struct cbox_gofer_server *s, struct cbox_gofer_node *dir, const char *name,
+                     uint32_t *fid, struct cbox_gofer_stat *out)
 {
-	struct cbox_gofer_node *dir;
-	char name[CBOX_GOFER_NAME_MAX + 1];
 	struct stat st;
-	int rc = lookup_dir(s, q->fid, &dir);
-	if (rc < 0)
-		return rc;
-	cstr(name, q->name, q->name_len);
 	/* One component, O_NOFOLLOW: a symlink is returned as itself for the sentry to resolve
 	 * within the guest's root, never followed here where it could point at the host. */
 	CBOX_AUTOCLOSE int fd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -164,11 +160,98 @@ static int do_walk(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 		return -errno;
 	if (fstatat(fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
-	rc = add_fid(s, dir, name, &fd, &st, &r->fid);
+	int rc = add_fid(s, dir, name, &fd, &st, fid);
 	if (rc < 0)
 		return rc;
-	fill_stat(&r->stat, &st);
-	mark_mount(&r->stat, s, r->fid);
+	fill_stat(out, &st);
+	mark_mount(out, s, *fid);
+	return 0;
+}
+
+static int do_walk(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                   struct cbox_gofer_reply *r)
+{
+	struct cbox_gofer_node *dir;
+	char name[CBOX_GOFER_NAME_MAX + 1];
+	int rc = lookup_dir(s, q->fid, &dir);
+	if (rc < 0)
+		return rc;
+	cstr(name, q->name, q->name_len);
+	return walk_name(s, dir, name, &r->fid, &r->stat);
+}
+
+/* Append the entry walked as fid to a WALKDIR reply's records; a record that does not fit gives
+ * its fid back. */
+static int put_walked(struct cbox_gofer_server *s, char *buf, size_t size, size_t *len,
+                      uint32_t fid, const struct cbox_gofer_stat *st, const char *name)
+{
+	struct cbox_gofer_walked w = {.fid = fid, .stat = *st};
+	int rc = cbox_gofer_put_dirent(buf, size, len, &w, name, strlen(name));
+	if (rc < 0) {
+		cbox_gofer_node_unref(s->fids[fid]);
+		s->fids[fid] = NULL;
+	}
+	return rc;
+}
+
+/*
+ * WALKDIR: the name, then up to count - 1 of the entries that follow it in the directory's own
+ * listing, each walked exactly as a WALK of it (O_NOFOLLOW, a fid each). A tool that reads a
+ * directory and then looks at each entry in that order (du, find, tar, rm -r) would otherwise
+ * cost a round trip per entry. The listing is read afresh from its start on every request: a
+ * position kept between requests would go stale as the directory changes. An entry that
+ * cannot be walked any more (removed since) is left out; the name asked for fails as its WALK
+ * would (the reply's error), and is walked alone when the listing does not have it (made after
+ * the read). Running out of fids or of reply space just ends the batch.
+ */
+static int do_walkdir(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                      struct cbox_gofer_reply *r, char *buf, size_t size)
+{
+	struct cbox_gofer_node *dir;
+	char first[CBOX_GOFER_NAME_MAX + 1];
+	int rc = lookup_dir(s, q->fid, &dir);
+	if (rc < 0)
+		return rc;
+	cstr(first, q->name, q->name_len);
+	uint32_t fid;
+	struct cbox_gofer_stat st;
+	rc = walk_name(s, dir, first, &fid, &st);
+	if (rc < 0)
+		return rc;
+	size_t len = 0;
+	rc = put_walked(s, buf, size, &len, fid, &st, first);
+	if (rc < 0)
+		return rc;
+	r->nwalked = 1;
+	r->walked = buf;
+	r->walked_len = len;
+	/* The listing through a fresh descriptor of the directory (the fid's own is O_PATH). */
+	CBOX_AUTOCLOSE int lfd =
+	    q->flags > 1 ? openat(dir->fd, ".", O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC)
+	                 : -1;
+	bool found = false;
+	char ents[8192];
+	for (long got; lfd >= 0 && r->nwalked < q->flags &&
+	               (got = syscall(SYS_getdents64, lfd, ents, sizeof(ents))) > 0;) {
+		for (long off = 0; off < got && r->nwalked < q->flags;) {
+			struct dirent64 *e = (struct dirent64 *)(ents + off);
+			off += e->d_reclen;
+			const char *name = e->d_name;
+			if (cbox_gofer_check_name(name, strlen(name)) < 0)
+				continue; /* "." and ".." */
+			if (!found) {
+				found = strcmp(name, first) == 0;
+				continue;
+			}
+			rc = walk_name(s, dir, name, &fid, &st);
+			if (rc == -ENOENT || rc == -EACCES || rc == -ENOTDIR)
+				continue; /* gone since the listing, or not ours to see */
+			if (rc < 0 || put_walked(s, buf, size, &len, fid, &st, name) < 0)
+				return 0; /* out of fids or space: what is there is the answer */
+			r->nwalked++;
+			r->walked_len = len;
+		}
+	}
 	return 0;
 }
 
@@ -689,6 +772,8 @@ int cbox_gofer_handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *
 		return do_walk(s, q, r);
 	case CBOX_GOFER_WALKN:
 		return do_walkn(s, q, r, buf, size);
+	case CBOX_GOFER_WALKDIR:
+		return do_walkdir(s, q, r, s->xbuf, CBOX_GOFER_XVALUE_MAX);
 	case CBOX_GOFER_CLUNK:
 		return do_clunk(s, q);
 	case CBOX_GOFER_STAT:

@@ -353,6 +353,11 @@ static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 		o->fid = rd_u32(r);
 		o->name2 = rd_str(r, &o->name2_len);
 		break;
+	case CBOX_GOFER_WALKDIR:
+		o->fid = rd_u32(r);
+		o->flags = rd_u32(r);
+		o->name = rd_str(r, &o->name_len);
+		break;
 	default:
 		return -EPROTO;
 	}
@@ -368,6 +373,8 @@ static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 static int check_req_fields(const struct cbox_gofer_req *o)
 {
 	if (o->type == CBOX_GOFER_UNLINK && o->flags > 1)
+		return -EINVAL;
+	if (o->type == CBOX_GOFER_WALKDIR && (o->flags < 1 || o->flags > CBOX_GOFER_WALKDIR_MAX))
 		return -EINVAL;
 	if (o->name && cbox_gofer_check_name(o->name, o->name_len) < 0)
 		return -EINVAL;
@@ -493,6 +500,11 @@ static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 		wr_u32(w, q->fid);
 		wr_str(w, q->name2, q->name2_len);
 		break;
+	case CBOX_GOFER_WALKDIR:
+		wr_u32(w, q->fid);
+		wr_u32(w, q->flags);
+		wr_str(w, q->name, q->name_len);
+		break;
 	default: /* CLUNK, STAT, READLINK, STATFS, LISTXATTR */
 		wr_u32(w, q->fid);
 		break;
@@ -502,7 +514,7 @@ static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 static bool req_has_name(uint32_t type)
 {
 	return type == CBOX_GOFER_WALK || (type >= CBOX_GOFER_CREATE && type <= CBOX_GOFER_LINK) ||
-	       type == CBOX_GOFER_MKNOD;
+	       type == CBOX_GOFER_MKNOD || type == CBOX_GOFER_WALKDIR;
 }
 
 int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *buf, size_t size)
@@ -519,6 +531,9 @@ int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *buf, size_
 	if (rc == 0 && req->type == CBOX_GOFER_SYMLINK)
 		rc = cbox_gofer_check_target(req->name2, req->name2_len);
 	if (rc == 0 && req->type == CBOX_GOFER_UNLINK && req->flags > 1)
+		rc = -EINVAL;
+	if (rc == 0 && req->type == CBOX_GOFER_WALKDIR &&
+	    (req->flags < 1 || req->flags > CBOX_GOFER_WALKDIR_MAX))
 		rc = -EINVAL;
 	if (rc == 0 && req->type == CBOX_GOFER_SETATTR)
 		rc = check_setattr(&req->attr);
@@ -583,6 +598,12 @@ static void decode_reply_body(struct rd *r, struct cbox_gofer_reply *o)
 		else
 			r->bad = true;
 		break;
+	case CBOX_GOFER_WALKDIR:
+		/* The records are checked one by one after the layout (check_walkdir_reply). */
+		o->nwalked = rd_u32(r);
+		o->walked_len = r->left;
+		o->walked = rd_take(r, r->left);
+		break;
 	default: /* empty bodies */
 		break;
 	}
@@ -603,6 +624,56 @@ static int check_walkn_reply(const struct cbox_gofer_reply *o)
 			return -EINVAL;
 	}
 	return 0;
+}
+
+int cbox_gofer_reply_dirent(const struct cbox_gofer_reply *r, size_t *off,
+                            struct cbox_gofer_walked *out, const char **name, size_t *name_len)
+{
+	if (r->walked == NULL || *off >= r->walked_len)
+		return -ENOENT;
+	struct rd rd = {.p = (const unsigned char *)r->walked + *off, .left = r->walked_len - *off};
+	const void *p = rd_take(&rd, sizeof(*out));
+	const char *n = rd_str(&rd, name_len);
+	if (rd.bad || p == NULL)
+		return -ENOENT;
+	memcpy(out, p, sizeof(*out));
+	*name = n;
+	*off = r->walked_len - rd.left;
+	return 0;
+}
+
+int cbox_gofer_put_dirent(void *buf, size_t size, size_t *len, const struct cbox_gofer_walked *w,
+                          const char *name, size_t name_len)
+{
+	if (name_len > CBOX_GOFER_NAME_MAX || *len > size)
+		return -ENOBUFS;
+	struct wr wr = {.p = buf, .size = size, .len = *len};
+	wr_put(&wr, w, sizeof(*w));
+	wr_str(&wr, name, name_len);
+	if (wr.bad)
+		return -ENOBUFS;
+	*len = wr.len;
+	return 0;
+}
+
+/* A WALKDIR reply: nwalked records exactly filling the body, each with pad 0, known stat flags
+ * and a valid name, so that a caller may use every record it reads. */
+static int check_walkdir_reply(const struct cbox_gofer_reply *o)
+{
+	if (o->nwalked < 1 || o->nwalked > CBOX_GOFER_WALKDIR_MAX || o->walked == NULL)
+		return -EINVAL;
+	size_t off = 0;
+	uint32_t n = 0;
+	struct cbox_gofer_walked w;
+	const char *name;
+	size_t len;
+	while (n < o->nwalked && cbox_gofer_reply_dirent(o, &off, &w, &name, &len) == 0) {
+		if (w.pad != 0 || (w.stat.flags & ~(uint64_t)CBOX_GOFER_STAT_RDONLY) ||
+		    cbox_gofer_check_name(name, len) < 0)
+			return -EINVAL;
+		n++;
+	}
+	return n == o->nwalked && off == o->walked_len ? 0 : -EINVAL;
 }
 
 /* A GETXATTR value or LISTXATTR list: bounded, and a list is NUL-separated names, so a caller
@@ -646,6 +717,8 @@ int cbox_gofer_decode_reply(const void *buf, size_t len, struct cbox_gofer_reply
 		return -EINVAL;
 	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKN) && check_walkn_reply(out) < 0)
 		return -EINVAL;
+	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKDIR) && check_walkdir_reply(out) < 0)
+		return -EINVAL;
 	return check_value_reply(out->type & 0x7fu, out->value, out->value_len);
 }
 
@@ -671,6 +744,8 @@ int cbox_gofer_encode_reply(const struct cbox_gofer_reply *rep, void *buf, size_
 		return -EINVAL;
 	if (t == CBOX_GOFER_WALKN && check_walkn_reply(rep) < 0)
 		return -EINVAL;
+	if (t == CBOX_GOFER_WALKDIR && check_walkdir_reply(rep) < 0)
+		return -EINVAL;
 	put_hdr(&w, rep->type, rep->tag);
 	bool new_fid = t == CBOX_GOFER_WALK || t == CBOX_GOFER_CREATE || t == CBOX_GOFER_TMPFILE ||
 	               t == CBOX_GOFER_MKNOD;
@@ -690,6 +765,9 @@ int cbox_gofer_encode_reply(const struct cbox_gofer_reply *rep, void *buf, size_
 		wr_u32(&w, rep->nwalked);
 		wr_u32(&w, (uint32_t)rep->walk_error);
 		wr_put(&w, rep->walked, rep->nwalked * sizeof(struct cbox_gofer_walked));
+	} else if (t == CBOX_GOFER_WALKDIR) {
+		wr_u32(&w, rep->nwalked);
+		wr_put(&w, rep->walked, rep->walked_len);
 	}
 	return finish(&w);
 }

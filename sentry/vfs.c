@@ -273,6 +273,55 @@ static void prefetch(struct cbox_sentry *s, struct cbox_dentry *dir, const char 
 		cbox_dentry_put(s, chain[--made]);
 }
 
+/* How long after a getdents64 of a directory a lookup in it counts as reading it entry by entry,
+ * and the first and largest read-ahead. */
+#define LISTED_NS  1000000000ULL
+#define RA_FIRST   16u
+#define RA_LARGEST CBOX_GOFER_WALKDIR_MAX
+
+void cbox_vfs_listed(struct cbox_dentry *d)
+{
+	if (d->mnt->ops != &cbox_fs_gofer || !S_ISDIR(d->mode))
+		return;
+	if (cbox_vfs_now_ns() - d->listed_ns >= LISTED_NS)
+		d->ra_count = RA_FIRST;
+	d->listed_ns = cbox_vfs_now_ns();
+}
+
+/*
+ * du, find, tar, rm -r and the like read a directory, then look at each of its names through an
+ * fd of it (fstatat(dirfd, name), openat), in the order of the listing: one WALK round trip per
+ * entry. So when the guest has just listed dir and asks for a name missing from the cache this
+ * way, that name and the entries after it come in one WALKDIR, RA_FIRST of them and twice as
+ * many each time after (up to RA_LARGEST). Paths (python's imports, ls -l) never read ahead: a
+ * lookup of one name there says nothing of the next. What came back is cached as WALKs would
+ * have cached it (names already cached give their fid back); nothing here answers the guest:
+ * a name that failed is left to lookup(), which asks again (a missing one in a read-only
+ * directory is remembered, as lookup() would).
+ */
+static void read_ahead(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name)
+{
+	static struct cbox_gofer_dirent got[RA_LARGEST];
+	unsigned count = dir->ra_count ? dir->ra_count : RA_FIRST;
+	int n = cbox_gofer_walk_dir(s->gofer, dir->fid, name, count, got);
+	if (n == -ENOENT && dir->ro_stat)
+		remember_absent(s, dir, name);
+	if (n < 0)
+		return;
+	dir->ra_count = count * 2 > RA_LARGEST ? RA_LARGEST : count * 2;
+	for (int i = 0; i < n; i++) {
+		struct cbox_dentry *d = NULL;
+		if (i == 0 || !cache_find(dir, got[i].name))
+			d = cbox_fs_gofer_walked(s, dir, got[i].name, got[i].fid, &got[i].stat);
+		else
+			cbox_gofer_clunk(s->gofer, got[i].fid);
+		if (!d)
+			continue; /* (its fid was clunked) */
+		cache_add(dir, d);
+		cbox_dentry_put(s, d); /* kept by the cache, as any unreferenced entry */
+	}
+}
+
 /* Look one name up in dir (a directory of the guest's tree): mounts first, then the cache, then
  * the file system. Returns a new reference. */
 static int lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
@@ -347,6 +396,7 @@ struct walk {
 	int rflags;                /* CBOX_WALK_NO_SYMLINKS .. NO_MAGICLINKS, for every step */
 	struct cbox_dentry *root;  /* where "/" and ".." stop: the task's root, or the start */
 	struct cbox_dentry *start; /* RESOLVE_BENEATH's boundary */
+	bool one_name;             /* the path is one plain name, from a dirfd (see read_ahead) */
 };
 
 #define RESOLVE_MASK                                                                               \
@@ -455,6 +505,10 @@ static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path
 		} else {
 			if (!is_last && cur->mnt->ops == &cbox_fs_gofer && !cache_find(cur, name))
 				prefetch(w->s, cur, p, flags);
+			else if (w->one_name && cur->mnt->ops == &cbox_fs_gofer &&
+			         cbox_vfs_now_ns() - cur->listed_ns < LISTED_NS &&
+			         !cache_find(cur, name))
+				read_ahead(w->s, cur, name);
 			r = lookup(w->s, w->t, cur, name, &nx);
 			if (r < 0)
 				break;
@@ -512,7 +566,9 @@ int cbox_vfs_walk(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const c
 	                 .t = t,
 	                 .rflags = rflags,
 	                 .root = (rflags & CBOX_WALK_IN_ROOT) ? start : t->fs->root,
-	                 .start = start};
+	                 .start = start,
+	                 .one_name = dirfd != AT_FDCWD && !(flags & CBOX_WALK_PARENT) &&
+	                             cbox_gofer_check_name(path, len) == 0};
 	r = walk_path(&w, start, path, flags, out, last);
 	cbox_dentry_put(s, start);
 	return r;

@@ -464,8 +464,12 @@ static int64_t do_getdents(struct cbox_sysctx *c, bool is64)
 	struct cbox_dentry *d = cbox_fd_lookup(c->s, c->task, IARG(0), NULL, &err);
 	if (!d)
 		return err == -ENOENT ? CBOX_SYSRET_CONTINUE : err;
-	if (!d->mnt->ops->readdir)
+	if (!d->mnt->ops->readdir) {
+		/* A host directory, listed by the host; the names it gives are often looked up
+		 * next, one by one (see cbox_vfs_listed). */
+		cbox_vfs_listed(d);
 		return CBOX_SYSRET_CONTINUE;
+	}
 	if (!is64)
 		return -ENOSYS; /* the old getdents is not served for synthetic directories */
 	int host = cbox_task_getfd(c->task, IARG(0));

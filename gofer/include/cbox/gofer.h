@@ -130,6 +130,21 @@ CBOX_API int cbox_gofer_walk(struct cbox_gofer_client *c, uint32_t dir, const ch
  */
 CBOX_API int cbox_gofer_walk_many(struct cbox_gofer_client *c, uint32_t dir, const char *path,
                                   size_t len, struct cbox_gofer_walked *out, int *walk_error);
+/* One entry of a WALKDIR answer: its new fid, stat and name (NUL-terminated). */
+struct cbox_gofer_dirent {
+	uint32_t fid;
+	struct cbox_gofer_stat stat;
+	char name[CBOX_GOFER_NAME_MAX + 1];
+};
+/*
+ * Walk name in dir fid and up to count - 1 (count: 1..CBOX_GOFER_WALKDIR_MAX) of the entries
+ * that follow it in the directory's listing, in one round trip (WALKDIR). Returns the number of
+ * entries (>= 1) in out, the first being name; -errno when name itself fails. The reply is
+ * checked against the request: no more entries than count, the first one name, no other entry
+ * of that name.
+ */
+CBOX_API int cbox_gofer_walk_dir(struct cbox_gofer_client *c, uint32_t dir, const char *name,
+                                 unsigned count, struct cbox_gofer_dirent *out);
 /* Release a fid (not the root). */
 CBOX_API int cbox_gofer_clunk(struct cbox_gofer_client *c, uint32_t fid);
 /* Stat a fid. */

@@ -72,12 +72,17 @@ struct cbox_gofer_statfs {
  *            one WALK would take, joined by single '/'; walked name by name, as that many WALKs,
  *            stopping after a name that is not a directory (a symlink is returned as itself)
  *            or at the first name that fails)
+ *   WALKDIR  u32 dirfid, u32 count (1..CBOX_GOFER_WALKDIR_MAX), name  (name and up to count - 1
+ *            entries that follow it in the directory's own listing order, each walked as a WALK
+ *            of it; a directory being read entry by entry costs one round trip per batch)
  * Reply type: CBOX_GOFER_REPLY_OK | request type, or CBOX_GOFER_REPLY_ERROR {i32 errno (1..4095)}.
  * OK bodies: WALK and MKNOD u32 newfid + stat; STAT stat; STATFS statfs; READLINK target; CREATE
  * and TMPFILE u32 newfid + stat (and an fd); OPEN empty (and an fd); GETXATTR value; LISTXATTR
  * value (the names, each ending in NUL: empty or its last byte is NUL); WALKN u32 nwalked
  * (1..CBOX_GOFER_WALKN_MAX), i32 error (0, or the errno of the name after the last one walked:
- * when the first name fails the reply is an ERROR), nwalked x struct cbox_gofer_walked; the
+ * when the first name fails the reply is an ERROR), nwalked x struct cbox_gofer_walked; WALKDIR
+ * u32 nwalked (1..CBOX_GOFER_WALKDIR_MAX), then nwalked records of struct cbox_gofer_walked and
+ * a name (the first record is the name asked for; a name that fails is the reply's error); the
  * others (SETATTR, BIND, SETXATTR, REMOVEXATTR too) empty. stat and statfs travel as the raw
  * structs above (fixed layout, no padding).
  */
@@ -111,7 +116,8 @@ enum cbox_gofer_type {
 	CBOX_GOFER_INOTIFY = 20,
 	CBOX_GOFER_TMPFILE = 21,
 	CBOX_GOFER_WALKN = 22,
-	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_WALKN,
+	CBOX_GOFER_WALKDIR = 23,
+	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_WALKDIR,
 };
 
 /* SETATTR's valid bits: which fields of struct cbox_gofer_setattr to apply. The gofer applies
@@ -150,6 +156,10 @@ struct cbox_gofer_setattr {
  * component. */
 #define CBOX_GOFER_WALKN_MAX 16u
 
+/* The most entries one WALKDIR returns. Its largest reply (every name 255 bytes) is under
+ * CBOX_GOFER_MSG_MAX. */
+#define CBOX_GOFER_WALKDIR_MAX 128u
+
 /* One name walked by WALKN, as it travels: its new fid and its stat (pad is 0). */
 struct cbox_gofer_walked {
 	uint32_t fid;
@@ -167,8 +177,8 @@ struct cbox_gofer_req {
 	uint32_t fid;  /* WALK/CREATE/TMPFILE/MKDIR/UNLINK/SYMLINK/MKNOD dirfid; RENAME olddir; BIND
 	                  cwdfid; others fid */
 	uint32_t fid2; /* RENAME newdir; LINK dirfid */
-	uint32_t
-	    flags; /* OPEN, CREATE, TMPFILE: open(2) flags; UNLINK: isdir; SETXATTR: xattr flags */
+	uint32_t flags;   /* OPEN, CREATE, TMPFILE: open(2) flags; UNLINK: isdir; SETXATTR: xattr
+	                     flags; WALKDIR: count */
 	uint32_t mode;    /* CREATE, TMPFILE, MKDIR, MKNOD (type and permission bits) */
 	const char *name; /* WALK, CREATE..LINK, MKNOD entry name; RENAME oldname */
 	size_t name_len;
@@ -192,9 +202,11 @@ struct cbox_gofer_reply {
 	size_t target_len;
 	const void *value; /* GETXATTR value, LISTXATTR names; into the decoded buffer */
 	size_t value_len;
-	uint32_t nwalked;   /* WALKN: entries in walked */
+	uint32_t nwalked;   /* WALKN, WALKDIR: entries in walked */
 	int32_t walk_error; /* WALKN: 0, or the positive errno of the name after the last walked */
-	const void *walked; /* WALKN: nwalked struct cbox_gofer_walked, unaligned (see below) */
+	const void *walked; /* WALKN: nwalked struct cbox_gofer_walked, unaligned (see below);
+	                       WALKDIR: the records, walked_len bytes (cbox_gofer_reply_dirent) */
+	size_t walked_len;
 };
 
 /*
@@ -211,6 +223,21 @@ CBOX_API int cbox_gofer_check_walk_path(const char *path, size_t len);
 /* Copy entry i (< r->nwalked) of a WALKN reply out of the packet, where it may be unaligned. */
 CBOX_API void cbox_gofer_reply_walked(const struct cbox_gofer_reply *r, uint32_t i,
                                       struct cbox_gofer_walked *out);
+
+/*
+ * Read the next record of a WALKDIR reply, starting at *off (0 for the first): its entry (copied
+ * out, it may be unaligned) and its name (into the packet, not NUL-terminated). Returns 0 and
+ * advances *off, or -ENOENT after the last record. The decoder has checked every record.
+ */
+CBOX_API int cbox_gofer_reply_dirent(const struct cbox_gofer_reply *r, size_t *off,
+                                     struct cbox_gofer_walked *out, const char **name,
+                                     size_t *name_len);
+
+/* Append one WALKDIR record (w, then name) to the records in buf (size bytes, *len used).
+ * Returns 0, or -ENOBUFS when it does not fit (nothing is written). Pure. */
+CBOX_API int cbox_gofer_put_dirent(void *buf, size_t size, size_t *len,
+                                   const struct cbox_gofer_walked *w, const char *name,
+                                   size_t name_len);
 
 /* Check a symlink target: 1..4095 bytes, no NUL. Returns 0, -ENAMETOOLONG or -EINVAL. Pure. */
 CBOX_API int cbox_gofer_check_target(const char *target, size_t len);
@@ -246,7 +273,9 @@ CBOX_API int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *b
  * REPLY_ERROR (errno 1..4095) or REPLY_OK of a known request type with that type's body length;
  * a READLINK target must pass cbox_gofer_check_target, a GETXATTR value or LISTXATTR list must be
  * at most CBOX_GOFER_XVALUE_MAX bytes (a list empty or ending in NUL); a WALKN reply has 1..
- * CBOX_GOFER_WALKN_MAX entries with pad 0 and a known stat flag, and an error of 0 or 1..4095.
+ * CBOX_GOFER_WALKN_MAX entries with pad 0 and a known stat flag, and an error of 0 or 1..4095;
+ * a WALKDIR reply 1..CBOX_GOFER_WALKDIR_MAX records, each with pad 0, a known stat flag and a
+ * name that passes cbox_gofer_check_name.
  * Whether the reply answers the request the caller sent (tag, type, a WALKN's count against its
  * names) is the caller's check. Pure.
  */

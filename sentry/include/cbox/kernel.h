@@ -67,6 +67,10 @@ struct cbox_dentry {
 	/* gofer: an unnamed file (O_TMPFILE), which no path and so no gofer OPEN can reach: the
 	 * sentry's own fd of it (fd + 1; 0: none), which a reopen through /proc/PID/fd/N uses */
 	int anon_fd1;
+	/* gofer directory: when the guest last read its listing (getdents64), and how many entries
+	 * the next WALKDIR read-ahead in it asks for (vfs.c) */
+	uint64_t listed_ns;
+	unsigned ra_count;
 	/* gofer: a symlink's target once read (NUL-terminated). A symlink's target never changes:
 	 * replacing one makes a new inode, which a new walk finds. */
 	char *link;
@@ -114,6 +118,10 @@ CBOX_API struct cbox_dentry *cbox_dentry_new(struct cbox_mount *mnt, struct cbox
  */
 CBOX_API int cbox_vfs_walk(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const char *path,
                            int flags, struct cbox_dentry **out, char *last);
+/* The guest is reading d's listing (getdents64 of a directory the gofer serves): a walk from
+ * an fd of d to one of its names may read ahead the entries that follow it (vfs.c). */
+CBOX_API void cbox_vfs_listed(struct cbox_dentry *d);
+
 /*
  * Linux's permission check (generic_permission) for the guest, which is uid 0 and gid 0 with no
  * capabilities: the owner's bits when the file is its own, the group's for gid 0, else the

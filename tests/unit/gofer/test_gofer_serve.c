@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -565,6 +566,43 @@ Test(gofer_malformed, client_rejects_bad_replies)
 	}
 }
 
+/* WALKDIR replies that do not fit the request: more entries than asked for, a first entry that
+ * is not the name, the name again later. Each breaks the session. */
+Test(gofer_client, walkdir_lies)
+{
+	static const char *const lies[][3] = {
+	    {"a", "b", "c"}, /* count 2 */
+	    {"b", "a", NULL},
+	    {"a", "a", NULL},
+	};
+	static struct cbox_gofer_dirent out[CBOX_GOFER_WALKDIR_MAX];
+	for (size_t i = 0; i < sizeof(lies) / sizeof(lies[0]); i++) {
+		int sv[2];
+		cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+		struct cbox_gofer_client *c = cbox_gofer_client_new(sv[0]);
+		char rec[1024];
+		size_t len = 0;
+		uint32_t n = 0;
+		for (; n < 3 && lies[i][n]; n++) {
+			struct cbox_gofer_walked w = {.fid = 5 + n};
+			cr_assert_eq(
+			    cbox_gofer_put_dirent(rec, sizeof(rec), &len, &w, lies[i][n], 1), 0);
+		}
+		struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKDIR,
+		                             .tag = 1,
+		                             .nwalked = n,
+		                             .walked = rec,
+		                             .walked_len = len};
+		unsigned char b[2048];
+		int blen = cbox_gofer_encode_reply(&r, b, sizeof(b));
+		cr_assert_gt(blen, 0);
+		cr_assert_eq(send(sv[1], b, (size_t)blen, 0), blen);
+		cr_expect_eq(cbox_gofer_walk_dir(c, 0, "a", 2, out), -EIO, "lie %zu", i);
+		cbox_gofer_client_free(c);
+		close(sv[1]);
+	}
+}
+
 static int setattr(uint32_t fid, struct cbox_gofer_setattr a)
 {
 	return cbox_gofer_setattr(S.c, fid, &a);
@@ -736,6 +774,87 @@ Test(gofer_ro, setattr_mknod_refused)
 	cr_expect_neq(access(p, F_OK), 0);
 	/* Refused locally by the client: the session goes on. */
 	cr_expect_eq(setattr(f, (struct cbox_gofer_setattr){.valid = 1u << 7}), -EINVAL);
+	walk("dir", NULL);
+}
+
+/* The names of dir in the order the host lists them ("." and ".." left out). */
+static size_t listing(const char *rel, char names[][NAME_MAX + 1], size_t max)
+{
+	char p[256];
+	at(p, rel);
+	DIR *d = opendir(p);
+	cr_assert_not_null(d);
+	size_t n = 0;
+	for (struct dirent *e; (e = readdir(d)) && n < max;)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			snprintf(names[n++], NAME_MAX + 1, "%s", e->d_name);
+	closedir(d);
+	return n;
+}
+
+/* WALKDIR: a name and the entries that follow it in the listing, each as a WALK of it. */
+Test(gofer_ro, walk_dir)
+{
+	char p[256];
+	at(p, "many");
+	cr_assert_eq(mkdir(p, 0755), 0);
+	for (int i = 0; i < 10; i++) {
+		char rel[32];
+		snprintf(rel, sizeof(rel), "many/e%d", i);
+		put(rel, &"0123456789"[i]);
+	}
+	at(p, "many/sub");
+	cr_assert_eq(mkdir(p, 0755), 0);
+	char names[16][NAME_MAX + 1];
+	size_t n = listing("many", names, 16);
+	cr_assert_eq(n, 11);
+	uint32_t dir = walk("many", NULL);
+	static struct cbox_gofer_dirent got[CBOX_GOFER_WALKDIR_MAX];
+	/* From the third entry: it and the three after it, in the listing's order. */
+	cr_assert_eq(cbox_gofer_walk_dir(S.c, dir, names[2], 4, got), 4);
+	for (int i = 0; i < 4; i++) {
+		cr_expect_str_eq(got[i].name, names[2 + i]);
+		struct stat st = host_lstat(strcat(strcpy(p, "many/"), got[i].name));
+		cr_expect_eq(got[i].stat.ino, st.st_ino);
+		cr_expect_eq(got[i].stat.size, st.st_size);
+	}
+	/* Each is a fid like any other. */
+	for (int i = 0; i < 4; i++) {
+		struct cbox_gofer_stat st;
+		cr_expect_eq(cbox_gofer_stat(S.c, got[i].fid, &st), 0);
+		cr_expect_eq(st.ino, got[i].stat.ino);
+		cr_expect_eq(cbox_gofer_clunk(S.c, got[i].fid), 0);
+	}
+	/* A count past the end: the name and everything after it; a count of 1: the name. */
+	cr_assert_eq(cbox_gofer_walk_dir(S.c, dir, names[8], 100, got), 3);
+	cr_expect_str_eq(got[2].name, names[10]);
+	for (int i = 0; i < 3; i++)
+		cr_expect_eq(cbox_gofer_clunk(S.c, got[i].fid), 0);
+	cr_assert_eq(cbox_gofer_walk_dir(S.c, dir, names[0], 1, got), 1);
+	cr_expect_eq(cbox_gofer_clunk(S.c, got[0].fid), 0);
+	/* The last entry: just itself. */
+	cr_assert_eq(cbox_gofer_walk_dir(S.c, dir, names[10], 8, got), 1);
+	cr_expect_eq(cbox_gofer_clunk(S.c, got[0].fid), 0);
+	/* The name fails as its WALK would; refused arguments. */
+	cr_expect_eq(cbox_gofer_walk_dir(S.c, dir, "nope", 8, got), -ENOENT);
+	uint32_t file = walk("file.txt", NULL);
+	cr_expect_eq(cbox_gofer_walk_dir(S.c, file, "x", 8, got), -ENOTDIR);
+	cr_expect_eq(cbox_gofer_walk_dir(S.c, 4242, "x", 8, got), -EBADF);
+	cr_expect_eq(cbox_gofer_walk_dir(S.c, dir, "..", 8, got), -EINVAL);
+	cr_expect_eq(cbox_gofer_walk_dir(S.c, dir, names[0], 0, got), -EINVAL);
+	cr_expect_eq(cbox_gofer_walk_dir(S.c, dir, names[0], CBOX_GOFER_WALKDIR_MAX + 1, got),
+	             -EINVAL);
+	/* A symlink comes back as itself. */
+	n = listing("", names, 16);
+	size_t li = 0;
+	while (li < n && strcmp(names[li], "link"))
+		li++;
+	cr_assert_lt(li, n);
+	cr_assert_eq(cbox_gofer_walk_dir(S.c, CBOX_GOFER_ROOT_FID, "link", 1, got), 1);
+	cr_expect(S_ISLNK(got[0].stat.mode));
+	cr_expect_eq(cbox_gofer_clunk(S.c, got[0].fid), 0);
+	cr_expect_eq(cbox_gofer_clunk(S.c, file), 0);
+	cr_expect_eq(cbox_gofer_clunk(S.c, dir), 0);
 	walk("dir", NULL);
 }
 

@@ -3,6 +3,8 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -568,4 +570,148 @@ Test(gofer_wire, walkn_replies)
 	w[1].stat.flags = 0;
 	r.nwalked = 0;
 	cr_expect_eq(cbox_gofer_encode_reply(&r, buf, sizeof(buf)), -EINVAL);
+}
+
+Test(gofer_wire, walkdir_requests)
+{
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_WALKDIR,
+	                           .tag = 9,
+	                           .fid = 4,
+	                           .flags = CBOX_GOFER_WALKDIR_MAX,
+	                           .name = "entry",
+	                           .name_len = 5};
+	int len = cbox_gofer_encode_request(&q, buf, sizeof(buf));
+	cr_assert_eq(len, 16 + 4 + 4 + 2 + 5);
+	struct cbox_gofer_req d;
+	cr_assert_eq(cbox_gofer_decode_request(buf, (size_t)len, &d), 0);
+	cr_expect_eq(d.type, CBOX_GOFER_WALKDIR);
+	cr_expect_eq(d.fid, 4);
+	cr_expect_eq(d.flags, CBOX_GOFER_WALKDIR_MAX);
+	cr_expect_eq(d.name_len, 5);
+	cr_expect(memcmp(d.name, "entry", 5) == 0);
+	/* A count of 0 or past the maximum, refused by both ends. */
+	static const uint32_t counts[] = {0, CBOX_GOFER_WALKDIR_MAX + 1, 0xffffffffu};
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		q.flags = counts[i];
+		cr_expect_eq(cbox_gofer_encode_request(&q, buf, sizeof(buf)), -EINVAL);
+		q.flags = 1;
+		cr_assert_eq(cbox_gofer_encode_request(&q, buf, sizeof(buf)), len);
+		memcpy(buf + 20, &counts[i], 4);
+		cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len, &d), -EINVAL, "count %u",
+		             counts[i]);
+	}
+	/* The name is one WALK would take. */
+	q.flags = 2;
+	q.name = "..";
+	q.name_len = 2;
+	cr_expect_eq(cbox_gofer_encode_request(&q, buf, sizeof(buf)), -EINVAL);
+	q.name = "a/b";
+	q.name_len = 3;
+	cr_expect_eq(cbox_gofer_encode_request(&q, buf, sizeof(buf)), -EINVAL);
+	q.name = "ab";
+	q.name_len = 2;
+	len = cbox_gofer_encode_request(&q, buf, sizeof(buf));
+	buf[len - 1] = '/';
+	cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len, &d), -EINVAL);
+	cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len - 1, &d), -EPROTO);
+}
+
+/* Records for a WALKDIR reply: names[i] with fid 10 + i. */
+static size_t walkdir_records(char *rec, size_t size, const char *const *names, size_t n)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct cbox_gofer_walked w = {.fid = 10 + (uint32_t)i};
+		w.stat.mode = S_IFREG | 0644;
+		cr_assert_eq(cbox_gofer_put_dirent(rec, size, &len, &w, names[i], strlen(names[i])),
+		             0);
+	}
+	return len;
+}
+
+Test(gofer_wire, walkdir_replies)
+{
+	static const char *const names[] = {"first", "b", "third-entry"};
+	char rec[1024];
+	size_t rlen = walkdir_records(rec, sizeof(rec), names, 3);
+	cr_assert_eq(rlen, 3 * (128 + 2) + 5 + 1 + 11);
+	struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKDIR,
+	                             .tag = 2,
+	                             .nwalked = 3,
+	                             .walked = rec,
+	                             .walked_len = rlen};
+	int len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_eq(len, 16 + 4 + (int)rlen);
+	struct cbox_gofer_reply d;
+	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), 0);
+	cr_expect_eq(d.nwalked, 3);
+	size_t off = 0;
+	struct cbox_gofer_walked w;
+	const char *name;
+	size_t nlen;
+	for (uint32_t i = 0; i < 3; i++) {
+		cr_assert_eq(cbox_gofer_reply_dirent(&d, &off, &w, &name, &nlen), 0);
+		cr_expect_eq(w.fid, 10 + i);
+		cr_expect_eq(nlen, strlen(names[i]));
+		cr_expect(memcmp(name, names[i], nlen) == 0);
+	}
+	cr_expect_eq(cbox_gofer_reply_dirent(&d, &off, &w, &name, &nlen), -ENOENT);
+	/* A count that is not the number of records, 0, or past the maximum. */
+	static const uint32_t counts[] = {0, 2, 4, CBOX_GOFER_WALKDIR_MAX + 1};
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+		memcpy(buf + 16, &counts[i], 4);
+		cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), -EINVAL, "count %u",
+		             counts[i]);
+	}
+	/* A record cut short, a pad, an unknown stat flag, a name that is no WALK name. */
+	cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len - 1, &d), -EPROTO);
+	buf[16 + 4 + 4] = 1; /* the first record's pad */
+	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), -EINVAL);
+	cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	buf[16 + 4 + 8 + offsetof(struct cbox_gofer_stat, flags)] = 2;
+	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), -EINVAL);
+	static const char *const bad[][1] = {{"."}, {".."}, {"a/b"}};
+	for (size_t i = 0; i < 3; i++) {
+		size_t blen = walkdir_records(rec, sizeof(rec), bad[i], 1);
+		struct cbox_gofer_reply b = {.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKDIR,
+		                             .nwalked = 1,
+		                             .walked = rec,
+		                             .walked_len = blen};
+		cr_expect_eq(cbox_gofer_encode_reply(&b, buf, sizeof(buf)), -EINVAL, "%s",
+		             bad[i][0]);
+	}
+	/* A record too large for the space left is not written. */
+	size_t used = 0;
+	struct cbox_gofer_walked one = {.fid = 1};
+	cr_expect_eq(cbox_gofer_put_dirent(rec, 130, &used, &one, "abc", 3), -ENOBUFS);
+	cr_expect_eq(used, 0);
+	cr_expect_eq(cbox_gofer_put_dirent(rec, 133, &used, &one, "abc", 3), 0);
+	cr_expect_eq(used, 133);
+}
+
+/* The largest WALKDIR reply fits the largest packet. */
+Test(gofer_wire, walkdir_largest)
+{
+	static char rec[CBOX_GOFER_WALKDIR_MAX * (128 + 2 + CBOX_GOFER_NAME_MAX)];
+	size_t len = 0;
+	char name[CBOX_GOFER_NAME_MAX];
+	memset(name, 'n', sizeof(name));
+	for (unsigned i = 0; i < CBOX_GOFER_WALKDIR_MAX; i++) {
+		struct cbox_gofer_walked w = {.fid = i + 1};
+		snprintf(name, 8, "%07u", i);
+		name[7] = 'n';
+		cr_assert_eq(cbox_gofer_put_dirent(rec, sizeof(rec), &len, &w, name, sizeof(name)),
+		             0);
+	}
+	struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKDIR,
+	                             .nwalked = CBOX_GOFER_WALKDIR_MAX,
+	                             .walked = rec,
+	                             .walked_len = len};
+	static unsigned char big[CBOX_GOFER_MSG_MAX];
+	int n = cbox_gofer_encode_reply(&r, big, sizeof(big));
+	cr_assert_gt(n, 0);
+	struct cbox_gofer_reply d;
+	cr_expect_eq(cbox_gofer_decode_reply(big, (size_t)n, &d), 0);
 }
