@@ -290,11 +290,13 @@ void cbox_vfs_listed(struct cbox_dentry *d)
 
 /*
  * du, find, tar, rm -r and the like read a directory, then look at each of its names through an
- * fd of it (fstatat(dirfd, name), openat), in the order of the listing: one WALK round trip per
- * entry. So when the guest has just listed dir and asks for a name missing from the cache this
- * way, that name and the entries after it come in one WALKDIR, RA_FIRST of them and twice as
- * many each time after (up to RA_LARGEST). Paths (python's imports, ls -l) never read ahead: a
- * lookup of one name there says nothing of the next. What came back is cached as WALKs would
+ * fd of it (fstatat(dirfd, name), openat), in the order of the listing; ls -l in the working
+ * directory does the same with bare names. One WALK round trip per entry. So when the guest has
+ * just listed dir and asks for a name of it missing from the cache as a path of that one name
+ * (from a dirfd or the working directory), that name and the entries after it come in one
+ * WALKDIR, RA_FIRST of them and twice as many each time after (up to RA_LARGEST). Longer paths
+ * (python's imports, ls -l of another directory) never read ahead: a lookup of one name there
+ * says nothing of the next. What came back is cached as WALKs would
  * have cached it (names already cached give their fid back); nothing here answers the guest:
  * a name that failed is left to lookup(), which asks again (a missing one in a read-only
  * directory is remembered, as lookup() would).
@@ -396,7 +398,7 @@ struct walk {
 	int rflags;                /* CBOX_WALK_NO_SYMLINKS .. NO_MAGICLINKS, for every step */
 	struct cbox_dentry *root;  /* where "/" and ".." stop: the task's root, or the start */
 	struct cbox_dentry *start; /* RESOLVE_BENEATH's boundary */
-	bool one_name;             /* the path is one plain name, from a dirfd (see read_ahead) */
+	bool one_name;             /* the path is one plain name (see read_ahead) */
 };
 
 #define RESOLVE_MASK                                                                               \
@@ -567,8 +569,8 @@ int cbox_vfs_walk(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const c
 	                 .rflags = rflags,
 	                 .root = (rflags & CBOX_WALK_IN_ROOT) ? start : t->fs->root,
 	                 .start = start,
-	                 .one_name = dirfd != AT_FDCWD && !(flags & CBOX_WALK_PARENT) &&
-	                             cbox_gofer_check_name(path, len) == 0};
+	                 .one_name =
+	                     !(flags & CBOX_WALK_PARENT) && cbox_gofer_check_name(path, len) == 0};
 	r = walk_path(&w, start, path, flags, out, last);
 	cbox_dentry_put(s, start);
 	return r;
