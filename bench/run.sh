@@ -84,6 +84,11 @@ case $WORK in
 *" "*) echo "bench/run.sh: the scratch path must not contain spaces: $WORK" >&2; exit 2 ;;
 esac
 mkdir -p "$WORK/home" && cp "$ROOT/bench/data/compile.c" "$WORK/" && cd "$WORK" || exit 2
+# A tree for the metadata row: 40 directories of 50 small files in the working folder (du lists
+# each directory and stats every entry through the directory's fd, as find, tar and rm -r do).
+for d in $(seq -w 1 40); do
+	mkdir -p "tree/d$d" && for f in $(seq -w 1 50); do echo "$d$f" >"tree/d$d/f$f"; done
+done
 # Programs run with the same small environment everywhere (cbox-run passes only PATH, HOME, TERM
 # and LANG): the host's (PYTHON* variables, a pyenv PATH) would change what python3 does.
 CLEAN_ENV=(env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$WORK/home" LANG=C.UTF-8 TERM=dumb)
@@ -96,7 +101,7 @@ GUEST_PROGS="write-read fork-exec"
 declare -A ITERS=([getppid]=50000 [open-close]=10000 [stat]=10000 [pipe-pingpong]=10000
 	[fork-wait]=1000 [write-read]=64 [fork-exec]=200)
 # Programs table, timed from outside (wall time of one run), and startup.
-EXT_PROGS="python-pass python-import gcc-c"
+EXT_PROGS="python-pass python-import gcc-c du-tree"
 BASE_ITERS=50000
 MICRO_RUNS=5
 STARTUP_RUNS=30
@@ -143,6 +148,7 @@ ext_argv() {
 	python-pass) printf '%s\n' "$PYTHON" -c pass ;;
 	python-import) printf '%s\n' "$PYTHON" -c 'import json, sqlite3' ;;
 	gcc-c) printf '%s\n' "$CC_PROG" -O2 -c compile.c -o compile.o ;;
+	du-tree) printf '%s\n' du -s tree ;;
 	esac
 }
 
@@ -251,6 +257,7 @@ measure_all() {
 		case $r in
 		python-*) [ -x "$PYTHON" ] && rows="$rows $r" ;;
 		gcc-c) [ -x "$CC_PROG" ] && rows="$rows $r" ;;
+		du-tree) rows="$rows $r" ;;
 		esac
 	done
 	for ((i = -1; i < max; i++)); do
@@ -323,7 +330,7 @@ cell() {
 }
 
 MICRO_ROWS="startup $BENCHES baseline-sysemu baseline-unotify baseline-sigsys"
-PROG_ROWS="python-pass python-import gcc-c write-read-64m fork-exec-true"
+PROG_ROWS="python-pass python-import gcc-c du-tree write-read-64m fork-exec-true"
 COLS="native"
 for c in $ACTIVE; do [ "$c" = native ] || COLS="$COLS $c"; done
 label() {
@@ -332,6 +339,7 @@ label() {
 	python-pass) echo 'python3 -c pass' ;;
 	python-import) echo 'python3 -c "import json, sqlite3"' ;;
 	gcc-c) echo 'gcc -O2 -c compile.c' ;;
+	du-tree) echo 'du -s (40 dirs, 2000 files)' ;;
 	write-read-64m) echo 'write+read 64 MiB' ;;
 	fork-exec-true) echo 'fork+exec+wait /bin/true' ;;
 	*) echo "$1" ;;
