@@ -123,6 +123,7 @@ void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap)
 	}
 	struct cbox_sysctx c = {.s = s, .task = task, .trap = trap};
 	const struct cbox_sys_entry *e = cbox_sys_lookup(trap->nr);
+	s->trap_seq++;
 	int64_t r;
 	if (!e) {
 		log_refused(s, NULL, trap->nr);

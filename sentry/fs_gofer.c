@@ -99,6 +99,10 @@ struct cbox_dentry *cbox_fs_gofer_walked(struct cbox_sentry *s, struct cbox_dent
 	    (d->ro_stat = malloc(sizeof(struct stat)))) {
 		fill_stat(s, st, d->ro_stat);
 		d->ro_stat_ns = cbox_vfs_now_ns();
+	} else if (d && !(st->flags & CBOX_GOFER_STAT_RDONLY) &&
+	           (d->walk_stat = malloc(sizeof(struct stat)))) {
+		fill_stat(s, st, d->walk_stat);
+		d->walk_trap = s->trap_seq;
 	}
 	return d;
 }
@@ -123,6 +127,19 @@ static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	if (d->ro_stat && cbox_vfs_ro_fresh(d)) {
 		*st = *d->ro_stat;
 		return 0;
+	}
+	/* A writable file's attributes are asked for afresh every time (the host and the guest's
+	 * own writes, which the sentry does not see, may change them), except within the call
+	 * whose walk just brought them: stat("new/path") was a WALK and then a STAT round trip
+	 * for the same answer. (The walk is part of the call: any other write is concurrent.) */
+	if (d->walk_stat) {
+		bool fresh = d->walk_trap == s->trap_seq;
+		if (fresh)
+			*st = *d->walk_stat;
+		free(d->walk_stat);
+		d->walk_stat = NULL;
+		if (fresh)
+			return 0;
 	}
 	struct cbox_gofer_stat g;
 	int r = cbox_gofer_stat(s->gofer, d->fid, &g);
@@ -228,6 +245,8 @@ static void g_release(struct cbox_sentry *s, struct cbox_dentry *d)
 {
 	free(d->ro_stat);
 	d->ro_stat = NULL;
+	free(d->walk_stat);
+	d->walk_stat = NULL;
 	free(d->link);
 	d->link = NULL;
 	if (d->ro_fd1) {

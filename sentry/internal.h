@@ -40,6 +40,7 @@ struct cbox_sentry {
 	/* unreferenced gofer dentries kept for reuse, most recent first */
 	struct cbox_dentry *lru;
 	size_t lru_len;
+	uint64_t trap_seq; /* counts the calls dispatched: "within this call" (fs_gofer.c) */
 	/* Files served lately, by host identity, so that an fd the guest made on the fast path
 	 * (dup2 of a closed original) can be named again (fdtable.c) */
 	struct cbox_recent {
