@@ -180,10 +180,13 @@ struct cbox_dentry *cbox_fd_lookup(struct cbox_sentry *s, struct cbox_task *t, i
 	}
 	struct stat st;
 	int r = fstat(host, &st);
-	int live_flags = r == 0 ? fcntl(host, F_GETFL) : -1;
-	close(host);
 	struct entry *e = cbox_hashmap_get_u64(t->files->map, (uint64_t)fd);
-	if (r < 0 || !e || e->dev != (uint64_t)st.st_dev || e->ino != (uint64_t)st.st_ino) {
+	bool same = r == 0 && e && e->dev == (uint64_t)st.st_dev && e->ino == (uint64_t)st.st_ino;
+	/* The open flags are read only for an fd the sentry did not know (every fd-based call
+	 * comes through here: one syscall less on the common path). */
+	int live_flags = r == 0 && !same ? fcntl(host, F_GETFL) : -1;
+	close(host);
+	if (!same) {
 		if (e)
 			cbox_fd_forget(s, t, fd);
 		e = r == 0 ? adopt(s, t, fd, &st, live_flags) : NULL;
