@@ -125,6 +125,11 @@ static enum action action_of(const struct cbox_platform_ops *ops, bool strict, i
 		return strict ? ACT_EXEC : ACT_CLONE;
 	if (nr == SYS_fork || nr == SYS_vfork)
 		return strict ? ACT_EXEC : ACT_ALLOW;
+	/* The sentry runs rt_sigaction inside a new task for CLONE_CLEAR_SIGHAND and waits for
+	 * it (cbox_ptrace_clear_sighand): as a seccomp notification it would wait for the sentry
+	 * in turn. It is on the fast path; --strict sends it as a ptrace stop instead. */
+	if (nr == SYS_rt_sigaction && strict)
+		return ACT_EXEC;
 	if (!cbox_platform_fastpath(ops, strict, nr))
 		return ACT_TRAP;
 	/* An AF_UNIX path in sendto's address must be resolved in the guest's tree by the sentry

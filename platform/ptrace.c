@@ -9,7 +9,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/seccomp.h>
@@ -108,6 +111,104 @@ static int64_t inject(struct cbox_trap *t, bool *at_exit, long nr, const uint64_
 	if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
 		return -errno;
 	return (int64_t)r.rax;
+}
+
+/* The signals tid catches and ignores (/proc/TID/status SigCgt, SigIgn). */
+static int signal_masks(pid_t tid, uint64_t *caught, uint64_t *ignored)
+{
+	char path[64], line[128];
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -ESRCH;
+	int found = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "SigCgt:", 7) == 0 && ++found)
+			*caught = strtoull(line + 7, NULL, 16);
+		else if (strncmp(line, "SigIgn:", 7) == 0 && ++found)
+			*ignored = strtoull(line + 7, NULL, 16);
+	}
+	fclose(f);
+	return found == 2 ? 0 : -EIO;
+}
+
+/* The kernel's struct sigaction on x86_64 (rt_sigaction's argument). */
+struct kernel_sigaction {
+	uint64_t handler, flags, restorer, mask;
+};
+
+/* Run rt_sigaction(sig, act, NULL, 8) in tid, which is at a stop outside any call (regs: its
+ * registers, just after a syscall instruction): rewind onto that instruction and run to the
+ * call's exit stop. A signal that stops the task on the way is kept in *pending (the first
+ * one), not delivered now. */
+static int64_t run_sigaction(pid_t tid, const struct user_regs_struct *regs, int sig, uint64_t act,
+                             int *pending)
+{
+	struct user_regs_struct r = *regs;
+	r.rip -= 2;
+	r.rax = r.orig_rax = SYS_rt_sigaction;
+	r.rdi = (uint64_t)sig;
+	r.rsi = act;
+	r.rdx = 0;
+	r.r10 = 8;
+	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0)
+		return -errno;
+	for (int i = 0; i < 8; i++) {
+		if (ptrace(PTRACE_SYSCALL, tid, 0, 0) < 0)
+			return -errno;
+		int st;
+		int rc = wait_stop(tid, &st);
+		if (rc < 0)
+			return rc;
+		if (!WIFSTOPPED(st))
+			return -ESRCH;
+		if (WSTOPSIG(st) != (SIGTRAP | 0x80) && (st >> 16) == 0) {
+			if (!*pending)
+				*pending = WSTOPSIG(st);
+			continue; /* a signal on its way: held back, delivered at the resume */
+		}
+		struct __ptrace_syscall_info info;
+		if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, sizeof(info), &info) < 0)
+			return -errno;
+		if (info.op == PTRACE_SYSCALL_INFO_EXIT)
+			return info.exit.rval;
+	}
+	return -EIO;
+}
+
+int cbox_ptrace_clear_sighand(pid_t tid)
+{
+	struct user_regs_struct regs;
+	uint64_t caught = 0, ignored = 0;
+	if (ptrace(PTRACE_GETREGS, tid, 0, &regs) < 0)
+		return -errno;
+	int rc = signal_masks(tid, &caught, &ignored);
+	if (rc < 0)
+		return rc;
+	/* The two actions live below the task's stack pointer, past the red zone, for the calls
+	 * only; the bytes there are put back. (sys_clone3 refuses the flag for a task that shares
+	 * its parent's memory and stack, where the parent could be using those bytes.) */
+	struct kernel_sigaction acts[2] = {{.handler = (uint64_t)(uintptr_t)SIG_DFL},
+	                                   {.handler = (uint64_t)(uintptr_t)SIG_IGN}};
+	struct kernel_sigaction saved[2];
+	uint64_t at = (regs.rsp - 128 - sizeof(acts)) & ~15ULL;
+	if (cbox_mem_read(tid, at, saved, sizeof(saved)) < 0 ||
+	    cbox_mem_write(tid, at, acts, sizeof(acts)) < 0)
+		return -EFAULT;
+	int pending = 0;
+	for (int sig = 1; sig <= 64 && rc == 0; sig++) {
+		uint64_t bit = 1ULL << (sig - 1);
+		if (sig == SIGKILL || sig == SIGSTOP || !((caught | ignored) & bit))
+			continue;
+		uint64_t act = at + ((ignored & bit) ? sizeof(acts[0]) : 0);
+		int64_t r = run_sigaction(tid, &regs, sig, act, &pending);
+		rc = r < 0 ? (int)r : 0;
+	}
+	cbox_mem_write(tid, at, saved, sizeof(saved));
+	/* Back to where the clone returned to, with its result (0 in the child). */
+	if (ptrace(PTRACE_SETREGS, tid, 0, &regs) < 0 && rc == 0)
+		rc = -errno;
+	return rc < 0 ? rc : pending;
 }
 
 /* From a syscall-exit stop: return to the guest as if its own call returned ret. */

@@ -104,11 +104,24 @@ static void clone3_restore(pid_t tid, const struct cbox_clone3_fixup *fx)
  * been seen). */
 static void start_new_task(struct cbox_task *t)
 {
+	int sig = 0;
 	if (t->clone3_child) {
+		if (t->clone3.clear_sighand) {
+			sig = cbox_ptrace_clear_sighand(t->tid);
+			if (sig < 0) {
+				/* Running it with its parent's handlers would break the promise the
+				 * call made; the kernel's child would not get this far either (the
+				 * failure is its stack, or its death). */
+				cbox_warn("CLONE_CLEAR_SIGHAND in task %d: %s; killing it", t->tid,
+				          strerror(-sig));
+				kill(t->tid, SIGKILL);
+				sig = 0;
+			}
+		}
 		clone3_restore(t->tid, &t->clone3);
 		t->clone3_child = false;
 	}
-	resume(t->tid, 0);
+	resume(t->tid, sig);
 }
 
 static void on_new_task(struct cbox_sentry *s, struct cbox_task *parent, int event)

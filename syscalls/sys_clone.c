@@ -126,8 +126,11 @@ static int clone3_args_check(struct cbox_sysctx *c, const struct clone_args *a, 
  *
  * What a legacy clone cannot say: CLONE_PIDFD beside CLONE_PARENT_SETTID (both use one
  * argument), so the sentry writes parent_tid itself at the new-task event, before either task
- * runs on; and CLONE_CLEAR_SIGHAND (a bit past 32), which gives ENOSYS: glibc then falls back to
- * clone and resets the child's handlers itself, as on a kernel without clone3.
+ * runs on; and CLONE_CLEAR_SIGHAND (a bit past 32), which the sentry carries out in the child
+ * before it first runs (cbox_ptrace_clear_sighand: rt_sigaction run inside it, its actions
+ * written below its stack pointer). A child that shares its parent's memory and stack
+ * (CLONE_VM without a stack or CLONE_VFORK) would have the parent running on those same bytes:
+ * there the flag is ENOSYS, on which glibc falls back to clone and resets handlers itself.
  */
 int64_t sys_clone3(struct cbox_sysctx *c)
 {
@@ -141,7 +144,8 @@ int64_t sys_clone3(struct cbox_sysctx *c)
 		r = clone3_args_check(c, &a, size);
 	if (r < 0)
 		return r;
-	if (a.flags & CLONE_CLEAR_SIGHAND)
+	if ((a.flags & CLONE_CLEAR_SIGHAND) && (a.flags & CLONE_VM) && !a.stack &&
+	    !(a.flags & CLONE_VFORK))
 		return -ENOSYS;
 
 	uint64_t flags = (a.flags & 0xffffffffULL) | a.exit_signal;
@@ -151,7 +155,8 @@ int64_t sys_clone3(struct cbox_sysctx *c)
 	                               .rdx = tr->regs.rdx,
 	                               .r10 = tr->regs.r10,
 	                               .r8 = tr->regs.r8,
-	                               .ip = tr->regs.rip};
+	                               .ip = tr->regs.rip,
+	                               .clear_sighand = (a.flags & CLONE_CLEAR_SIGHAND) != 0};
 	if (flags & CLONE_PIDFD) {
 		ptid = a.pidfd;
 		if (flags & CLONE_PARENT_SETTID) {

@@ -274,6 +274,61 @@ CT_TEST(clone3, oversized_struct_nonzero_tail)
 	CT_ERR(raw_clone3(&big.a, sizeof(big)), E2BIG);
 }
 
+static void on_signal(int sig)
+{
+	(void)sig;
+}
+
+/* CLONE_CLEAR_SIGHAND: the child's caught signals are back at SIG_DFL, its ignored ones stay
+ * ignored, each with no flags and an empty mask; the parent's are untouched. */
+CT_TEST(clone3, clear_sighand)
+{
+	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	struct sigaction ign = {.sa_handler = SIG_IGN, .sa_flags = SA_RESTART};
+	sigemptyset(&ign.sa_mask);
+	sigaddset(&ign.sa_mask, SIGTERM);
+	CT_OK(sigaction(SIGUSR1, &sa, NULL));
+	CT_OK(sigaction(SIGWINCH, &sa, NULL));
+	CT_OK(sigaction(SIGRTMIN + 3, &sa, NULL));
+	CT_OK(sigaction(SIGUSR2, &ign, NULL));
+	struct clone_args a = {.flags = CLONE_CLEAR_SIGHAND, .exit_signal = SIGCHLD};
+	long pid = CT_OK(raw_clone3(&a, sizeof(a)));
+	if (pid == 0) {
+		struct sigaction o;
+		int bad = 0;
+		int caught[] = {SIGUSR1, SIGWINCH, SIGRTMIN + 3};
+		for (int i = 0; i < 3; i++) {
+			sigaction(caught[i], NULL, &o);
+			if (o.sa_handler != SIG_DFL || (o.sa_flags & SA_RESTART) ||
+			    sigismember(&o.sa_mask, SIGTERM))
+				bad |= 1 << i;
+		}
+		sigaction(SIGUSR2, NULL, &o);
+		if (o.sa_handler != SIG_IGN || (o.sa_flags & SA_RESTART) ||
+		    sigismember(&o.sa_mask, SIGTERM))
+			bad |= 8;
+		/* A signal with its default action now: SIGUSR1 ends the child. */
+		if (!bad)
+			raise(SIGUSR1);
+		_exit(bad ? 16 + bad : 1);
+	}
+	int st;
+	CT_EQ(waitpid((pid_t)pid, &st, 0), pid);
+	CT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGUSR1);
+	struct sigaction now;
+	CT_OK(sigaction(SIGUSR1, NULL, &now));
+	CT_TRUE(now.sa_handler == on_signal && (now.sa_flags & SA_RESTART));
+	/* With CLONE_SIGHAND it would clear the parent's too: refused. */
+	a.flags = CLONE_CLEAR_SIGHAND | CLONE_SIGHAND | CLONE_VM;
+	CT_ERR(raw_clone3(&a, sizeof(a)), EINVAL);
+	signal(SIGUSR1, SIG_DFL);
+	signal(SIGWINCH, SIG_DFL);
+	signal(SIGRTMIN + 3, SIG_DFL);
+	signal(SIGUSR2, SIG_DFL);
+}
+
 static void *thread_ret(void *arg)
 {
 	return arg;

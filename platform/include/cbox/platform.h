@@ -125,6 +125,15 @@ CBOX_API const char *cbox_platform_fastpath_condition(const struct cbox_platform
 CBOX_API bool cbox_platform_traps(const struct cbox_platform_ops *ops, bool strict, int nr,
                                   const uint64_t args[6]);
 
+/*
+ * clone3's CLONE_CLEAR_SIGHAND, for a new task at its first ptrace stop (both platforms trace
+ * every task): every signal it catches goes back to SIG_DFL and every one it ignores stays
+ * ignored, each with no flags and an empty mask, as the kernel's flush_signal_handlers leaves
+ * them. Done by running rt_sigaction inside the task. Returns the signal that arrived for the
+ * task meanwhile (to be delivered when it is resumed; 0: none), or -errno.
+ */
+CBOX_API int cbox_ptrace_clear_sighand(pid_t tid);
+
 /* Guest memory access (both platforms): process_vm_readv/writev on tid. Return 0 or -EFAULT
  * (or -ESRCH when the task is gone). read_str stops at NUL; -ENAMETOOLONG when no NUL within
  * size bytes. */

@@ -262,6 +262,7 @@ struct cbox_clone3_fixup {
 	uint64_t rdi, rsi, rdx, r10, r8;
 	uint64_t ip;         /* where the call was made (after the syscall instruction) */
 	uint64_t parent_tid; /* CLONE_PARENT_SETTID beside CLONE_PIDFD: written by the sentry */
+	bool clear_sighand;  /* CLONE_CLEAR_SIGHAND: done by the sentry in the child */
 };
 
 struct cbox_task {
