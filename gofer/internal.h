@@ -39,6 +39,12 @@ struct cbox_gofer_server {
 	uint32_t n_bound, next_bound;
 	char *xbuf; /* CBOX_GOFER_XVALUE_MAX bytes: a GETXATTR value or LISTXATTR list, or the
 	             * records of a WALKDIR reply */
+	/* Where the last WALKDIR stopped reading (serve.c): its directory (a reference), an open
+	 * descriptor of it (-1: none), and the offset of the entry after the last one it looked
+	 * at. */
+	struct cbox_gofer_node *wd_node;
+	int wd_fd;
+	int64_t wd_next;
 };
 
 /* The node of fid, or NULL when fid is not in use. */

@@ -198,11 +198,15 @@ static int put_walked(struct cbox_gofer_server *s, char *buf, size_t size, size_
  * WALKDIR: the name, then up to count - 1 of the entries that follow it in the directory's own
  * listing, each walked exactly as a WALK of it (O_NOFOLLOW, a fid each). A tool that reads a
  * directory and then looks at each entry in that order (du, find, tar, rm -r) would otherwise
- * cost a round trip per entry. The listing is read afresh from its start on every request: a
- * position kept between requests would go stale as the directory changes. An entry that
- * cannot be walked any more (removed since) is left out; the name asked for fails as its WALK
- * would (the reply's error), and is walked alone when the listing does not have it (made after
- * the read). Running out of fids or of reply space just ends the batch.
+ * cost a round trip per entry. An entry that cannot be walked any more (removed since) is left
+ * out; the name asked for fails as its WALK would (the reply's error), and is walked alone when
+ * the listing does not have it (made after the read). Running out of fids or of reply space
+ * just ends the batch.
+ *
+ * The name is found by reading the listing: from where the last WALKDIR of the same directory
+ * stopped when the name is the entry there (the next batch of a tool going through it in
+ * order, so a directory of n entries costs O(n) reads, not O(n^2)), else from the start. A
+ * stale position costs nothing but that second read: only a name that is there is believed.
  */
 static int do_walkdir(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
                       struct cbox_gofer_reply *r, char *buf, size_t size)
@@ -225,20 +229,53 @@ static int do_walkdir(struct cbox_gofer_server *s, const struct cbox_gofer_req *
 	r->nwalked = 1;
 	r->walked = buf;
 	r->walked_len = len;
-	/* The listing through a fresh descriptor of the directory (the fid's own is O_PATH). */
-	CBOX_AUTOCLOSE int lfd =
-	    q->flags > 1 ? openat(dir->fd, ".", O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC)
-	                 : -1;
+	if (q->flags < 2)
+		return 0;
+	/* The listing through a descriptor of its own (the fid's is O_PATH), kept for the next
+	 * batch. */
+	bool resumed =
+	    s->wd_node == dir && s->wd_fd >= 0 && lseek(s->wd_fd, (off_t)s->wd_next, SEEK_SET) >= 0;
+	if (!resumed) {
+		if (s->wd_fd >= 0)
+			close(s->wd_fd);
+		cbox_gofer_node_unref(s->wd_node);
+		s->wd_node = NULL;
+		s->wd_fd = openat(dir->fd, ".", O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+		if (s->wd_fd < 0)
+			return 0;
+		s->wd_node = dir;
+		dir->refs++;
+	}
+	/* resumed: the first name read must be the one asked for, else (or at the end of the
+	 * listing already) the listing is read again from its start. */
 	bool found = false;
 	char ents[8192];
-	for (long got; lfd >= 0 && r->nwalked < q->flags &&
-	               (got = syscall(SYS_getdents64, lfd, ents, sizeof(ents))) > 0;) {
+	while (r->nwalked < q->flags) {
+		long got = syscall(SYS_getdents64, s->wd_fd, ents, sizeof(ents));
+		if (got <= 0 && resumed) {
+			resumed = false;
+			if (got < 0 || lseek(s->wd_fd, 0, SEEK_SET) < 0)
+				return 0;
+			continue;
+		}
+		if (got <= 0)
+			break;
 		for (long off = 0; off < got && r->nwalked < q->flags;) {
 			struct dirent64 *e = (struct dirent64 *)(ents + off);
 			off += e->d_reclen;
+			s->wd_next = e->d_off;
 			const char *name = e->d_name;
 			if (cbox_gofer_check_name(name, strlen(name)) < 0)
 				continue; /* "." and ".." */
+			if (resumed) {
+				resumed = false;
+				if (strcmp(name, first) != 0) {
+					/* Not where the last batch stopped. */
+					if (lseek(s->wd_fd, 0, SEEK_SET) < 0)
+						return 0;
+					break;
+				}
+			}
 			if (!found) {
 				found = strcmp(name, first) == 0;
 				continue;

@@ -183,6 +183,7 @@ struct cbox_gofer_server *cbox_gofer_server_new(int sock, int root_fd, bool read
 	s->fids[CBOX_GOFER_ROOT_FID] = root;
 	s->cap = 64;
 	s->hint = 1;
+	s->wd_fd = -1;
 	s->sock = sock;
 	s->readonly = readonly;
 	return s;
@@ -194,6 +195,9 @@ void cbox_gofer_server_free(struct cbox_gofer_server *s)
 		return;
 	for (uint32_t i = 0; i < s->cap; i++)
 		cbox_gofer_node_unref(s->fids[i]);
+	if (s->wd_fd >= 0)
+		close(s->wd_fd);
+	cbox_gofer_node_unref(s->wd_node);
 	free(s->fids);
 	free(s->xbuf);
 	free(s);

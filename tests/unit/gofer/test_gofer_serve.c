@@ -858,6 +858,53 @@ Test(gofer_ro, walk_dir)
 	walk("dir", NULL);
 }
 
+/* A directory read batch by batch, as the sentry reads ahead through du's lookups: every entry
+ * comes exactly once and in the listing's order, also when another directory's batches come in
+ * between and when a batch starts elsewhere than where the last one stopped. */
+Test(gofer_ro, walk_dir_batches)
+{
+	enum { N = 300 };
+	char p[256];
+	at(p, "big");
+	cr_assert_eq(mkdir(p, 0755), 0);
+	for (int i = 0; i < N; i++) {
+		char rel[32];
+		snprintf(rel, sizeof(rel), "big/entry-%03d", i);
+		put(rel, "x");
+	}
+	static char names[N][NAME_MAX + 1];
+	cr_assert_eq(listing("big", names, N), N);
+	uint32_t dir = walk("big", NULL), other = walk("dir", NULL);
+	static struct cbox_gofer_dirent got[CBOX_GOFER_WALKDIR_MAX];
+	int next = 0, batch = 0;
+	while (next < N) {
+		int n = cbox_gofer_walk_dir(S.c, dir, names[next], 7 + batch % 5, got);
+		cr_assert_gt(n, 0);
+		for (int i = 0; i < n; i++) {
+			cr_assert_str_eq(got[i].name, names[next + i]);
+			cr_expect_eq(cbox_gofer_clunk(S.c, got[i].fid), 0);
+		}
+		next += n;
+		/* Another directory's batch in between, now and then. */
+		if (batch++ % 4 == 0) {
+			cr_assert_eq(cbox_gofer_walk_dir(S.c, other, "inner", 4, got), 1);
+			cr_expect_eq(cbox_gofer_clunk(S.c, got[0].fid), 0);
+		}
+	}
+	/* Elsewhere than where the last batch stopped, backwards and forwards. */
+	int from[] = {5, 290, 0, 150};
+	for (int k = 0; k < 4; k++) {
+		int n = cbox_gofer_walk_dir(S.c, dir, names[from[k]], 3, got);
+		cr_assert_eq(n, from[k] + 3 <= N ? 3 : N - from[k]);
+		for (int i = 0; i < n; i++) {
+			cr_expect_str_eq(got[i].name, names[from[k] + i]);
+			cr_expect_eq(cbox_gofer_clunk(S.c, got[i].fid), 0);
+		}
+	}
+	cr_expect_eq(cbox_gofer_clunk(S.c, dir), 0);
+	cr_expect_eq(cbox_gofer_clunk(S.c, other), 0);
+}
+
 /* WALKN: the names of a path in one round trip, each exactly as a WALK of it. */
 Test(gofer_ro, walk_many)
 {
