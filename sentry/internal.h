@@ -37,8 +37,8 @@ struct cbox_sentry {
 	struct cbox_dentry *shm_mp;
 	struct cbox_dentry *root;
 	int dev_fds[CBOX_DEV_COUNT]; /* /dev/null, zero, full, random, urandom, opened at start */
-	/* unreferenced gofer dentries kept for reuse, most recent first */
-	struct cbox_dentry *lru;
+	/* unreferenced gofer dentries kept for reuse, oldest first (vfs.c) */
+	struct cbox_dentry *lru_head, *lru_tail;
 	size_t lru_len;
 	uint64_t trap_seq; /* counts the calls dispatched: "within this call" (fs_gofer.c) */
 	/* Files served lately, by host identity, so that an fd the guest made on the fast path
@@ -142,6 +142,8 @@ uint64_t cbox_vfs_now_ns(void);
 bool cbox_vfs_ro_fresh(const struct cbox_dentry *d);
 /* Take d out of its parent's cache (it lives on while referenced). */
 void cbox_vfs_uncache(struct cbox_dentry *d);
+/* d (cached) is about to gain a reference: out of the LRU (vfs.c). */
+void cbox_vfs_lru_del(struct cbox_sentry *s, struct cbox_dentry *d);
 /* Put d (a gofer dentry) in dir's cache, replacing a stale entry of the same name. */
 void cbox_vfs_cache(struct cbox_sentry *s, struct cbox_dentry *dir, struct cbox_dentry *d);
 int cbox_sentry_seccomp_install(void);

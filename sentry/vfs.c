@@ -61,7 +61,10 @@ static void index_child(struct cbox_dentry *dir, struct cbox_dentry *c)
 void cbox_vfs_cache_link(struct cbox_dentry *dir, struct cbox_dentry *d)
 {
 	d->sibling = dir->children;
+	if (d->sibling)
+		d->sibling->pprev = &d->sibling;
 	dir->children = d;
+	d->pprev = &dir->children;
 	d->cached = true;
 	dir->nchildren++;
 	if (dir->child_map) {
@@ -83,10 +86,14 @@ struct cbox_dentry *cbox_vfs_cached_child(const struct cbox_dentry *dir, const c
 	return NULL;
 }
 
-/* Take c (cached, *pp points at it) out of dir's children. */
-static void unlink_child(struct cbox_dentry *dir, struct cbox_dentry **pp, struct cbox_dentry *c)
+/* Take c (cached) out of dir's children. */
+static void unlink_child(struct cbox_dentry *dir, struct cbox_dentry *c)
 {
-	*pp = c->sibling;
+	*c->pprev = c->sibling;
+	if (c->sibling)
+		c->sibling->pprev = c->pprev;
+	c->sibling = NULL;
+	c->pprev = NULL;
 	c->cached = false;
 	dir->nchildren--;
 	if (dir->child_map && cbox_hashmap_get(dir->child_map, c->name, strlen(c->name)) == c)
@@ -103,61 +110,93 @@ static void dentry_free(struct cbox_dentry *d)
 
 void cbox_vfs_uncache(struct cbox_dentry *d)
 {
-	if (!d->cached || !d->parent)
+	if (d->cached && d->parent)
+		unlink_child(d->parent, d);
+}
+
+/*
+ * Gofer dentries with no references stay in their parent's child list (the cache) and in the
+ * LRU, a list of them oldest first; when there are more than LRU_MAX, the oldest LRU_MAX / 4
+ * leaves are freed. This keeps repeated walks of /usr/lib/... off the gofer without letting a
+ * `find /` pin every fid, and keeps what was just read ahead (read_ahead) for the lookups it
+ * was read for. An entry that gains a reference without going through lookup (a child's on its
+ * parent) stays listed until eviction reaches it and lets it go; put lists it again.
+ */
+void cbox_vfs_lru_del(struct cbox_sentry *s, struct cbox_dentry *d)
+{
+	if (!d->in_lru)
 		return;
-	struct cbox_dentry **pp = &d->parent->children;
-	while (*pp && *pp != d)
-		pp = &(*pp)->sibling;
-	if (*pp)
-		unlink_child(d->parent, pp, d);
+	if (d->lru_prev)
+		d->lru_prev->lru_next = d->lru_next;
 	else
-		d->cached = false;
+		s->lru_head = d->lru_next;
+	if (d->lru_next)
+		d->lru_next->lru_prev = d->lru_prev;
+	else
+		s->lru_tail = d->lru_prev;
+	d->lru_prev = d->lru_next = NULL;
+	d->in_lru = false;
+	s->lru_len--;
+}
+
+static void lru_add(struct cbox_sentry *s, struct cbox_dentry *d)
+{
+	cbox_vfs_lru_del(s, d);
+	d->lru_prev = s->lru_tail;
+	if (s->lru_tail)
+		s->lru_tail->lru_next = d;
+	else
+		s->lru_head = d;
+	s->lru_tail = d;
+	d->in_lru = true;
+	s->lru_len++;
+}
+
+static void dentry_destroy(struct cbox_sentry *s, struct cbox_dentry *d);
+
+/* Free up to want of the oldest unreferenced cached leaves. */
+static void evict(struct cbox_sentry *s, size_t want)
+{
+	for (size_t freed = 0; s->lru_head && freed < want;) {
+		struct cbox_dentry *c = s->lru_head;
+		cbox_vfs_lru_del(s, c);
+		if (c->refs != 0 || c->children || c->covered_by || !c->cached || !c->parent)
+			continue; /* in use again, or holding children: listed again when put */
+		struct cbox_dentry *dir = c->parent;
+		unlink_child(dir, c);
+		c->parent = NULL; /* its reference on dir is dropped below */
+		if (c->mnt && c->mnt->ops->release)
+			c->mnt->ops->release(s, c);
+		dentry_free(c);
+		freed++;
+		if (--dir->refs == 0) {
+			/* dir is now an unreferenced leaf itself */
+			if (dir->cached)
+				lru_add(s, dir);
+			else
+				dentry_destroy(s, dir);
+		}
+	}
 }
 
 static void dentry_destroy(struct cbox_sentry *s, struct cbox_dentry *d)
 {
 	while (d) {
 		struct cbox_dentry *parent = d->parent;
+		cbox_vfs_lru_del(s, d);
 		cbox_vfs_uncache(d);
 		if (d->mnt && d->mnt->ops->release)
 			d->mnt->ops->release(s, d);
 		dentry_free(d);
 		d = NULL;
 		if (parent && --parent->refs == 0) {
-			if (parent->cached)
-				return; /* kept by the cache walk below, freed on eviction */
+			if (parent->cached) {
+				lru_add(s, parent); /* kept by the cache, freed on eviction */
+				return;
+			}
 			d = parent;
 		}
 	}
-}
-
-/*
- * Gofer dentries with no references stay in their parent's child list (the cache) and are
- * counted in the LRU; when there are too many, the cache is trimmed from the root down by
- * freeing unreferenced leaves. This keeps repeated walks of /usr/lib/... off the gofer without
- * letting a `find /` pin every fid.
- */
-static size_t trim(struct cbox_sentry *s, struct cbox_dentry *dir, size_t want)
-{
-	size_t freed = 0;
-	struct cbox_dentry **pp = &dir->children;
-	while (*pp && freed < want) {
-		struct cbox_dentry *c = *pp;
-		if (c->children)
-			freed += trim(s, c, want - freed);
-		if (c->refs == 0 && !c->children && !c->covered_by) {
-			unlink_child(dir, pp, c);
-			c->parent = NULL; /* the parent keeps its own references */
-			if (c->mnt && c->mnt->ops->release)
-				c->mnt->ops->release(s, c);
-			dentry_free(c);
-			dir->refs--; /* the reference the child held on its parent */
-			freed++;
-			continue;
-		}
-		pp = &c->sibling;
-	}
-	return freed;
 }
 
 void cbox_dentry_put(struct cbox_sentry *s, struct cbox_dentry *d)
@@ -165,8 +204,9 @@ void cbox_dentry_put(struct cbox_sentry *s, struct cbox_dentry *d)
 	if (!d || --d->refs > 0)
 		return;
 	if (d->cached) {
-		if (++s->lru_len > LRU_MAX)
-			s->lru_len -= trim(s, s->root, LRU_MAX / 4);
+		lru_add(s, d);
+		if (s->lru_len > LRU_MAX)
+			evict(s, LRU_MAX / 4);
 		return;
 	}
 	dentry_destroy(s, d);
@@ -283,8 +323,11 @@ void cbox_vfs_listed(struct cbox_dentry *d)
 {
 	if (d->mnt->ops != &cbox_fs_gofer || !S_ISDIR(d->mode))
 		return;
-	if (cbox_vfs_now_ns() - d->listed_ns >= LISTED_NS)
+	if (cbox_vfs_now_ns() - d->listed_ns >= LISTED_NS) {
 		d->ra_count = RA_FIRST;
+		d->ra_last = d->ra_unused = 0;
+		d->ra_off = false;
+	}
 	d->listed_ns = cbox_vfs_now_ns();
 }
 
@@ -296,14 +339,20 @@ void cbox_vfs_listed(struct cbox_dentry *d)
  * (from a dirfd or the working directory), that name and the entries after it come in one
  * WALKDIR, RA_FIRST of them and twice as many each time after (up to RA_LARGEST). Longer paths
  * (python's imports, ls -l of another directory) never read ahead: a lookup of one name there
- * says nothing of the next. What came back is cached as WALKs would
- * have cached it (names already cached give their fid back); nothing here answers the guest:
- * a name that failed is left to lookup(), which asks again (a missing one in a read-only
- * directory is remembered, as lookup() would).
+ * says nothing of the next. Nor does a directory whose last read-ahead went mostly unused by
+ * the time of the next miss (du sorts a directory of more than 10000 entries by inode number
+ * first): read-ahead stays off there until the directory is listed anew. What came back is
+ * cached as WALKs would have cached it (names already cached give their fid back); nothing
+ * here answers the guest: a name that failed is left to lookup(), which asks again (a missing
+ * one in a read-only directory is remembered, as lookup() would).
  */
 static void read_ahead(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name)
 {
 	static struct cbox_gofer_dirent got[RA_LARGEST];
+	if (dir->ra_off || (dir->ra_last && dir->ra_unused * 2 > dir->ra_last)) {
+		dir->ra_off = true;
+		return;
+	}
 	unsigned count = dir->ra_count ? dir->ra_count : RA_FIRST;
 	int n = cbox_gofer_walk_dir(s->gofer, dir->fid, name, count, got);
 	if (n == -ENOENT && dir->ro_stat)
@@ -311,6 +360,7 @@ static void read_ahead(struct cbox_sentry *s, struct cbox_dentry *dir, const cha
 	if (n < 0)
 		return;
 	dir->ra_count = count * 2 > RA_LARGEST ? RA_LARGEST : count * 2;
+	dir->ra_last = dir->ra_unused = 0;
 	for (int i = 0; i < n; i++) {
 		struct cbox_dentry *d = NULL;
 		if (i == 0 || !cache_find(dir, got[i].name))
@@ -319,6 +369,11 @@ static void read_ahead(struct cbox_sentry *s, struct cbox_dentry *dir, const cha
 			cbox_gofer_clunk(s->gofer, got[i].fid);
 		if (!d)
 			continue; /* (its fid was clunked) */
+		if (i > 0) {
+			d->ra_fresh = true;
+			dir->ra_last++;
+			dir->ra_unused++;
+		}
 		cache_add(dir, d);
 		cbox_dentry_put(s, d); /* kept by the cache, as any unreferenced entry */
 	}
@@ -337,8 +392,12 @@ static int lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 		c = NULL;
 	}
 	if (c) {
-		if (c->refs == 0 && s->lru_len > 0)
-			s->lru_len--;
+		if (c->ra_fresh) {
+			c->ra_fresh = false;
+			if (dir->ra_unused)
+				dir->ra_unused--;
+		}
+		cbox_vfs_lru_del(s, c);
 		*out = cbox_dentry_get(c);
 	} else {
 		if (!dir->mnt->ops->lookup)

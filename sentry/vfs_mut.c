@@ -43,8 +43,7 @@ void cbox_vfs_forget(struct cbox_sentry *s, struct cbox_dentry *dir, const char 
 	/* Hold it across the uncache so that an unreferenced entry (one only the cache kept) is
 	 * freed now, and a referenced one (an open fd's, a cwd) lives on, nameless, until its
 	 * last user lets go. */
-	if (c->refs == 0 && s->lru_len > 0)
-		s->lru_len--;
+	cbox_vfs_lru_del(s, c);
 	c->refs++;
 	cbox_vfs_uncache(c);
 	cbox_dentry_put(s, c);

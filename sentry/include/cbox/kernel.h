@@ -71,10 +71,13 @@ struct cbox_dentry {
 	/* gofer: an unnamed file (O_TMPFILE), which no path and so no gofer OPEN can reach: the
 	 * sentry's own fd of it (fd + 1; 0: none), which a reopen through /proc/PID/fd/N uses */
 	int anon_fd1;
-	/* gofer directory: when the guest last read its listing (getdents64), and how many entries
-	 * the next WALKDIR read-ahead in it asks for (vfs.c) */
+	/* gofer directory: when the guest last read its listing (getdents64), how many entries the
+	 * next WALKDIR read-ahead in it asks for, how many the last one brought and how many of
+	 * those no lookup has used yet, and whether read-ahead is off in it (vfs.c) */
 	uint64_t listed_ns;
-	unsigned ra_count;
+	unsigned ra_count, ra_last, ra_unused;
+	bool ra_off;
+	bool ra_fresh; /* read ahead, and not looked up since */
 	/* gofer: a symlink's target once read (NUL-terminated). A symlink's target never changes:
 	 * replacing one makes a new inode, which a new walk finds. */
 	char *link;
@@ -88,7 +91,11 @@ struct cbox_dentry {
 	unsigned nchildren;            /* how many, and past a few an index of them by name */
 	struct cbox_hashmap *child_map;
 	struct cbox_dentry *sibling; /* next child of parent */
+	struct cbox_dentry **pprev;  /* the pointer that points at this one (O(1) unlinking) */
 	bool cached;                 /* linked into parent's children */
+	/* the sentry's LRU of unreferenced cached dentries (vfs.c) */
+	struct cbox_dentry *lru_prev, *lru_next;
+	bool in_lru;
 };
 
 CBOX_API struct cbox_dentry *cbox_dentry_get(struct cbox_dentry *d);
