@@ -243,6 +243,24 @@ int cbox_gofer_clunk(struct cbox_gofer_client *c, uint32_t fid)
 	return fid_rpc(c, CBOX_GOFER_CLUNK, fid, &r);
 }
 
+int cbox_gofer_clunk_many(struct cbox_gofer_client *c, const uint32_t *fids, size_t n)
+{
+	int first = 0;
+	for (size_t done = 0; done < n;) {
+		size_t k = n - done < CBOX_GOFER_CLUNKN_MAX ? n - done : CBOX_GOFER_CLUNKN_MAX;
+		struct cbox_gofer_req q = {
+		    .type = CBOX_GOFER_CLUNKN, .value = fids + done, .value_len = k};
+		struct cbox_gofer_reply r;
+		int rc = rpc(c, &q, &r, NULL);
+		if (rc < 0 && first == 0)
+			first = rc;
+		if (rc == -EIO)
+			break; /* the session is gone */
+		done += k;
+	}
+	return first;
+}
+
 int cbox_gofer_stat(struct cbox_gofer_client *c, uint32_t fid, struct cbox_gofer_stat *st)
 {
 	struct cbox_gofer_reply r;

@@ -333,17 +333,34 @@ static int do_walkn(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 	return 0;
 }
 
-static int do_clunk(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
+static int clunk_one(struct cbox_gofer_server *s, uint32_t fid)
 {
 	/* The root must outlive the session: every walk starts from it. */
-	if (q->fid == CBOX_GOFER_ROOT_FID)
+	if (fid == CBOX_GOFER_ROOT_FID)
 		return -EINVAL;
-	struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
+	struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, fid);
 	if (n == NULL)
 		return -EBADF;
-	s->fids[q->fid] = NULL;
+	s->fids[fid] = NULL;
 	cbox_gofer_node_unref(n);
 	return 0;
+}
+
+static int do_clunk(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
+{
+	return clunk_one(s, q->fid);
+}
+
+/* CLUNKN: each fid as a CLUNK of it; one that fails does not stop the others. */
+static int do_clunkn(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
+{
+	int first = 0;
+	for (size_t i = 0; i < q->value_len; i++) {
+		int rc = clunk_one(s, cbox_gofer_req_fid(q, i));
+		if (rc < 0 && first == 0)
+			first = rc;
+	}
+	return first;
 }
 
 static int do_stat(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
@@ -813,6 +830,8 @@ int cbox_gofer_handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *
 		return do_walkdir(s, q, r, s->xbuf, CBOX_GOFER_XVALUE_MAX);
 	case CBOX_GOFER_CLUNK:
 		return do_clunk(s, q);
+	case CBOX_GOFER_CLUNKN:
+		return do_clunkn(s, q);
 	case CBOX_GOFER_STAT:
 		return do_stat(s, q, r);
 	case CBOX_GOFER_OPEN:

@@ -358,6 +358,14 @@ static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 		o->flags = rd_u32(r);
 		o->name = rd_str(r, &o->name_len);
 		break;
+	case CBOX_GOFER_CLUNKN:
+		o->value_len = rd_u32(r);
+		/* (bounded before the multiplication; a bad count only marks the reader bad) */
+		if (o->value_len >= 1 && o->value_len <= CBOX_GOFER_CLUNKN_MAX)
+			o->value = rd_take(r, o->value_len * sizeof(uint32_t));
+		else
+			r->bad = true;
+		break;
 	default:
 		return -EPROTO;
 	}
@@ -505,6 +513,10 @@ static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 		wr_u32(w, q->flags);
 		wr_str(w, q->name, q->name_len);
 		break;
+	case CBOX_GOFER_CLUNKN:
+		wr_u32(w, (uint32_t)q->value_len);
+		wr_put(w, q->value, q->value_len * sizeof(uint32_t));
+		break;
 	default: /* CLUNK, STAT, READLINK, STATFS, LISTXATTR */
 		wr_u32(w, q->fid);
 		break;
@@ -534,6 +546,9 @@ int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *buf, size_
 		rc = -EINVAL;
 	if (rc == 0 && req->type == CBOX_GOFER_WALKDIR &&
 	    (req->flags < 1 || req->flags > CBOX_GOFER_WALKDIR_MAX))
+		rc = -EINVAL;
+	if (rc == 0 && req->type == CBOX_GOFER_CLUNKN &&
+	    (req->value_len < 1 || req->value_len > CBOX_GOFER_CLUNKN_MAX || !req->value))
 		rc = -EINVAL;
 	if (rc == 0 && req->type == CBOX_GOFER_SETATTR)
 		rc = check_setattr(&req->attr);
@@ -640,6 +655,13 @@ int cbox_gofer_reply_dirent(const struct cbox_gofer_reply *r, size_t *off,
 	*name = n;
 	*off = r->walked_len - rd.left;
 	return 0;
+}
+
+uint32_t cbox_gofer_req_fid(const struct cbox_gofer_req *q, size_t i)
+{
+	uint32_t fid;
+	memcpy(&fid, (const unsigned char *)q->value + i * sizeof(fid), sizeof(fid));
+	return fid;
 }
 
 int cbox_gofer_put_dirent(void *buf, size_t size, size_t *len, const struct cbox_gofer_walked *w,

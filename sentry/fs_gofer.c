@@ -218,6 +218,15 @@ static int g_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	return fd;
 }
 
+void cbox_fs_gofer_batch_clunks(struct cbox_sentry *s, bool on)
+{
+	if (!on && s->n_clunks > 0 && s->gofer)
+		cbox_gofer_clunk_many(s->gofer, s->clunks, s->n_clunks);
+	if (!on)
+		s->n_clunks = 0;
+	s->batch_clunks = on;
+}
+
 static int g_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, char *buf,
                       size_t size)
 {
@@ -259,8 +268,17 @@ static void g_release(struct cbox_sentry *s, struct cbox_dentry *d)
 		d->anon_fd1 = 0;
 		s->n_anon_fds--;
 	}
-	if (d->fid != CBOX_GOFER_ROOT_FID && s->gofer)
+	if (d->fid == CBOX_GOFER_ROOT_FID || !s->gofer)
+		return;
+	if (!s->batch_clunks) {
 		cbox_gofer_clunk(s->gofer, d->fid);
+		return;
+	}
+	if (s->n_clunks == CBOX_ARRAY_SIZE(s->clunks)) {
+		cbox_gofer_clunk_many(s->gofer, s->clunks, s->n_clunks);
+		s->n_clunks = 0;
+	}
+	s->clunks[s->n_clunks++] = d->fid;
 }
 
 const struct cbox_fs_ops cbox_fs_gofer = {

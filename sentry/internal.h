@@ -40,6 +40,11 @@ struct cbox_sentry {
 	/* unreferenced gofer dentries kept for reuse, oldest first (vfs.c) */
 	struct cbox_dentry *lru_head, *lru_tail;
 	size_t lru_len;
+	/* Fids released while clunks are batched (cbox_fs_gofer_batch_clunks): sent as one
+	 * CLUNKN */
+	bool batch_clunks;
+	size_t n_clunks;
+	uint32_t clunks[CBOX_GOFER_CLUNKN_MAX];
 	uint64_t trap_seq; /* counts the calls dispatched: "within this call" (fs_gofer.c) */
 	/* Files served lately, by host identity, so that an fd the guest made on the fast path
 	 * (dup2 of a closed original) can be named again (fdtable.c) */
@@ -133,6 +138,9 @@ struct cbox_dentry *cbox_fs_gofer_dentry(struct cbox_sentry *s, struct cbox_dent
 /* d is an unnamed file the gofer made (TMPFILE) and fd the sentry's copy of it: keep a dup of
  * fd, through which later opens of d reopen it (within a budget; fs_gofer.c). */
 void cbox_fs_gofer_keep_anon(struct cbox_sentry *s, struct cbox_dentry *d, int fd);
+/* Collect the fids dentries release (on) and send them as CLUNKN when turned off, instead of a
+ * CLUNK round trip each (eviction frees a thousand at a time). */
+void cbox_fs_gofer_batch_clunks(struct cbox_sentry *s, bool on);
 /* The same from a walk's answer, keeping the attributes of a read-only one (fs_gofer.c). */
 struct cbox_dentry *cbox_fs_gofer_walked(struct cbox_sentry *s, struct cbox_dentry *dir,
                                          const char *name, uint32_t fid,

@@ -154,9 +154,10 @@ static void lru_add(struct cbox_sentry *s, struct cbox_dentry *d)
 
 static void dentry_destroy(struct cbox_sentry *s, struct cbox_dentry *d);
 
-/* Free up to want of the oldest unreferenced cached leaves. */
+/* Free up to want of the oldest unreferenced cached leaves (their fids go back in one CLUNKN). */
 static void evict(struct cbox_sentry *s, size_t want)
 {
+	cbox_fs_gofer_batch_clunks(s, true);
 	for (size_t freed = 0; s->lru_head && freed < want;) {
 		struct cbox_dentry *c = s->lru_head;
 		cbox_vfs_lru_del(s, c);
@@ -177,6 +178,7 @@ static void evict(struct cbox_sentry *s, size_t want)
 				dentry_destroy(s, dir);
 		}
 	}
+	cbox_fs_gofer_batch_clunks(s, false);
 }
 
 static void dentry_destroy(struct cbox_sentry *s, struct cbox_dentry *d)

@@ -147,6 +147,9 @@ CBOX_API int cbox_gofer_walk_dir(struct cbox_gofer_client *c, uint32_t dir, cons
                                  unsigned count, struct cbox_gofer_dirent *out);
 /* Release a fid (not the root). */
 CBOX_API int cbox_gofer_clunk(struct cbox_gofer_client *c, uint32_t fid);
+/* Release n fids, CBOX_GOFER_CLUNKN_MAX to a round trip. Returns 0, or the error of the first
+ * that failed (the others are released all the same). */
+CBOX_API int cbox_gofer_clunk_many(struct cbox_gofer_client *c, const uint32_t *fids, size_t n);
 /* Stat a fid. */
 CBOX_API int cbox_gofer_stat(struct cbox_gofer_client *c, uint32_t fid, struct cbox_gofer_stat *st);
 /* Open a fid with open(2) flags (O_ACCMODE, O_APPEND, O_NONBLOCK, O_DIRECTORY, O_TRUNC, O_NOATIME

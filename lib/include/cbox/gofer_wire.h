@@ -75,6 +75,8 @@ struct cbox_gofer_statfs {
  *   WALKDIR  u32 dirfid, u32 count (1..CBOX_GOFER_WALKDIR_MAX), name  (name and up to count - 1
  *            entries that follow it in the directory's own listing order, each walked as a WALK
  *            of it; a directory being read entry by entry costs one round trip per batch)
+ *   CLUNKN   u32 count (1..CBOX_GOFER_CLUNKN_MAX), count x u32 fid  (each released as by CLUNK;
+ *            all are tried, and the reply is the error of the first that failed)
  * Reply type: CBOX_GOFER_REPLY_OK | request type, or CBOX_GOFER_REPLY_ERROR {i32 errno (1..4095)}.
  * OK bodies: WALK and MKNOD u32 newfid + stat; STAT stat; STATFS statfs; READLINK target; CREATE
  * and TMPFILE u32 newfid + stat (and an fd); OPEN empty (and an fd); GETXATTR value; LISTXATTR
@@ -117,7 +119,8 @@ enum cbox_gofer_type {
 	CBOX_GOFER_TMPFILE = 21,
 	CBOX_GOFER_WALKN = 22,
 	CBOX_GOFER_WALKDIR = 23,
-	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_WALKDIR,
+	CBOX_GOFER_CLUNKN = 24,
+	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_CLUNKN,
 };
 
 /* SETATTR's valid bits: which fields of struct cbox_gofer_setattr to apply. The gofer applies
@@ -160,6 +163,9 @@ struct cbox_gofer_setattr {
  * CBOX_GOFER_MSG_MAX. */
 #define CBOX_GOFER_WALKDIR_MAX 128u
 
+/* The most fids one CLUNKN releases (the sentry lets go of cached entries a thousand at a time). */
+#define CBOX_GOFER_CLUNKN_MAX 1024u
+
 /* One name walked by WALKN, as it travels: its new fid and its stat (pad is 0). */
 struct cbox_gofer_walked {
 	uint32_t fid;
@@ -186,8 +192,8 @@ struct cbox_gofer_req {
 	                      path */
 	size_t name2_len;
 	struct cbox_gofer_setattr attr; /* SETATTR */
-	const void *value;              /* SETXATTR value */
-	size_t value_len;
+	const void *value; /* SETXATTR value; CLUNKN the fids (see cbox_gofer_req_fid) */
+	size_t value_len;  /* CLUNKN: the count of fids */
 };
 
 /* A decoded reply. stat/statfs are copies; target points into the decoded buffer. */
@@ -232,6 +238,9 @@ CBOX_API void cbox_gofer_reply_walked(const struct cbox_gofer_reply *r, uint32_t
 CBOX_API int cbox_gofer_reply_dirent(const struct cbox_gofer_reply *r, size_t *off,
                                      struct cbox_gofer_walked *out, const char **name,
                                      size_t *name_len);
+
+/* Fid i (< q->value_len) of a CLUNKN request, which may be unaligned in the packet. */
+CBOX_API uint32_t cbox_gofer_req_fid(const struct cbox_gofer_req *q, size_t i);
 
 /* Append one WALKDIR record (w, then name) to the records in buf (size bytes, *len used).
  * Returns 0, or -ENOBUFS when it does not fit (nothing is written). Pure. */

@@ -905,6 +905,29 @@ Test(gofer_ro, walk_dir_batches)
 	cr_expect_eq(cbox_gofer_clunk(S.c, other), 0);
 }
 
+/* CLUNKN: many fids in one round trip; a bad one does not keep the others. */
+Test(gofer_ro, clunk_many)
+{
+	uint32_t fids[5];
+	for (int i = 0; i < 4; i++)
+		fids[i] = walk("file.txt", NULL);
+	fids[4] = 4242;
+	cr_expect_eq(cbox_gofer_clunk_many(S.c, fids, 5), -EBADF);
+	for (int i = 0; i < 4; i++)
+		cr_expect_eq(cbox_gofer_clunk(S.c, fids[i]), -EBADF, "fid %u released", fids[i]);
+	/* The root is never released, whatever else is. */
+	uint32_t with_root[2] = {walk("dir", NULL), CBOX_GOFER_ROOT_FID};
+	cr_expect_eq(cbox_gofer_clunk_many(S.c, with_root, 2), -EINVAL);
+	cr_expect_eq(cbox_gofer_clunk(S.c, with_root[0]), -EBADF);
+	walk("dir", NULL);
+	/* More than one packet holds. */
+	static uint32_t lots[CBOX_GOFER_CLUNKN_MAX + 10];
+	for (size_t i = 0; i < sizeof(lots) / sizeof(lots[0]); i++)
+		lots[i] = walk("file.txt", NULL);
+	cr_expect_eq(cbox_gofer_clunk_many(S.c, lots, sizeof(lots) / sizeof(lots[0])), 0);
+	cr_expect_eq(cbox_gofer_clunk(S.c, lots[CBOX_GOFER_CLUNKN_MAX + 5]), -EBADF);
+}
+
 /* WALKN: the names of a path in one round trip, each exactly as a WALK of it. */
 Test(gofer_ro, walk_many)
 {

@@ -15,7 +15,11 @@ static unsigned char buf[CBOX_GOFER_MSG_MAX];
 
 static int enc(uint32_t type, const char *name, const char *name2)
 {
+	static const uint32_t one_fid = 3; /* CLUNKN's list */
+	bool list = type == CBOX_GOFER_CLUNKN;
 	struct cbox_gofer_req q = {.type = type,
+	                           .value = list ? &one_fid : NULL,
+	                           .value_len = list ? 1 : 0,
 	                           .tag = 7,
 	                           .fid = 3,
 	                           .fid2 = 4,
@@ -41,7 +45,7 @@ Test(gofer_wire, every_request_round_trips)
 		cr_assert_eq(cbox_gofer_decode_request(buf, (size_t)len, &q), 0, "type %u", t);
 		cr_expect_eq(q.type, t);
 		cr_expect_eq(q.tag, 7);
-		cr_expect_eq(q.fid, 3);
+		cr_expect_eq(t == CBOX_GOFER_CLUNKN ? cbox_gofer_req_fid(&q, 0) : q.fid, 3);
 		if (q.name)
 			cr_expect_eq(memcmp(q.name, "name", 4), 0);
 		if (t == CBOX_GOFER_RENAME || t == CBOX_GOFER_LINK)
@@ -714,4 +718,44 @@ Test(gofer_wire, walkdir_largest)
 	cr_assert_gt(n, 0);
 	struct cbox_gofer_reply d;
 	cr_expect_eq(cbox_gofer_decode_reply(big, (size_t)n, &d), 0);
+}
+
+Test(gofer_wire, clunkn)
+{
+	uint32_t fids[3] = {7, 8, 4242};
+	struct cbox_gofer_req q = {
+	    .type = CBOX_GOFER_CLUNKN, .tag = 5, .value = fids, .value_len = 3};
+	int len = cbox_gofer_encode_request(&q, buf, sizeof(buf));
+	cr_assert_eq(len, 16 + 4 + 12);
+	struct cbox_gofer_req d;
+	cr_assert_eq(cbox_gofer_decode_request(buf, (size_t)len, &d), 0);
+	cr_expect_eq(d.value_len, 3);
+	cr_expect_eq(cbox_gofer_req_fid(&d, 0), 7);
+	cr_expect_eq(cbox_gofer_req_fid(&d, 2), 4242);
+	/* A count of 0, past the maximum, or not the number of fids in the body. */
+	static const uint32_t counts[] = {0, 2, 4, CBOX_GOFER_CLUNKN_MAX + 1, 0xffffffffu};
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		cbox_gofer_encode_request(&q, buf, sizeof(buf));
+		memcpy(buf + 16, &counts[i], 4);
+		cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len, &d), -EINVAL, "count %u",
+		             counts[i]);
+	}
+	cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len - 1, &d), -EPROTO);
+	q.value_len = 0;
+	cr_expect_eq(cbox_gofer_encode_request(&q, buf, sizeof(buf)), -EINVAL);
+	q.value_len = CBOX_GOFER_CLUNKN_MAX + 1;
+	cr_expect_eq(cbox_gofer_encode_request(&q, buf, sizeof(buf)), -EINVAL);
+	/* The largest fits a packet. */
+	static uint32_t many[CBOX_GOFER_CLUNKN_MAX];
+	q.value = many;
+	q.value_len = CBOX_GOFER_CLUNKN_MAX;
+	len = cbox_gofer_encode_request(&q, buf, sizeof(buf));
+	cr_assert_gt(len, 0);
+	cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len, &d), 0);
+	/* Its reply is empty. */
+	struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_CLUNKN, .tag = 5};
+	len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_eq(len, 16);
+	struct cbox_gofer_reply rd;
+	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &rd), 0);
 }
