@@ -61,8 +61,14 @@ static int wait_stop(pid_t tid, int *st)
 	return waitpid(tid, st, __WALL) < 0 ? -errno : 0;
 }
 
-/* Resume with PTRACE_SYSCALL until the syscall-exit stop of the call now in the registers. */
-static int run_to_exit(pid_t tid)
+/*
+ * Resume with PTRACE_SYSCALL until the syscall-exit stop of the call now in the registers;
+ * *rval (when not NULL) gets its result. Injected at a syscall stop, no signal can stop the
+ * task on the way (signals wait until the return to user mode); from a stop outside any call
+ * (a new task's first) one can, before the call: it is held in *pending (the first one; when
+ * not NULL) to be delivered at the resume.
+ */
+static int run_to_exit(pid_t tid, int *pending, int64_t *rval)
 {
 	for (int i = 0; i < 8; i++) {
 		if (ptrace(PTRACE_SYSCALL, tid, 0, 0) < 0)
@@ -73,13 +79,20 @@ static int run_to_exit(pid_t tid)
 			return rc;
 		if (!WIFSTOPPED(st))
 			return -ESRCH; /* died (SIGKILL) while we ran its call */
+		if (WSTOPSIG(st) != (SIGTRAP | 0x80) && (st >> 16) == 0) {
+			if (pending && !*pending)
+				*pending = WSTOPSIG(st);
+			continue;
+		}
 		struct __ptrace_syscall_info info;
 		if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, sizeof(info), &info) < 0)
 			return -errno;
-		if (info.op == PTRACE_SYSCALL_INFO_EXIT)
+		if (info.op == PTRACE_SYSCALL_INFO_EXIT) {
+			if (rval)
+				*rval = info.exit.rval;
 			return 0;
-		/* An entry or seccomp stop of the injected call: go on. A signal stop cannot come
-		 * between (signals wait until the return to user mode). */
+		}
+		/* An entry or seccomp stop of the injected call: go on. */
 	}
 	return -EIO;
 }
@@ -104,7 +117,7 @@ static int64_t inject(struct cbox_trap *t, bool *at_exit, long nr, const uint64_
 		r.rip = t->regs.rip - 2; /* back onto the syscall instruction (0f 05) */
 	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0)
 		return -errno;
-	int err = run_to_exit(t->tid);
+	int err = run_to_exit(t->tid, NULL, NULL);
 	if (err < 0)
 		return err;
 	*at_exit = true;
@@ -153,27 +166,9 @@ static int64_t run_sigaction(pid_t tid, const struct user_regs_struct *regs, int
 	r.r10 = 8;
 	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0)
 		return -errno;
-	for (int i = 0; i < 8; i++) {
-		if (ptrace(PTRACE_SYSCALL, tid, 0, 0) < 0)
-			return -errno;
-		int st;
-		int rc = wait_stop(tid, &st);
-		if (rc < 0)
-			return rc;
-		if (!WIFSTOPPED(st))
-			return -ESRCH;
-		if (WSTOPSIG(st) != (SIGTRAP | 0x80) && (st >> 16) == 0) {
-			if (!*pending)
-				*pending = WSTOPSIG(st);
-			continue; /* a signal on its way: held back, delivered at the resume */
-		}
-		struct __ptrace_syscall_info info;
-		if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, sizeof(info), &info) < 0)
-			return -errno;
-		if (info.op == PTRACE_SYSCALL_INFO_EXIT)
-			return info.exit.rval;
-	}
-	return -EIO;
+	int64_t rval = 0;
+	int rc = run_to_exit(tid, pending, &rval);
+	return rc < 0 ? rc : rval;
 }
 
 int cbox_ptrace_clear_sighand(pid_t tid)
