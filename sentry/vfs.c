@@ -45,8 +45,8 @@ struct cbox_dentry *cbox_dentry_get(struct cbox_dentry *d)
 /*
  * A directory's cached children are a list, and past CHILD_MAP_MIN of them also a map by name:
  * du over a 5000-entry directory spent 15% of the sentry's time in strcmp along the list. The
- * list stays the truth (trim walks it); a map that could not grow is dropped and the list
- * searched instead.
+ * list stays the truth (doubly linked through pprev, so that eviction and uncaching unlink in
+ * O(1)); a map that could not grow is dropped and the list searched instead.
  */
 #define CHILD_MAP_MIN 16
 
