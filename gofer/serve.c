@@ -374,6 +374,15 @@ static int do_stat(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 		return -errno;
 	fill_stat(&r->stat, &st);
 	mark_mount(&r->stat, s, q->fid);
+	/* The sentry keeps names it walked; the host may remove or replace a file since (an editor
+	 * saves by renaming a new file over the old one). Whether the name still leads to this file
+	 * goes back with the stat, so that a lookup by name can be made again. The root and an
+	 * unnamed file have no name to check. */
+	struct stat cur;
+	if (n->parent && !n->anon &&
+	    (fstatat(n->parent->fd, n->name, &cur, AT_SYMLINK_NOFOLLOW) < 0 ||
+	     cur.st_dev != st.st_dev || cur.st_ino != st.st_ino))
+		r->stat.flags |= CBOX_GOFER_STAT_STALE;
 	return 0;
 }
 

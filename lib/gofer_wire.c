@@ -732,8 +732,11 @@ int cbox_gofer_decode_reply(const void *buf, size_t len, struct cbox_gofer_reply
 	decode_reply_body(&r, out);
 	if (r.bad || r.left != 0)
 		return -EINVAL;
-	if (out->stat.flags & ~(uint64_t)CBOX_GOFER_STAT_RDONLY)
-		return -EINVAL; /* a flag this sentry does not know */
+	uint64_t known = CBOX_GOFER_STAT_RDONLY;
+	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_STAT))
+		known |= CBOX_GOFER_STAT_STALE;
+	if (out->stat.flags & ~known)
+		return -EINVAL; /* a flag this sentry does not know, or one out of place */
 	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_READLINK) &&
 	    cbox_gofer_check_target(out->target, out->target_len) < 0)
 		return -EINVAL;

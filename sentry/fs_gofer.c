@@ -145,6 +145,7 @@ static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	int r = cbox_gofer_stat(s->gofer, d->fid, &g);
 	if (r < 0)
 		return r;
+	d->stale = (g.flags & CBOX_GOFER_STAT_STALE) != 0;
 	fill_stat(s, &g, st);
 	if (d->ro_stat) {
 		*d->ro_stat = *st;

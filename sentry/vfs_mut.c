@@ -49,6 +49,15 @@ void cbox_vfs_forget(struct cbox_sentry *s, struct cbox_dentry *dir, const char 
 	cbox_dentry_put(s, c);
 }
 
+bool cbox_vfs_drop_stale(struct cbox_sentry *s, struct cbox_dentry *d, int err)
+{
+	bool stale = err == -ESTALE || err == -ENOENT || (err == 0 && d->stale);
+	if (!stale || !is_gofer(d) || !d->cached || !d->parent || d->covered_by)
+		return false;
+	cbox_vfs_forget(s, d->parent, d->name);
+	return true;
+}
+
 int cbox_vfs_mkdir(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name, mode_t mode)
 {
 	if (!is_gofer(dir))

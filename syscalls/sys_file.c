@@ -141,6 +141,9 @@ static int64_t open_tmpfile(struct cbox_sysctx *c, int dirfd, const char *path, 
 }
 
 /* Flags the kernel accepts for open (others are ignored by Linux too, except the creation ones). */
+static int64_t open_path(struct cbox_sysctx *c, int dirfd, const char *path, int flags, mode_t mode,
+                         int rflags, bool may_retry);
+
 static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int flags, mode_t mode,
                        int rflags)
 {
@@ -161,6 +164,20 @@ static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int fla
 		return r;
 	if (flags & TMPFILE_BIT)
 		return open_tmpfile(c, dirfd, path, flags, mode, rflags);
+	return open_path(c, dirfd, path, flags, mode, rflags, true);
+}
+
+/*
+ * open of a path (not O_TMPFILE). A name the sentry had cached may since lead to another file or
+ * to none (the host removed or replaced it: an editor saves by renaming a new file over the
+ * old). The gofer's reopen by name then fails with ESTALE or ENOENT; the name is dropped from
+ * the cache and the path walked once more (may_retry), as Linux's NFS client retries a lookup
+ * after ESTALE. The guest never sees ESTALE for a file it did not hold.
+ */
+static int64_t open_path(struct cbox_sysctx *c, int dirfd, const char *path, int flags, mode_t mode,
+                         int rflags, bool may_retry)
+{
+	int r;
 	int wf = ((flags & O_NOFOLLOW) ? 0 : CBOX_WALK_FOLLOW) | rflags;
 	if (flags & O_DIRECTORY)
 		wf |= CBOX_WALK_DIRECTORY;
@@ -218,8 +235,9 @@ static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int fla
 		return open_fifo(c, d, flags); /* takes d */
 	int host = cbox_vfs_open(c->s, c->task, d, flags);
 	if (host < 0) {
+		bool again = may_retry && cbox_vfs_drop_stale(c->s, d, host);
 		cbox_dentry_put(c->s, d);
-		return host;
+		return again ? open_path(c, dirfd, path, flags, mode, rflags, false) : host;
 	}
 	int fd = cbox_sys_install_answer(c, host, flags, d);
 	close(host);

@@ -14,17 +14,18 @@
 #define ARG(i)  (c->trap->args[i])
 #define IARG(i) ((int)c->trap->args[i])
 
-/* Resolve a path argument (or, with AT_EMPTY_PATH and "", the fd itself) to a dentry. Returns 1
- * when the fd is not a file the sentry serves (the host should answer), 0 with *out set, or
- * -errno. */
+/* Resolve a path argument (or, with AT_EMPTY_PATH and "", the fd itself: *by_fd) to a dentry.
+ * Returns 1 when the fd is not a file the sentry serves (the host should answer), 0 with *out
+ * set, or -errno. */
 static int resolve(struct cbox_sysctx *c, int dirfd, uint64_t upath, int flags,
-                   struct cbox_dentry **out)
+                   struct cbox_dentry **out, bool *by_fd)
 {
 	char path[PATH_MAX];
 	int r = cbox_sys_read_path(c, upath, path);
 	if (r < 0)
 		return r;
-	if (path[0] == '\0' && (flags & AT_EMPTY_PATH) && dirfd != AT_FDCWD) {
+	*by_fd = path[0] == '\0' && (flags & AT_EMPTY_PATH) && dirfd != AT_FDCWD;
+	if (*by_fd) {
 		int err = 0;
 		struct cbox_dentry *d = cbox_fd_lookup(c->s, c->task, dirfd, NULL, &err);
 		if (!d)
@@ -48,15 +49,40 @@ static int64_t put_stat(struct cbox_sysctx *c, struct cbox_dentry *d, uint64_t u
 	return cbox_sys_write(c, ubuf, &st, sizeof(st));
 }
 
+/*
+ * Resolve and stat a path (or, with AT_EMPTY_PATH and "", the fd). A name the sentry had cached
+ * may since lead to another file, or to none (the host removed or replaced it: an editor saves
+ * by renaming a new file over the old one); the gofer's stat says so, and the path is then
+ * walked once more, as Linux's NFS client retries a lookup after ESTALE. An fd's own file is
+ * never stale: it is the file the guest opened, named or not. Returns as resolve, with *st
+ * filled on 0.
+ */
+static int stat_path(struct cbox_sysctx *c, int dirfd, uint64_t upath, int flags, struct stat *st)
+{
+	for (int tries = 0;; tries++) {
+		struct cbox_dentry *d;
+		bool by_fd;
+		int r = resolve(c, dirfd, upath, flags, &d, &by_fd);
+		if (r != 0)
+			return r;
+		r = cbox_vfs_stat(c->s, c->task, d, st);
+		bool again = tries == 0 && !by_fd && (r == 0 || r == -ENOENT) &&
+		             cbox_vfs_drop_stale(c->s, d, r);
+		cbox_dentry_put(c->s, d);
+		if (!again)
+			return r;
+	}
+}
+
 int64_t cbox_sys_stat_at(struct cbox_sysctx *c, int dirfd, uint64_t upath, uint64_t ubuf, int flags)
 {
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT))
 		return -EINVAL;
-	struct cbox_dentry *d;
-	int r = resolve(c, dirfd, upath, flags, &d);
+	struct stat st;
+	int r = stat_path(c, dirfd, upath, flags, &st);
 	if (r == 1)
 		return CBOX_SYSRET_CONTINUE; /* a pipe or socket: fd-only, the host answers */
-	return r < 0 ? r : put_stat(c, d, ubuf);
+	return r < 0 ? r : cbox_sys_write(c, ubuf, &st, sizeof(st));
 }
 
 int64_t sys_stat(struct cbox_sysctx *c)
@@ -92,15 +118,10 @@ int64_t sys_statx(struct cbox_sysctx *c)
 		return -EINVAL;
 	if ((unsigned)ARG(3) & STATX__RESERVED)
 		return -EINVAL;
-	struct cbox_dentry *d;
-	int r = resolve(c, IARG(0), ARG(1), flags, &d);
+	struct stat st;
+	int r = stat_path(c, IARG(0), ARG(1), flags, &st);
 	if (r == 1)
 		return CBOX_SYSRET_CONTINUE;
-	if (r < 0)
-		return r;
-	struct stat st;
-	r = cbox_vfs_stat(c->s, c->task, d, &st);
-	cbox_dentry_put(c->s, d);
 	if (r < 0)
 		return r;
 	struct statx sx;
@@ -162,7 +183,8 @@ static int64_t put_statfs(struct cbox_sysctx *c, struct cbox_dentry *d, uint64_t
 int64_t sys_statfs(struct cbox_sysctx *c)
 {
 	struct cbox_dentry *d;
-	int r = resolve(c, AT_FDCWD, ARG(0), 0, &d);
+	bool by_fd;
+	int r = resolve(c, AT_FDCWD, ARG(0), 0, &d, &by_fd);
 	if (r < 0)
 		return r;
 	return put_statfs(c, d, ARG(1));

@@ -200,5 +200,35 @@ t_tree() {
 	check "du after a removal and an addition" "$(du -a tree/many | LC_ALL=C sort)" "$OUT"
 }
 
-for_each_config t_python t_pip t_gcc_make t_bash t_git t_node t_tree
+# Files the host changes while the sandbox runs: the guest sees each change at its next stat or
+# open, as it would outside (an editor saves by renaming a new file over the old one), never the
+# old file or ESTALE, although the sentry had the names cached.
+t_host_changes() {
+	workdir
+	echo old >kept.txt
+	echo gone >gone.txt
+	echo same >same.txt
+	# shellcheck disable=SC2016,SC2086
+	timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -- /usr/bin/bash -c '
+		cat kept.txt gone.txt same.txt >/dev/null; stat -c %s kept.txt gone.txt >/dev/null
+		: >ready; while [ ! -e go ]; do sleep 0.05; done
+		stat -c %s kept.txt; cat kept.txt; stat gone.txt 2>&1 | grep -c "No such"
+		cat gone.txt 2>&1 | grep -c "No such"; cat same.txt' >"$SCRATCH/hc" 2>&1 &
+	local pid=$! i
+	for i in $(seq 1 200); do
+		[ -e ready ] && break
+		sleep 0.05
+	done
+	echo "new content" >kept.tmp && mv kept.tmp kept.txt
+	rm gone.txt
+	: >go
+	wait $pid
+	check "files the host replaced or removed meanwhile" "12
+new content
+1
+1
+same" "$(cat "$SCRATCH/hc")"
+}
+
+for_each_config t_python t_pip t_gcc_make t_bash t_git t_node t_tree t_host_changes
 finish

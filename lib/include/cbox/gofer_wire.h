@@ -30,6 +30,9 @@ struct cbox_gofer_stat {
 /* cbox_gofer_stat.flags: the file lies on a read-only mount of the gofer's tree (the sentry may
  * keep what it learns of it). */
 #define CBOX_GOFER_STAT_RDONLY 1u
+/* STAT replies only: the name the fid was walked by no longer leads to this file (the host
+ * removed or replaced it since); the stat is the file's own all the same. */
+#define CBOX_GOFER_STAT_STALE 2u
 
 struct cbox_gofer_statfs {
 	uint64_t type;

@@ -78,6 +78,9 @@ struct cbox_dentry {
 	unsigned ra_count, ra_last, ra_unused;
 	bool ra_off;
 	bool ra_fresh; /* read ahead, and not looked up since */
+	/* gofer: its last STAT said the name no longer leads to this file (the host removed or
+	 * replaced it): a lookup by name should be made again (cbox_vfs_drop_stale) */
+	bool stale;
 	/* gofer: a symlink's target once read (NUL-terminated). A symlink's target never changes:
 	 * replacing one makes a new inode, which a new walk finds. */
 	char *link;
@@ -190,6 +193,11 @@ CBOX_API int cbox_vfs_tmpfile(struct cbox_sentry *s, struct cbox_dentry *dir, in
 CBOX_API int cbox_vfs_writable(struct cbox_sentry *s, struct cbox_dentry *d);
 /* Drop dir's cached child name, if any (after a change the sentry did not make itself). */
 CBOX_API void cbox_vfs_forget(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name);
+/* d, reached by a path, turned out stale (the gofer said the host removed or replaced its file,
+ * or a reopen by name failed with ESTALE or ENOENT): drop it from the cache, so that walking the
+ * path again looks the name up anew. Returns whether the caller should walk again: only for a
+ * cached gofer dentry, and only once it is dropped. */
+CBOX_API bool cbox_vfs_drop_stale(struct cbox_sentry *s, struct cbox_dentry *d, int err);
 
 /* getdents64's record. */
 struct cbox_dirent64 {

@@ -905,6 +905,39 @@ Test(gofer_ro, walk_dir_batches)
 	cr_expect_eq(cbox_gofer_clunk(S.c, other), 0);
 }
 
+/* STAT says when the name a fid was walked by no longer leads to its file: replaced by a rename
+ * over it, or removed. The stat is still the walked file's own. */
+Test(gofer_ro, stat_says_stale)
+{
+	struct cbox_gofer_stat st, first;
+	uint32_t f = walk("file.txt", &first), d = walk("dir", NULL);
+	cr_assert_eq(cbox_gofer_stat(S.c, f, &st), 0);
+	cr_expect_eq(st.flags & CBOX_GOFER_STAT_STALE, 0);
+	cr_assert_eq(cbox_gofer_stat(S.c, CBOX_GOFER_ROOT_FID, &st), 0);
+	cr_expect_eq(st.flags & CBOX_GOFER_STAT_STALE, 0);
+	/* An editor's save: a new file renamed over the old name. */
+	put("new.txt", "replaced");
+	char a[256], b[256];
+	at(a, "new.txt");
+	at(b, "file.txt");
+	cr_assert_eq(rename(a, b), 0);
+	cr_assert_eq(cbox_gofer_stat(S.c, f, &st), 0);
+	cr_expect_neq(st.flags & CBOX_GOFER_STAT_STALE, 0);
+	cr_expect_eq(st.ino, first.ino);
+	cr_expect_eq(st.size, 5);
+	/* A removed file (still open as the fid). */
+	uint32_t inner = 0;
+	cr_assert_eq(cbox_gofer_walk(S.c, d, "inner", &inner, NULL), 0);
+	at(a, "dir/inner");
+	cr_assert_eq(unlink(a), 0);
+	cr_assert_eq(cbox_gofer_stat(S.c, inner, &st), 0);
+	cr_expect_neq(st.flags & CBOX_GOFER_STAT_STALE, 0);
+	cr_expect_eq(st.nlink, 0);
+	cr_expect_eq(cbox_gofer_clunk(S.c, f), 0);
+	cr_expect_eq(cbox_gofer_clunk(S.c, inner), 0);
+	cr_expect_eq(cbox_gofer_clunk(S.c, d), 0);
+}
+
 /* CLUNKN: many fids in one round trip; a bad one does not keep the others. */
 Test(gofer_ro, clunk_many)
 {

@@ -480,8 +480,9 @@ Test(gofer_wire, stat_flags_checked)
 	struct cbox_gofer_reply d;
 	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), 0);
 	cr_expect_eq(d.stat.flags, CBOX_GOFER_STAT_RDONLY);
-	/* A flag the sentry does not know is refused, not ignored. */
-	r.stat.flags = 2;
+	/* A flag the sentry does not know is refused, not ignored (2, STALE, is known: see
+	 * stale_flag_on_stat_only). */
+	r.stat.flags = 8;
 	len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
 	cr_assert_gt(len, 0);
 	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), -EINVAL);
@@ -758,4 +759,22 @@ Test(gofer_wire, clunkn)
 	cr_assert_eq(len, 16);
 	struct cbox_gofer_reply rd;
 	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &rd), 0);
+}
+
+/* The STALE flag belongs to STAT replies only. */
+Test(gofer_wire, stale_flag_on_stat_only)
+{
+	struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_STAT, .tag = 1};
+	r.stat.flags = CBOX_GOFER_STAT_STALE | CBOX_GOFER_STAT_RDONLY;
+	int len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	struct cbox_gofer_reply d;
+	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), 0);
+	cr_expect_eq(d.stat.flags, CBOX_GOFER_STAT_STALE | CBOX_GOFER_STAT_RDONLY);
+	r.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALK;
+	len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), -EINVAL);
+	r.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_STAT;
+	r.stat.flags = 4;
+	len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), -EINVAL);
 }
