@@ -27,6 +27,8 @@ static int open_checked(struct cbox_sentry *s, struct cbox_task *t, int dirfd, c
                         int walk_flags, struct cbox_dentry **out)
 {
 	struct cbox_dentry *d;
+	bool retried = false;
+again:;
 	int r = cbox_vfs_walk(s, t, dirfd, path, walk_flags, &d, NULL);
 	if (r < 0)
 		return r;
@@ -39,7 +41,14 @@ static int open_checked(struct cbox_sentry *s, struct cbox_task *t, int dirfd, c
 	}
 	int fd = cbox_vfs_open(s, t, d, O_RDONLY);
 	if (fd < 0) {
+		/* A program the host rebuilt or removed since the sentry cached its name: look it
+		 * up once more (see open_path in syscalls/sys_file.c). */
+		bool stale = !retried && cbox_vfs_drop_stale(s, d, fd);
 		cbox_dentry_put(s, d);
+		if (stale) {
+			retried = true;
+			goto again;
+		}
 		return fd;
 	}
 	*out = d;

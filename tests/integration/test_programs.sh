@@ -208,12 +208,15 @@ t_host_changes() {
 	echo old >kept.txt
 	echo gone >gone.txt
 	echo same >same.txt
+	printf '#!/bin/sh\necho v1\n' >prog.sh
+	chmod +x prog.sh
 	# shellcheck disable=SC2016,SC2086
 	timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -- /usr/bin/bash -c '
 		cat kept.txt gone.txt same.txt >/dev/null; stat -c %s kept.txt gone.txt >/dev/null
+		./prog.sh >/dev/null
 		: >ready; while [ ! -e go ]; do sleep 0.05; done
 		stat -c %s kept.txt; cat kept.txt; stat gone.txt 2>&1 | grep -c "No such"
-		cat gone.txt 2>&1 | grep -c "No such"; cat same.txt' >"$SCRATCH/hc" 2>&1 &
+		cat gone.txt 2>&1 | grep -c "No such"; cat same.txt; ./prog.sh' >"$SCRATCH/hc" 2>&1 &
 	local pid=$! i
 	for i in $(seq 1 200); do
 		[ -e ready ] && break
@@ -221,13 +224,15 @@ t_host_changes() {
 	done
 	echo "new content" >kept.tmp && mv kept.tmp kept.txt
 	rm gone.txt
+	printf '#!/bin/sh\necho v2\n' >prog.tmp && chmod +x prog.tmp && mv prog.tmp prog.sh
 	: >go
 	wait $pid
 	check "files the host replaced or removed meanwhile" "12
 new content
 1
 1
-same" "$(cat "$SCRATCH/hc")"
+same
+v2" "$(cat "$SCRATCH/hc")"
 }
 
 for_each_config t_python t_pip t_gcc_make t_bash t_git t_node t_tree t_host_changes
