@@ -390,9 +390,23 @@ static int64_t do_access(struct cbox_sysctx *c, int dirfd, uint64_t upath, int m
 	if (flags & AT_EMPTY_PATH)
 		wf |= CBOX_WALK_EMPTY_OK;
 	struct cbox_dentry *d;
-	r = cbox_vfs_walk(c->s, c->task, dirfd, path, wf, &d, NULL);
-	if (r < 0)
-		return r;
+	for (int tries = 0;; tries++) {
+		r = cbox_vfs_walk(c->s, c->task, dirfd, path, wf, &d, NULL);
+		if (r < 0)
+			return r;
+		/* The mode checked is the file's own now, not the one cached with its name: the
+		 * attributes are refreshed as a stat would (cached for a while on a read-only
+		 * mount), and a name the host replaced or removed is looked up again (see stat_path
+		 * in sys_stat.c). */
+		struct stat st;
+		int sr = cbox_vfs_stat(c->s, c->task, d, &st);
+		if (tries == 0 && path[0] != '\0' && (sr == 0 || sr == -ENOENT) &&
+		    cbox_vfs_drop_stale(c->s, d, sr)) {
+			cbox_dentry_put(c->s, d);
+			continue;
+		}
+		break;
+	}
 	r = cbox_vfs_may(d, mode);
 	if (r == 0 && (mode & W_OK) && (S_ISREG(d->mode) || S_ISDIR(d->mode) || S_ISLNK(d->mode)))
 		r = cbox_vfs_writable(c->s, d);

@@ -216,7 +216,8 @@ t_host_changes() {
 		./prog.sh >/dev/null
 		: >ready; while [ ! -e go ]; do sleep 0.05; done
 		stat -c %s kept.txt; cat kept.txt; stat gone.txt 2>&1 | grep -c "No such"
-		cat gone.txt 2>&1 | grep -c "No such"; cat same.txt; ./prog.sh' >"$SCRATCH/hc" 2>&1 &
+		cat gone.txt 2>&1 | grep -c "No such"; cat same.txt; ./prog.sh
+		test -e gone.txt || echo gone; test -x same.txt && echo executable' >"$SCRATCH/hc" 2>&1 &
 	local pid=$! i
 	for i in $(seq 1 200); do
 		[ -e ready ] && break
@@ -224,6 +225,7 @@ t_host_changes() {
 	done
 	echo "new content" >kept.tmp && mv kept.tmp kept.txt
 	rm gone.txt
+	chmod +x same.txt
 	printf '#!/bin/sh\necho v2\n' >prog.tmp && chmod +x prog.tmp && mv prog.tmp prog.sh
 	: >go
 	wait $pid
@@ -232,7 +234,9 @@ new content
 1
 1
 same
-v2" "$(cat "$SCRATCH/hc")"
+v2
+gone
+executable" "$(cat "$SCRATCH/hc")"
 }
 
 for_each_config t_python t_pip t_gcc_make t_bash t_git t_node t_tree t_host_changes
