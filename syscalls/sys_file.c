@@ -140,10 +140,10 @@ static int64_t open_tmpfile(struct cbox_sysctx *c, int dirfd, const char *path, 
 	return fd;
 }
 
-/* Flags the kernel accepts for open (others are ignored by Linux too, except the creation ones). */
 static int64_t open_path(struct cbox_sysctx *c, int dirfd, const char *path, int flags, mode_t mode,
                          int rflags, bool may_retry);
 
+/* Flags the kernel accepts for open (others are ignored by Linux too, except the creation ones). */
 static int64_t do_open(struct cbox_sysctx *c, int dirfd, uint64_t upath, int flags, mode_t mode,
                        int rflags)
 {
@@ -394,18 +394,17 @@ static int64_t do_access(struct cbox_sysctx *c, int dirfd, uint64_t upath, int m
 		r = cbox_vfs_walk(c->s, c->task, dirfd, path, wf, &d, NULL);
 		if (r < 0)
 			return r;
-		/* The mode checked is the file's own now, not the one cached with its name: the
-		 * attributes are refreshed as a stat would (cached for a while on a read-only
-		 * mount), and a name the host replaced or removed is looked up again (see stat_path
-		 * in sys_stat.c). */
+		/* A file the gofer serves is checked by its mode now, not the one cached with its
+		 * name: the attributes are refreshed as a stat would (cached for a while on a
+		 * read-only mount), and a name the host replaced or removed is looked up again (see
+		 * stat_path in sys_stat.c). The sentry's own file systems keep their modes. */
+		if (d->mnt->ops != cbox_vfs_gofer_ops())
+			break;
 		struct stat st;
 		int sr = cbox_vfs_stat(c->s, c->task, d, &st);
-		if (tries == 0 && path[0] != '\0' && (sr == 0 || sr == -ENOENT) &&
-		    cbox_vfs_drop_stale(c->s, d, sr)) {
-			cbox_dentry_put(c->s, d);
-			continue;
-		}
-		break;
+		if (tries > 0 || path[0] == '\0' || !cbox_vfs_drop_stale(c->s, d, sr))
+			break;
+		cbox_dentry_put(c->s, d);
 	}
 	r = cbox_vfs_may(d, mode);
 	if (r == 0 && (mode & W_OK) && (S_ISREG(d->mode) || S_ISDIR(d->mode) || S_ISLNK(d->mode)))
