@@ -180,6 +180,19 @@ static int do_walk(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 	return walk_name(s, dir, name, &r->fid, &r->stat);
 }
 
+static int clunk_one(struct cbox_gofer_server *s, uint32_t fid)
+{
+	/* The root must outlive the session: every walk starts from it. */
+	if (fid == CBOX_GOFER_ROOT_FID)
+		return -EINVAL;
+	struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, fid);
+	if (n == NULL)
+		return -EBADF;
+	s->fids[fid] = NULL;
+	cbox_gofer_node_unref(n);
+	return 0;
+}
+
 /* Append the entry walked as fid to a WALKDIR reply's records; a record that does not fit gives
  * its fid back. */
 static int put_walked(struct cbox_gofer_server *s, char *buf, size_t size, size_t *len,
@@ -187,10 +200,8 @@ static int put_walked(struct cbox_gofer_server *s, char *buf, size_t size, size_
 {
 	struct cbox_gofer_walked w = {.fid = fid, .stat = *st};
 	int rc = cbox_gofer_put_dirent(buf, size, len, &w, name, strlen(name));
-	if (rc < 0) {
-		cbox_gofer_node_unref(s->fids[fid]);
-		s->fids[fid] = NULL;
-	}
+	if (rc < 0)
+		clunk_one(s, fid);
 	return rc;
 }
 
@@ -330,19 +341,6 @@ static int do_walkn(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 	}
 	r->nwalked = n;
 	r->walked = buf;
-	return 0;
-}
-
-static int clunk_one(struct cbox_gofer_server *s, uint32_t fid)
-{
-	/* The root must outlive the session: every walk starts from it. */
-	if (fid == CBOX_GOFER_ROOT_FID)
-		return -EINVAL;
-	struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, fid);
-	if (n == NULL)
-		return -EBADF;
-	s->fids[fid] = NULL;
-	cbox_gofer_node_unref(n);
 	return 0;
 }
 

@@ -626,6 +626,12 @@ static void decode_reply_body(struct rd *r, struct cbox_gofer_reply *o)
 
 /* A WALKN reply's entries and error, checked as a decoded reply is: the caller may trust each
  * entry's pad and stat flags, and an error that is a real errno. */
+/* A walked entry as WALKN and WALKDIR carry it: pad 0, and no stat flag but RDONLY. */
+static bool walked_ok(const struct cbox_gofer_walked *w)
+{
+	return w->pad == 0 && !(w->stat.flags & ~(uint64_t)CBOX_GOFER_STAT_RDONLY);
+}
+
 static int check_walkn_reply(const struct cbox_gofer_reply *o)
 {
 	if (o->nwalked < 1 || o->nwalked > CBOX_GOFER_WALKN_MAX || o->walked == NULL)
@@ -635,7 +641,7 @@ static int check_walkn_reply(const struct cbox_gofer_reply *o)
 	for (uint32_t i = 0; i < o->nwalked; i++) {
 		struct cbox_gofer_walked w;
 		cbox_gofer_reply_walked(o, i, &w);
-		if (w.pad != 0 || (w.stat.flags & ~(uint64_t)CBOX_GOFER_STAT_RDONLY))
+		if (!walked_ok(&w))
 			return -EINVAL;
 	}
 	return 0;
@@ -690,8 +696,7 @@ static int check_walkdir_reply(const struct cbox_gofer_reply *o)
 	const char *name;
 	size_t len;
 	while (n < o->nwalked && cbox_gofer_reply_dirent(o, &off, &w, &name, &len) == 0) {
-		if (w.pad != 0 || (w.stat.flags & ~(uint64_t)CBOX_GOFER_STAT_RDONLY) ||
-		    cbox_gofer_check_name(name, len) < 0)
+		if (!walked_ok(&w) || cbox_gofer_check_name(name, len) < 0)
 			return -EINVAL;
 		n++;
 	}

@@ -26,33 +26,26 @@
 static int open_checked(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const char *path,
                         int walk_flags, struct cbox_dentry **out)
 {
-	struct cbox_dentry *d;
-	bool retried = false;
-again:;
-	int r = cbox_vfs_walk(s, t, dirfd, path, walk_flags, &d, NULL);
-	if (r < 0)
-		return r;
-	/* Linux: only regular files with an execute bit for the caller run; a symlink that was
-	 * not to be followed (execveat AT_SYMLINK_NOFOLLOW) is ELOOP. */
-	int r2 = S_ISLNK(d->mode) ? -ELOOP : !S_ISREG(d->mode) ? -EACCES : cbox_vfs_may(d, X_OK);
-	if (r2 < 0) {
-		cbox_dentry_put(s, d);
-		return r2;
-	}
-	int fd = cbox_vfs_open(s, t, d, O_RDONLY);
-	if (fd < 0) {
+	for (int tries = 0;; tries++) {
+		struct cbox_dentry *d;
+		int r = cbox_vfs_walk(s, t, dirfd, path, walk_flags, &d, NULL);
+		if (r < 0)
+			return r;
+		/* Linux: only regular files with an execute bit for the caller run; a symlink that
+		 * was not to be followed (execveat AT_SYMLINK_NOFOLLOW) is ELOOP. */
+		r = S_ISLNK(d->mode) ? -ELOOP : !S_ISREG(d->mode) ? -EACCES : cbox_vfs_may(d, X_OK);
+		int fd = r < 0 ? r : cbox_vfs_open(s, t, d, O_RDONLY);
+		if (fd >= 0) {
+			*out = d;
+			return fd;
+		}
 		/* A program the host rebuilt or removed since the sentry cached its name: look it
 		 * up once more (see open_path in syscalls/sys_file.c). */
-		bool stale = !retried && cbox_vfs_drop_stale(s, d, fd);
+		bool again = r == 0 && tries == 0 && cbox_vfs_drop_stale(s, d, fd);
 		cbox_dentry_put(s, d);
-		if (stale) {
-			retried = true;
-			goto again;
-		}
-		return fd;
+		if (!again)
+			return fd;
 	}
-	*out = d;
-	return fd;
 }
 
 static int read_header(int fd, char *buf, size_t size, uint64_t *file_size)

@@ -219,12 +219,18 @@ static int g_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	return fd;
 }
 
+/* Send the fids collected while clunks are batched, as one CLUNKN. */
+static void flush_clunks(struct cbox_sentry *s)
+{
+	if (s->n_clunks > 0 && s->gofer)
+		cbox_gofer_clunk_many(s->gofer, s->clunks, s->n_clunks);
+	s->n_clunks = 0;
+}
+
 void cbox_fs_gofer_batch_clunks(struct cbox_sentry *s, bool on)
 {
-	if (!on && s->n_clunks > 0 && s->gofer)
-		cbox_gofer_clunk_many(s->gofer, s->clunks, s->n_clunks);
 	if (!on)
-		s->n_clunks = 0;
+		flush_clunks(s);
 	s->batch_clunks = on;
 }
 
@@ -275,10 +281,8 @@ static void g_release(struct cbox_sentry *s, struct cbox_dentry *d)
 		cbox_gofer_clunk(s->gofer, d->fid);
 		return;
 	}
-	if (s->n_clunks == CBOX_ARRAY_SIZE(s->clunks)) {
-		cbox_gofer_clunk_many(s->gofer, s->clunks, s->n_clunks);
-		s->n_clunks = 0;
-	}
+	if (s->n_clunks == CBOX_ARRAY_SIZE(s->clunks))
+		flush_clunks(s);
 	s->clunks[s->n_clunks++] = d->fid;
 }
 

@@ -214,20 +214,10 @@ void cbox_dentry_put(struct cbox_sentry *s, struct cbox_dentry *d)
 	dentry_destroy(s, d);
 }
 
-static struct cbox_dentry *cache_find(struct cbox_dentry *dir, const char *name)
-{
-	return cbox_vfs_cached_child(dir, name);
-}
-
-static void cache_add(struct cbox_dentry *dir, struct cbox_dentry *d)
-{
-	cbox_vfs_cache_link(dir, d);
-}
-
 void cbox_vfs_cache(struct cbox_sentry *s, struct cbox_dentry *dir, struct cbox_dentry *d)
 {
 	cbox_vfs_forget(s, dir, d->name);
-	cache_add(dir, d);
+	cbox_vfs_cache_link(dir, d);
 }
 
 /*
@@ -243,7 +233,7 @@ static void remember_absent(struct cbox_sentry *s, struct cbox_dentry *dir, cons
 	neg->negative = true;
 	neg->fid = CBOX_GOFER_ROOT_FID; /* nothing to clunk */
 	neg->ro_stat_ns = cbox_vfs_now_ns();
-	cache_add(dir, neg);
+	cbox_vfs_cache_link(dir, neg);
 	cbox_dentry_put(s, neg); /* the cache keeps it, as any unreferenced entry */
 }
 
@@ -300,7 +290,7 @@ static void prefetch(struct cbox_sentry *s, struct cbox_dentry *dir, const char 
 			cbox_gofer_clunk(s->gofer, got[i].fid);
 			continue;
 		}
-		cache_add(parent, d);
+		cbox_vfs_cache_link(parent, d);
 		chain[made++] = d;
 		parent = d;
 	}
@@ -355,7 +345,7 @@ static void read_ahead(struct cbox_sentry *s, struct cbox_dentry *dir, const cha
 		dir->ra_off = true;
 		return;
 	}
-	unsigned count = dir->ra_count ? dir->ra_count : RA_FIRST;
+	unsigned count = dir->ra_count; /* (RA_FIRST from cbox_vfs_listed on) */
 	int n = cbox_gofer_walk_dir(s->gofer, dir->fid, name, count, got);
 	if (n == -ENOENT && dir->ro_stat)
 		remember_absent(s, dir, name);
@@ -365,7 +355,7 @@ static void read_ahead(struct cbox_sentry *s, struct cbox_dentry *dir, const cha
 	dir->ra_last = dir->ra_unused = 0;
 	for (int i = 0; i < n; i++) {
 		struct cbox_dentry *d = NULL;
-		if (i == 0 || !cache_find(dir, got[i].name))
+		if (i == 0 || !cbox_vfs_cached_child(dir, got[i].name))
 			d = cbox_fs_gofer_walked(s, dir, got[i].name, got[i].fid, &got[i].stat);
 		else
 			cbox_gofer_clunk(s->gofer, got[i].fid);
@@ -376,7 +366,7 @@ static void read_ahead(struct cbox_sentry *s, struct cbox_dentry *dir, const cha
 			dir->ra_last++;
 			dir->ra_unused++;
 		}
-		cache_add(dir, d);
+		cbox_vfs_cache_link(dir, d);
 		cbox_dentry_put(s, d); /* kept by the cache, as any unreferenced entry */
 	}
 }
@@ -386,7 +376,7 @@ static void read_ahead(struct cbox_sentry *s, struct cbox_dentry *dir, const cha
 static int lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
                   const char *name, struct cbox_dentry **out)
 {
-	struct cbox_dentry *c = cache_find(dir, name);
+	struct cbox_dentry *c = cbox_vfs_cached_child(dir, name);
 	if (c && c->negative) {
 		if (cbox_vfs_ro_fresh(c))
 			return -ENOENT;
@@ -410,7 +400,7 @@ static int lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 		if (r < 0)
 			return r;
 		if (dir->mnt->ops == &cbox_fs_gofer)
-			cache_add(dir, c);
+			cbox_vfs_cache_link(dir, c);
 		*out = c;
 	}
 	if ((*out)->covered_by) {
@@ -566,11 +556,12 @@ static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path
 				break;
 			}
 		} else {
-			if (!is_last && cur->mnt->ops == &cbox_fs_gofer && !cache_find(cur, name))
+			if (!is_last && cur->mnt->ops == &cbox_fs_gofer &&
+			    !cbox_vfs_cached_child(cur, name))
 				prefetch(w->s, cur, p, flags);
 			else if (w->one_name && cur->mnt->ops == &cbox_fs_gofer &&
 			         cbox_vfs_now_ns() - cur->listed_ns < LISTED_NS &&
-			         !cache_find(cur, name))
+			         !cbox_vfs_cached_child(cur, name))
 				read_ahead(w->s, cur, name);
 			r = lookup(w->s, w->t, cur, name, &nx);
 			if (r < 0)

@@ -29,15 +29,9 @@ static bool is_gofer(const struct cbox_dentry *d)
 	return d->mnt->ops == &cbox_fs_gofer;
 }
 
-/* A cached child named name of dir, or NULL. */
-static struct cbox_dentry *cached(struct cbox_dentry *dir, const char *name)
-{
-	return cbox_vfs_cached_child(dir, name);
-}
-
 void cbox_vfs_forget(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name)
 {
-	struct cbox_dentry *c = cached(dir, name);
+	struct cbox_dentry *c = cbox_vfs_cached_child(dir, name);
 	if (!c || c->covered_by)
 		return;
 	/* Hold it across the uncache so that an unreferenced entry (one only the cache kept) is
@@ -99,7 +93,7 @@ int cbox_vfs_unlink(struct cbox_sentry *s, struct cbox_dentry *dir, const char *
 {
 	if (!is_gofer(dir))
 		return not_gofer(dir);
-	struct cbox_dentry *c = cached(dir, name);
+	struct cbox_dentry *c = cbox_vfs_cached_child(dir, name);
 	if (c && c->covered_by)
 		return -EBUSY; /* a mount point of the sentry's own tree */
 	int r = cbox_gofer_unlink(s->gofer, dir->fid, name, isdir);
@@ -117,7 +111,8 @@ int cbox_vfs_rename(struct cbox_sentry *s, struct cbox_dentry *odir, const char 
 		return -EXDEV;
 	if (!is_gofer(odir))
 		return not_gofer(odir);
-	struct cbox_dentry *c = cached(odir, oname), *n = cached(ndir, nname);
+	struct cbox_dentry *c = cbox_vfs_cached_child(odir, oname),
+	                   *n = cbox_vfs_cached_child(ndir, nname);
 	if ((c && c->covered_by) || (n && n->covered_by))
 		return -EBUSY;
 	int r = cbox_gofer_rename(s->gofer, odir->fid, oname, ndir->fid, nname, flags);

@@ -66,8 +66,7 @@ static int stat_path(struct cbox_sysctx *c, int dirfd, uint64_t upath, int flags
 		if (r != 0)
 			return r;
 		r = cbox_vfs_stat(c->s, c->task, d, st);
-		bool again = tries == 0 && !by_fd && (r == 0 || r == -ENOENT) &&
-		             cbox_vfs_drop_stale(c->s, d, r);
+		bool again = tries == 0 && !by_fd && cbox_vfs_drop_stale(c->s, d, r);
 		cbox_dentry_put(c->s, d);
 		if (!again)
 			return r;
