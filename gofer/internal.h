@@ -63,6 +63,23 @@ void cbox_gofer_node_unref(struct cbox_gofer_node *n);
 int cbox_gofer_handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
                       struct cbox_gofer_reply *r, int *fd_out, char *buf, size_t size, int in_fd);
 
+/* serve.c, for the batched requests: a decoded name NUL-terminated into out (names are at most
+ * 255 bytes, checked by the decoder); dir's node, -EBADF or -ENOTDIR; one name (NUL-terminated,
+ * checked) of dir walked as a WALK: a new fid and its stat; fid released as a CLUNK. */
+void cbox_gofer_cstr(char *out, const char *p, size_t len);
+int cbox_gofer_lookup_dir(const struct cbox_gofer_server *s, uint32_t fid,
+                          struct cbox_gofer_node **dir);
+int cbox_gofer_walk_name(struct cbox_gofer_server *s, struct cbox_gofer_node *dir, const char *name,
+                         uint32_t *fid, struct cbox_gofer_stat *out);
+int cbox_gofer_clunk_one(struct cbox_gofer_server *s, uint32_t fid);
+/* serve_batch.c: WALKN into buf (at least CBOX_GOFER_WALKN_MAX entries), WALKDIR's records into
+ * buf, CLUNKN. */
+int cbox_gofer_do_walkn(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                        struct cbox_gofer_reply *r, char *buf, size_t size);
+int cbox_gofer_do_walkdir(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                          struct cbox_gofer_reply *r, char *buf, size_t size);
+int cbox_gofer_do_clunkn(struct cbox_gofer_server *s, const struct cbox_gofer_req *q);
+
 /*
  * The request handlers of serve_ext.c (AF_UNIX bind, extended attributes). Each returns 0 with r
  * filled, or -errno for the peer. cbox_gofer_do_bind takes sockfd (the fd the request carried):

@@ -1,10 +1,10 @@
 /*
  * The gofer's request handlers: a table of fids, each naming an O_PATH|O_NOFOLLOW fd, and one
- * handler per request type (the transport is session.c). Everything the peer sends was checked by
- * cbox_gofer_decode_request() before a handler sees it; the handlers add the checks that need the
- * file system (types, identity).
+ * handler per request type (the transport is session.c; the batched WALKN, WALKDIR and CLUNKN
+ * are in serve_batch.c, bind, inotify and xattrs in serve_ext.c). Everything the peer sends was
+ * checked by cbox_gofer_decode_request() before a handler sees it; the handlers add the checks that
+ * need the file system (types, identity).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -133,14 +133,14 @@ static int add_anon_fid(struct cbox_gofer_server *s, int *fd, const struct stat 
 	return 0;
 }
 
-/* The decoded name is not NUL-terminated; names are <= 255 bytes (checked by the decoder). */
-static void cstr(char *out, const char *p, size_t len)
+void cbox_gofer_cstr(char *out, const char *p, size_t len)
 {
 	memcpy(out, p, len);
 	out[len] = '\0';
 }
 
-static int lookup_dir(const struct cbox_gofer_server *s, uint32_t fid, struct cbox_gofer_node **dir)
+int cbox_gofer_lookup_dir(const struct cbox_gofer_server *s, uint32_t fid,
+                          struct cbox_gofer_node **dir)
 {
 	*dir = cbox_gofer_server_lookup(s, fid);
 	if (*dir == NULL)
@@ -148,9 +148,8 @@ static int lookup_dir(const struct cbox_gofer_server *s, uint32_t fid, struct cb
 	return S_ISDIR((*dir)->mode) ? 0 : -ENOTDIR;
 }
 
-/* Walk one name (NUL-terminated, checked) of dir: a new fid and its stat. */
-static int walk_name(struct cbox_gofer_server *s, struct cbox_gofer_node *dir, const char *name,
-                     uint32_t *fid, struct cbox_gofer_stat *out)
+int cbox_gofer_walk_name(struct cbox_gofer_server *s, struct cbox_gofer_node *dir, const char *name,
+                         uint32_t *fid, struct cbox_gofer_stat *out)
 {
 	struct stat st;
 	/* One component, O_NOFOLLOW: a symlink is returned as itself for the sentry to resolve
@@ -173,14 +172,14 @@ static int do_walk(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 {
 	struct cbox_gofer_node *dir;
 	char name[CBOX_GOFER_NAME_MAX + 1];
-	int rc = lookup_dir(s, q->fid, &dir);
+	int rc = cbox_gofer_lookup_dir(s, q->fid, &dir);
 	if (rc < 0)
 		return rc;
-	cstr(name, q->name, q->name_len);
-	return walk_name(s, dir, name, &r->fid, &r->stat);
+	cbox_gofer_cstr(name, q->name, q->name_len);
+	return cbox_gofer_walk_name(s, dir, name, &r->fid, &r->stat);
 }
 
-static int clunk_one(struct cbox_gofer_server *s, uint32_t fid)
+int cbox_gofer_clunk_one(struct cbox_gofer_server *s, uint32_t fid)
 {
 	/* The root must outlive the session: every walk starts from it. */
 	if (fid == CBOX_GOFER_ROOT_FID)
@@ -193,172 +192,9 @@ static int clunk_one(struct cbox_gofer_server *s, uint32_t fid)
 	return 0;
 }
 
-/* Append the entry walked as fid to a WALKDIR reply's records; a record that does not fit gives
- * its fid back. */
-static int put_walked(struct cbox_gofer_server *s, char *buf, size_t size, size_t *len,
-                      uint32_t fid, const struct cbox_gofer_stat *st, const char *name)
-{
-	struct cbox_gofer_walked w = {.fid = fid, .stat = *st};
-	int rc = cbox_gofer_put_dirent(buf, size, len, &w, name, strlen(name));
-	if (rc < 0)
-		clunk_one(s, fid);
-	return rc;
-}
-
-/*
- * WALKDIR: the name, then up to count - 1 of the entries that follow it in the directory's own
- * listing, each walked exactly as a WALK of it (O_NOFOLLOW, a fid each). A tool that reads a
- * directory and then looks at each entry in that order (du, find, tar, rm -r) would otherwise
- * cost a round trip per entry. An entry that cannot be walked any more (removed since) is left
- * out; the name asked for fails as its WALK would (the reply's error), and is walked alone when
- * the listing does not have it (made after the read). Running out of fids or of reply space
- * just ends the batch.
- *
- * The name is found by reading the listing: from where the last WALKDIR of the same directory
- * stopped when the name is the entry there (the next batch of a tool going through it in
- * order, so a directory of n entries costs O(n) reads, not O(n^2)), else from the start. A
- * stale position costs nothing but that second read: only a name that is there is believed.
- */
-static int do_walkdir(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
-                      struct cbox_gofer_reply *r, char *buf, size_t size)
-{
-	struct cbox_gofer_node *dir;
-	char first[CBOX_GOFER_NAME_MAX + 1];
-	int rc = lookup_dir(s, q->fid, &dir);
-	if (rc < 0)
-		return rc;
-	cstr(first, q->name, q->name_len);
-	uint32_t fid;
-	struct cbox_gofer_stat st;
-	rc = walk_name(s, dir, first, &fid, &st);
-	if (rc < 0)
-		return rc;
-	size_t len = 0;
-	rc = put_walked(s, buf, size, &len, fid, &st, first);
-	if (rc < 0)
-		return rc;
-	r->nwalked = 1;
-	r->walked = buf;
-	r->walked_len = len;
-	if (q->flags < 2)
-		return 0;
-	/* The listing through a descriptor of its own (the fid's is O_PATH), kept for the next
-	 * batch. */
-	bool resumed =
-	    s->wd_node == dir && s->wd_fd >= 0 && lseek(s->wd_fd, (off_t)s->wd_next, SEEK_SET) >= 0;
-	if (!resumed) {
-		if (s->wd_fd >= 0)
-			close(s->wd_fd);
-		cbox_gofer_node_unref(s->wd_node);
-		s->wd_node = NULL;
-		s->wd_fd = openat(dir->fd, ".", O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
-		if (s->wd_fd < 0)
-			return 0;
-		s->wd_node = dir;
-		dir->refs++;
-	}
-	/* resumed: the first name read must be the one asked for, else (or at the end of the
-	 * listing already) the listing is read again from its start. */
-	bool found = false;
-	char ents[8192];
-	while (r->nwalked < q->flags) {
-		long got = syscall(SYS_getdents64, s->wd_fd, ents, sizeof(ents));
-		if (got <= 0 && resumed) {
-			resumed = false;
-			if (got < 0 || lseek(s->wd_fd, 0, SEEK_SET) < 0)
-				return 0;
-			continue;
-		}
-		if (got <= 0)
-			break;
-		for (long off = 0; off < got && r->nwalked < q->flags;) {
-			struct dirent64 *e = (struct dirent64 *)(ents + off);
-			off += e->d_reclen;
-			s->wd_next = e->d_off;
-			const char *name = e->d_name;
-			if (cbox_gofer_check_name(name, strlen(name)) < 0)
-				continue; /* "." and ".." */
-			if (resumed) {
-				resumed = false;
-				if (strcmp(name, first) != 0) {
-					/* Not where the last batch stopped. */
-					if (lseek(s->wd_fd, 0, SEEK_SET) < 0)
-						return 0;
-					break;
-				}
-			}
-			if (!found) {
-				found = strcmp(name, first) == 0;
-				continue;
-			}
-			rc = walk_name(s, dir, name, &fid, &st);
-			if (rc == -ENOENT || rc == -EACCES || rc == -ENOTDIR)
-				continue; /* gone since the listing, or not ours to see */
-			if (rc < 0 || put_walked(s, buf, size, &len, fid, &st, name) < 0)
-				return 0; /* out of fids or space: what is there is the answer */
-			r->nwalked++;
-			r->walked_len = len;
-		}
-	}
-	return 0;
-}
-
-/*
- * WALKN: the names of the path one by one, each exactly as a WALK of it (O_NOFOLLOW, a fid per
- * name), into buf (at least CBOX_GOFER_WALKN_MAX entries). The walk goes on only from a
- * directory: after a symlink or a file the sentry decides what comes next (it resolves symlinks
- * within the guest's root; a file in the middle of a path is its ENOTDIR). A failing first name
- * is the reply's error; a later one ends the walk with what was walked and that name's errno.
- */
-static int do_walkn(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
-                    struct cbox_gofer_reply *r, char *buf, size_t size)
-{
-	if (size < CBOX_GOFER_WALKN_MAX * sizeof(struct cbox_gofer_walked))
-		return -EIO;
-	uint32_t dir = q->fid, n = 0;
-	const char *p = q->name2, *end = q->name2 + q->name2_len;
-	while (p < end) {
-		const char *e = memchr(p, '/', (size_t)(end - p));
-		if (!e)
-			e = end;
-		struct cbox_gofer_req one = {
-		    .type = CBOX_GOFER_WALK, .fid = dir, .name = p, .name_len = (size_t)(e - p)};
-		struct cbox_gofer_reply got = {0};
-		int rc = do_walk(s, &one, &got);
-		if (rc < 0) {
-			if (n == 0)
-				return rc;
-			r->walk_error = -rc;
-			break;
-		}
-		struct cbox_gofer_walked w = {.fid = got.fid, .stat = got.stat};
-		memcpy(buf + n * sizeof(w), &w, sizeof(w));
-		n++;
-		if (!S_ISDIR(got.stat.mode))
-			break;
-		dir = got.fid;
-		p = e + 1;
-	}
-	r->nwalked = n;
-	r->walked = buf;
-	return 0;
-}
-
 static int do_clunk(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
 {
-	return clunk_one(s, q->fid);
-}
-
-/* CLUNKN: each fid as a CLUNK of it; one that fails does not stop the others. */
-static int do_clunkn(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
-{
-	int first = 0;
-	for (size_t i = 0; i < q->value_len; i++) {
-		int rc = clunk_one(s, cbox_gofer_req_fid(q, i));
-		if (rc < 0 && first == 0)
-			first = rc;
-	}
-	return first;
+	return cbox_gofer_clunk_one(s, q->fid);
 }
 
 static int do_stat(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
@@ -551,7 +387,7 @@ static int do_create(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 	struct cbox_gofer_node *dir;
 	char name[CBOX_GOFER_NAME_MAX + 1];
 	struct stat st;
-	int rc = lookup_dir(s, q->fid, &dir);
+	int rc = cbox_gofer_lookup_dir(s, q->fid, &dir);
 	if (rc == 0 && (q->flags & O_DIRECTORY))
 		rc = -EINVAL;
 	/* O_CREAT and O_EXCL are what CREATE means anyway; the guest's flags may carry them. */
@@ -560,7 +396,7 @@ static int do_create(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 		rc = check_open_flags(s, flags);
 	if (rc < 0)
 		return rc;
-	cstr(name, q->name, q->name_len);
+	cbox_gofer_cstr(name, q->name, q->name_len);
 	/* O_EXCL: create makes a new regular file or fails; it never opens (or follows) an existing
 	 * entry, which is OPEN's job after a walk. */
 	int oflags = (int)flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
@@ -596,7 +432,7 @@ static int do_tmpfile(struct cbox_gofer_server *s, const struct cbox_gofer_req *
 {
 	struct cbox_gofer_node *dir;
 	struct stat st;
-	int rc = lookup_dir(s, q->fid, &dir);
+	int rc = cbox_gofer_lookup_dir(s, q->fid, &dir);
 	uint32_t flags = q->flags & ~(uint32_t)O_EXCL;
 	if (rc == 0 && (flags & O_DIRECTORY))
 		rc = -EINVAL;
@@ -633,10 +469,10 @@ static int do_link(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
 	struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
 	if (n == NULL)
 		return -EBADF;
-	int rc = lookup_dir(s, q->fid2, &dir);
+	int rc = cbox_gofer_lookup_dir(s, q->fid2, &dir);
 	if (rc < 0)
 		return rc;
-	cstr(name, q->name, q->name_len);
+	cbox_gofer_cstr(name, q->name, q->name_len);
 	if (n->anon) {
 		/* An unnamed file this gofer made: AT_EMPTY_PATH on the fd it opened needs no
 		 * capability since Linux 6.10 (the opener's own credentials); older kernels answer
@@ -664,13 +500,13 @@ static int do_rename(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 {
 	struct cbox_gofer_node *d1, *d2;
 	char n1[CBOX_GOFER_NAME_MAX + 1], n2[CBOX_GOFER_NAME_MAX + 1];
-	int rc = lookup_dir(s, q->fid, &d1);
+	int rc = cbox_gofer_lookup_dir(s, q->fid, &d1);
 	if (rc == 0)
-		rc = lookup_dir(s, q->fid2, &d2);
+		rc = cbox_gofer_lookup_dir(s, q->fid2, &d2);
 	if (rc < 0)
 		return rc;
-	cstr(n1, q->name, q->name_len);
-	cstr(n2, q->name2, q->name2_len);
+	cbox_gofer_cstr(n1, q->name, q->name_len);
+	cbox_gofer_cstr(n2, q->name2, q->name2_len);
 	return syscall(SYS_renameat2, d1->fd, n1, d2->fd, n2, q->flags) < 0 ? -errno : 0;
 }
 
@@ -679,10 +515,10 @@ static int do_dir_op(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 {
 	struct cbox_gofer_node *dir;
 	char name[CBOX_GOFER_NAME_MAX + 1], target[CBOX_GOFER_TARGET_MAX + 1];
-	int rc = lookup_dir(s, q->fid, &dir);
+	int rc = cbox_gofer_lookup_dir(s, q->fid, &dir);
 	if (rc < 0)
 		return rc;
-	cstr(name, q->name, q->name_len);
+	cbox_gofer_cstr(name, q->name, q->name_len);
 	switch (q->type) {
 	case CBOX_GOFER_MKDIR:
 		rc = mkdirat(dir->fd, name, safe_mode(q->mode));
@@ -691,7 +527,7 @@ static int do_dir_op(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 		rc = unlinkat(dir->fd, name, q->flags ? AT_REMOVEDIR : 0);
 		break;
 	default:
-		cstr(target, q->name2, q->name2_len);
+		cbox_gofer_cstr(target, q->name2, q->name2_len);
 		rc = symlinkat(target, dir->fd, name);
 		break;
 	}
@@ -790,12 +626,12 @@ static int do_mknod(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 	char name[CBOX_GOFER_NAME_MAX + 1];
 	struct stat st;
 	mode_t mode = 0;
-	int rc = lookup_dir(s, q->fid, &dir);
+	int rc = cbox_gofer_lookup_dir(s, q->fid, &dir);
 	if (rc == 0)
 		rc = mknod_mode(q->mode, &mode);
 	if (rc < 0)
 		return rc;
-	cstr(name, q->name, q->name_len);
+	cbox_gofer_cstr(name, q->name, q->name_len);
 	if (mknodat(dir->fd, name, mode, 0) < 0)
 		return -errno;
 	CBOX_AUTOCLOSE int pfd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -832,13 +668,13 @@ int cbox_gofer_handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *
 	case CBOX_GOFER_WALK:
 		return do_walk(s, q, r);
 	case CBOX_GOFER_WALKN:
-		return do_walkn(s, q, r, buf, size);
+		return cbox_gofer_do_walkn(s, q, r, buf, size);
 	case CBOX_GOFER_WALKDIR:
-		return do_walkdir(s, q, r, s->xbuf, CBOX_GOFER_XVALUE_MAX);
+		return cbox_gofer_do_walkdir(s, q, r, s->xbuf, CBOX_GOFER_XVALUE_MAX);
 	case CBOX_GOFER_CLUNK:
 		return do_clunk(s, q);
 	case CBOX_GOFER_CLUNKN:
-		return do_clunkn(s, q);
+		return cbox_gofer_do_clunkn(s, q);
 	case CBOX_GOFER_STAT:
 		return do_stat(s, q, r);
 	case CBOX_GOFER_OPEN:
