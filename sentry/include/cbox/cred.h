@@ -1,0 +1,100 @@
+#pragma once
+/*
+ * A guest task's credentials, kept by the sentry: the user and group ids (real, effective,
+ * saved, file system), the supplementary groups, and the few capabilities the sentry enforces.
+ * The guest's host credentials never change (it stays the one id its user namespace maps);
+ * these are what get*id, /proc/PID/status and every permission check the sentry makes see.
+ *
+ * Two id spaces (struct cbox_cred.all_ids):
+ *   - one id (cbox-run): the guest's user namespace maps only its 0, as Linux would show it;
+ *     any other id is unmapped, so set*id to it is EINVAL, and file owners other than the
+ *     sandbox's own show as 65534.
+ *   - all ids (the OCI runtime run as root): guest ids are host ids, as under runc without a
+ *     user namespace; the gofer gives new files the creator's ids.
+ *
+ * Capabilities: only those the sentry checks are emulated (CBOX_CAP_EMULATED); the sets follow
+ * Linux's rules for a process that does not use file capabilities, securebits or ambient
+ * capabilities: uid 0 gets the bounding set at exec, changing ids away from 0 drops them as
+ * cap_emulate_setxuid does, PR_SET_KEEPCAPS keeps the permitted set across that.
+ *
+ * Credentials are shared (refs) and copied on write: each set function replaces *cp with a
+ * private copy when others hold it. Errors leave *cp as it was.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/capability.h>
+#include "cbox/compiler.h"
+
+#define CBOX_CAP_BIT(n) (1ULL << (n))
+/* CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_FSETID, CAP_SETGID,
+ * CAP_SETUID: the ones the sentry's checks consult. */
+#define CBOX_CAP_EMULATED (CBOX_CAP_FS_MASK | CBOX_CAP_BIT(CAP_SETGID) | CBOX_CAP_BIT(CAP_SETUID))
+/* The file system capabilities that follow the fs uid (Linux's CAP_FS_MASK, as emulated). */
+#define CBOX_CAP_FS_MASK                                                                           \
+	(CBOX_CAP_BIT(CAP_CHOWN) | CBOX_CAP_BIT(CAP_DAC_OVERRIDE) |                                \
+	 CBOX_CAP_BIT(CAP_DAC_READ_SEARCH) | CBOX_CAP_BIT(CAP_FOWNER) | CBOX_CAP_BIT(CAP_FSETID))
+#define CBOX_NGROUPS_MAX 65536 /* Linux's NGROUPS_MAX */
+#define CBOX_OVERFLOW_ID 65534 /* what an unmapped owner shows as */
+
+struct cbox_cred {
+	int refs;
+	uint32_t uid, euid, suid, fsuid;
+	uint32_t gid, egid, sgid, fsgid;
+	uint64_t cap_inh, cap_prm, cap_eff, cap_bnd;
+	bool keepcaps; /* PR_SET_KEEPCAPS */
+	bool all_ids;  /* every id is mapped (see above); else only 0 */
+	uint32_t ngroups;
+	uint32_t groups[]; /* sorted, no duplicates */
+};
+
+/*
+ * New credentials for a process that starts with uid/gid and groups (n, any order), as after an
+ * exec: uid 0 gets bset (masked to CBOX_CAP_EMULATED) as permitted and effective, any other uid
+ * none. Returns NULL on ENOMEM. Preconditions: n <= CBOX_NGROUPS_MAX; without all_ids, every id
+ * is 0.
+ */
+CBOX_API struct cbox_cred *cbox_cred_new(uint32_t uid, uint32_t gid, const uint32_t *groups,
+                                         size_t n, uint64_t bset, bool all_ids);
+CBOX_API struct cbox_cred *cbox_cred_get(struct cbox_cred *c);
+CBOX_API void cbox_cred_put(struct cbox_cred *c); /* NULL-safe */
+
+/* Whether id is mapped in the guest's user namespace ((uint32_t)-1 never is). */
+CBOX_API bool cbox_cred_id_valid(const struct cbox_cred *c, uint32_t id);
+/* Whether cap (a CAP_* number) is in the effective set. */
+CBOX_API bool cbox_cred_capable(const struct cbox_cred *c, int cap);
+/* Whether gid is the fs gid or a supplementary group. */
+CBOX_API bool cbox_cred_in_group(const struct cbox_cred *c, uint32_t gid);
+
+/*
+ * Linux's generic_permission for a file of mode/uid/gid (as the guest sees them): mask is of
+ * R_OK, W_OK, X_OK. The owner's, else the group's, else the others' bits, then
+ * CAP_DAC_READ_SEARCH and CAP_DAC_OVERRIDE. Returns 0 or -EACCES.
+ */
+CBOX_API int cbox_cred_permission(const struct cbox_cred *c, uint32_t mode, uint32_t uid,
+                                  uint32_t gid, int mask);
+/* Whether the caller may act as the owner of a file owned by uid (Linux's inode_owner_or_capable).
+ */
+CBOX_API bool cbox_cred_owner(const struct cbox_cred *c, uint32_t uid);
+
+/* The set*id calls, with Linux's checks and results: (uint32_t)-1 means "unchanged" where the
+ * call allows it. Errors: -EINVAL (an unmapped id), -EPERM, -ENOMEM. */
+CBOX_API int cbox_cred_setuid(struct cbox_cred **cp, uint32_t uid);
+CBOX_API int cbox_cred_setreuid(struct cbox_cred **cp, uint32_t r, uint32_t e);
+CBOX_API int cbox_cred_setresuid(struct cbox_cred **cp, uint32_t r, uint32_t e, uint32_t s);
+CBOX_API int cbox_cred_setgid(struct cbox_cred **cp, uint32_t gid);
+CBOX_API int cbox_cred_setregid(struct cbox_cred **cp, uint32_t r, uint32_t e);
+CBOX_API int cbox_cred_setresgid(struct cbox_cred **cp, uint32_t r, uint32_t e, uint32_t s);
+/* setfsuid/setfsgid: return the previous fs id; change it only when allowed (never an error,
+ * as Linux; on ENOMEM nothing changes). */
+CBOX_API uint32_t cbox_cred_setfsuid(struct cbox_cred **cp, uint32_t id);
+CBOX_API uint32_t cbox_cred_setfsgid(struct cbox_cred **cp, uint32_t id);
+/* setgroups: CAP_SETGID (-EPERM), n <= CBOX_NGROUPS_MAX (-EINVAL), each id mapped (-EINVAL). */
+CBOX_API int cbox_cred_setgroups(struct cbox_cred **cp, const uint32_t *groups, size_t n);
+/* capset: effective within the new permitted within the old permitted, inheritable within the
+ * old inheritable or permitted and the bounding set (-EPERM). */
+CBOX_API int cbox_cred_capset(struct cbox_cred **cp, uint64_t eff, uint64_t prm, uint64_t inh);
+CBOX_API int cbox_cred_set_keepcaps(struct cbox_cred **cp, bool on);
+/* What an exec does to credentials (no set-id bits, no file capabilities): saved and fs ids
+ * follow the effective ones, uid 0 regains the bounding set, PR_SET_KEEPCAPS is cleared. */
+CBOX_API int cbox_cred_exec(struct cbox_cred **cp);
