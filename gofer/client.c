@@ -302,12 +302,15 @@ int cbox_gofer_statfs(struct cbox_gofer_client *c, uint32_t fid, struct cbox_gof
 }
 
 int cbox_gofer_create(struct cbox_gofer_client *c, uint32_t dir, const char *name, int flags,
-                      uint32_t mode, uint32_t *newfid, struct cbox_gofer_stat *st)
+                      uint32_t mode, uint32_t uid, uint32_t gid, uint32_t *newfid,
+                      struct cbox_gofer_stat *st)
 {
 	struct cbox_gofer_req q = {.type = CBOX_GOFER_CREATE,
 	                           .fid = dir,
 	                           .flags = (uint32_t)flags,
 	                           .mode = mode,
+	                           .uid = uid,
+	                           .gid = gid,
 	                           .name = name,
 	                           .name_len = slen(name)};
 	struct cbox_gofer_reply r;
@@ -322,10 +325,14 @@ int cbox_gofer_create(struct cbox_gofer_client *c, uint32_t dir, const char *nam
 }
 
 int cbox_gofer_tmpfile(struct cbox_gofer_client *c, uint32_t dir, int flags, uint32_t mode,
-                       uint32_t *newfid, struct cbox_gofer_stat *st)
+                       uint32_t uid, uint32_t gid, uint32_t *newfid, struct cbox_gofer_stat *st)
 {
-	struct cbox_gofer_req q = {
-	    .type = CBOX_GOFER_TMPFILE, .fid = dir, .flags = (uint32_t)flags, .mode = mode};
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_TMPFILE,
+	                           .fid = dir,
+	                           .flags = (uint32_t)flags,
+	                           .mode = mode,
+	                           .uid = uid,
+	                           .gid = gid};
 	struct cbox_gofer_reply r;
 	int fd = -1;
 	int rc = rpc(c, &q, &r, &fd); /* (a reply without its fd breaks the session) */
@@ -337,11 +344,14 @@ int cbox_gofer_tmpfile(struct cbox_gofer_client *c, uint32_t dir, int flags, uin
 	return fd;
 }
 
-int cbox_gofer_mkdir(struct cbox_gofer_client *c, uint32_t dir, const char *name, uint32_t mode)
+int cbox_gofer_mkdir(struct cbox_gofer_client *c, uint32_t dir, const char *name, uint32_t mode,
+                     uint32_t uid, uint32_t gid)
 {
 	struct cbox_gofer_req q = {.type = CBOX_GOFER_MKDIR,
 	                           .fid = dir,
 	                           .mode = mode,
+	                           .uid = uid,
+	                           .gid = gid,
 	                           .name = name,
 	                           .name_len = slen(name)};
 	struct cbox_gofer_reply r;
@@ -360,10 +370,12 @@ int cbox_gofer_unlink(struct cbox_gofer_client *c, uint32_t dir, const char *nam
 }
 
 int cbox_gofer_symlink(struct cbox_gofer_client *c, uint32_t dir, const char *name,
-                       const char *target)
+                       const char *target, uint32_t uid, uint32_t gid)
 {
 	struct cbox_gofer_req q = {.type = CBOX_GOFER_SYMLINK,
 	                           .fid = dir,
+	                           .uid = uid,
+	                           .gid = gid,
 	                           .name = name,
 	                           .name_len = slen(name),
 	                           .name2 = target,
@@ -409,11 +421,13 @@ int cbox_gofer_setattr(struct cbox_gofer_client *c, uint32_t fid,
 }
 
 int cbox_gofer_mknod(struct cbox_gofer_client *c, uint32_t dir, const char *name, uint32_t mode,
-                     uint32_t *newfid, struct cbox_gofer_stat *st)
+                     uint32_t uid, uint32_t gid, uint32_t *newfid, struct cbox_gofer_stat *st)
 {
 	struct cbox_gofer_req q = {.type = CBOX_GOFER_MKNOD,
 	                           .fid = dir,
 	                           .mode = mode,
+	                           .uid = uid,
+	                           .gid = gid,
 	                           .name = name,
 	                           .name_len = slen(name)};
 	struct cbox_gofer_reply r;
@@ -427,12 +441,16 @@ int cbox_gofer_mknod(struct cbox_gofer_client *c, uint32_t dir, const char *name
 }
 
 int cbox_gofer_bind(struct cbox_gofer_client *c, uint32_t cwd, const char *path, size_t len,
-                    int sockfd)
+                    int sockfd, uint32_t uid, uint32_t gid)
 {
 	if (sockfd < 0)
 		return -EBADF;
-	struct cbox_gofer_req q = {
-	    .type = CBOX_GOFER_BIND, .fid = cwd, .name2 = path, .name2_len = len};
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_BIND,
+	                           .fid = cwd,
+	                           .uid = uid,
+	                           .gid = gid,
+	                           .name2 = path,
+	                           .name2_len = len};
 	struct cbox_gofer_reply r;
 	return rpc_fd(c, &q, &r, NULL, sockfd);
 }

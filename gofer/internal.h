@@ -2,6 +2,7 @@
 /* Private to gofer/: the server's state and single-step entry point (used by the fuzz target). */
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "cbox/compiler.h"
@@ -72,6 +73,20 @@ int cbox_gofer_lookup_dir(const struct cbox_gofer_server *s, uint32_t fid,
 int cbox_gofer_walk_name(struct cbox_gofer_server *s, struct cbox_gofer_node *dir, const char *name,
                          uint32_t *fid, struct cbox_gofer_stat *out);
 int cbox_gofer_clunk_one(struct cbox_gofer_server *s, uint32_t fid);
+
+/* Whether a request that makes a node carries an owner for it (not -1/-1). */
+static inline bool cbox_gofer_wants_owner(const struct cbox_gofer_req *q)
+{
+	return q->uid != (uint32_t)-1 || q->gid != (uint32_t)-1;
+}
+/* serve.c: give the node just made, open at fd (its own fd: an open file or O_PATH), the owner q
+ * carries (nothing when it carries none), and refresh *st from fd. Returns 0 or the chown's
+ * -errno; the caller then removes the node (why: see serve.c). */
+int cbox_gofer_own_new(int fd, const struct cbox_gofer_req *q, struct stat *st);
+/* serve.c: remove name (resolved from dirfd, not followed) when it still holds the node just made:
+ * the inode *st, or when st is NULL any node of that type (S_IFDIR, S_IFLNK, ...). Anything else
+ * there was put by someone else and is left alone. */
+void cbox_gofer_unmake(int dirfd, const char *name, mode_t type, const struct stat *st);
 /* serve_batch.c: WALKN into buf (at least CBOX_GOFER_WALKN_MAX entries), WALKDIR's records into
  * buf, CLUNKN. */
 int cbox_gofer_do_walkn(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,

@@ -68,9 +68,11 @@ static const int allowed[] = {
     __NR_openat,            /* 257: WALK, OPEN, CREATE */
     __NR_mkdirat,           /* 258: MKDIR */
     __NR_mknodat,           /* 259: MKNOD (FIFO, socket node, regular file; never a device) */
-    __NR_fchownat,          /* 260: SETATTR uid/gid (AT_EMPTY_PATH on the fid's own fd) */
+    __NR_fchownat,          /* 260: SETATTR uid/gid, and the owner of a node just made, always
+                             * AT_EMPTY_PATH on the node's own fd (on an open file it is
+                             * fchown, which is therefore not allowed as well) */
     __NR_newfstatat,        /* 262: WALK, STAT, identity checks (glibc's fstat) */
-    __NR_unlinkat,          /* 263: UNLINK, undoing a failed CREATE or LINK */
+    __NR_unlinkat,          /* 263: UNLINK, undoing a failed creation or LINK */
     __NR_linkat,            /* 265: LINK */
     __NR_symlinkat,         /* 266: SYMLINK */
     __NR_readlinkat,        /* 267: READLINK */

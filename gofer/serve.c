@@ -381,6 +381,38 @@ static mode_t safe_mode(uint32_t mode)
 	return (mode_t)(mode & 01777);
 }
 
+/*
+ * Why every creation sets its owner before the reply, or is undone: a guest user's node left
+ * owned by the gofer's identity (host root under the OCI runtime) is one that user's later
+ * writes, chmods and unlinks in it could not reach; one left with ids the guest did not ask for
+ * could be reached by a guest user who should not. Linux makes a node with its owner in one step,
+ * so the only right outcomes are the node with that owner or no node at all.
+ * The chown names the new inode through an fd of it (AT_EMPTY_PATH, not following a symlink),
+ * never by a name someone on the host could swap meanwhile. An open file's fd works as well as
+ * an O_PATH one: fchownat on it is fchown, and spares the seccomp filter a second syscall.
+ * Modes: the kernel clears setuid (and setgid with group exec) of a non-directory it chowns; the
+ * gofer never makes those bits (safe_mode), so the mode stays the one asked for. A directory's
+ * mode is left alone, keeping the setgid bit a set-group-ID parent gave it.
+ */
+int cbox_gofer_own_new(int fd, const struct cbox_gofer_req *q, struct stat *st)
+{
+	if (!cbox_gofer_wants_owner(q))
+		return 0;
+	if (fchownat(fd, "", (uid_t)q->uid, (gid_t)q->gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+		return -errno;
+	return fstat(fd, st) < 0 ? -errno : 0; /* the reply shows the new owner (and ctime) */
+}
+
+void cbox_gofer_unmake(int dirfd, const char *name, mode_t type, const struct stat *st)
+{
+	struct stat cur;
+	if (fstatat(dirfd, name, &cur, AT_SYMLINK_NOFOLLOW) < 0 || (cur.st_mode & S_IFMT) != type)
+		return;
+	if (st && (cur.st_dev != st->st_dev || cur.st_ino != st->st_ino))
+		return;
+	unlinkat(dirfd, name, type == S_IFDIR ? AT_REMOVEDIR : 0);
+}
+
 static int do_create(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
                      struct cbox_gofer_reply *r, int *fd_out)
 {
@@ -409,9 +441,12 @@ static int do_create(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 	else if (check_same(fd, st.st_dev, st.st_ino) < 0)
 		rc = -ESTALE;
 	else
+		rc = cbox_gofer_own_new(fd, q, &st);
+	if (rc == 0)
 		rc = add_fid(s, dir, name, &pfd, &st, &r->fid);
 	if (rc < 0) {
-		/* Undo the create so that a failed CREATE leaves nothing behind. */
+		/* Undo the create so that a failed CREATE leaves nothing behind, and no file with
+		 * an owner the guest did not ask for (see cbox_gofer_own_new). */
 		if (rc != -ESTALE)
 			unlinkat(dir->fd, name, 0);
 		return rc;
@@ -450,6 +485,10 @@ static int do_tmpfile(struct cbox_gofer_server *s, const struct cbox_gofer_req *
 		return -errno;
 	if (fstat(fd, &st) < 0)
 		return -errno;
+	/* A chown that fails needs no undo: the file has no name, and goes with fd. */
+	rc = cbox_gofer_own_new(fd, q, &st);
+	if (rc < 0)
+		return rc;
 	CBOX_AUTOCLOSE int mine = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (mine < 0)
 		return -errno;
@@ -510,6 +549,33 @@ static int do_rename(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 	return syscall(SYS_renameat2, d1->fd, n1, d2->fd, n2, q->flags) < 0 ? -errno : 0;
 }
 
+/*
+ * MKDIR, SYMLINK: give the node just made as name in dirfd q's owner. Their replies carry no fid,
+ * so the node is opened here (O_PATH, the name's last component not followed) and must be of the
+ * type just made: anything else under the name was put there by someone on the host since, and
+ * is neither given away nor removed (-EIO: the creation happened but cannot be finished, which
+ * no errno of mkdir(2) or symlink(2) describes better). When the node is ours but cannot be
+ * given its owner, it is removed (see cbox_gofer_own_new).
+ */
+static int own_made(int dirfd, const char *name, mode_t type, const struct cbox_gofer_req *q)
+{
+	struct stat st;
+	if (!cbox_gofer_wants_owner(q))
+		return 0;
+	CBOX_AUTOCLOSE int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno != ENOENT) {
+		int e = errno; /* (out of fds or memory: not left behind with the gofer's ids) */
+		cbox_gofer_unmake(dirfd, name, type, NULL);
+		return -e;
+	}
+	if (fd < 0 || fstat(fd, &st) < 0 || (st.st_mode & S_IFMT) != type)
+		return -EIO;
+	int rc = cbox_gofer_own_new(fd, q, &st);
+	if (rc < 0)
+		cbox_gofer_unmake(dirfd, name, type, &st);
+	return rc;
+}
+
 /* MKDIR, UNLINK, SYMLINK: one directory and one name. */
 static int do_dir_op(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
 {
@@ -521,17 +587,17 @@ static int do_dir_op(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 	cbox_gofer_cstr(name, q->name, q->name_len);
 	switch (q->type) {
 	case CBOX_GOFER_MKDIR:
-		rc = mkdirat(dir->fd, name, safe_mode(q->mode));
-		break;
+		if (mkdirat(dir->fd, name, safe_mode(q->mode)) < 0)
+			return -errno;
+		return own_made(dir->fd, name, S_IFDIR, q);
 	case CBOX_GOFER_UNLINK:
-		rc = unlinkat(dir->fd, name, q->flags ? AT_REMOVEDIR : 0);
-		break;
+		return unlinkat(dir->fd, name, q->flags ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
 	default:
 		cbox_gofer_cstr(target, q->name2, q->name2_len);
-		rc = symlinkat(target, dir->fd, name);
-		break;
+		if (symlinkat(target, dir->fd, name) < 0)
+			return -errno;
+		return own_made(dir->fd, name, S_IFLNK, q);
 	}
-	return rc < 0 ? -errno : 0;
 }
 
 /* fchmodat2 (Linux 6.6) is the only chmod that takes AT_EMPTY_PATH, i.e. works on the O_PATH fd
@@ -640,8 +706,11 @@ static int do_mknod(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 	else if ((st.st_mode & S_IFMT) != (mode & S_IFMT))
 		rc = -ESTALE; /* replaced under us: not ours to remove */
 	else
+		rc = cbox_gofer_own_new(pfd, q, &st); /* the new fid's own fd */
+	if (rc == 0)
 		rc = add_fid(s, dir, name, &pfd, &st, &r->fid);
 	if (rc < 0) {
+		/* As CREATE: nothing left behind, nor with the wrong owner. */
 		if (rc != -ESTALE)
 			unlinkat(dir->fd, name, 0);
 		return rc;

@@ -54,13 +54,36 @@ static void bound_add(struct cbox_gofer_server *s, dev_t dev, ino_t ino)
 		s->n_bound++;
 }
 
-/* Record the inode the socket was bound to (its name, resolved again from the same cwd). A
- * failure only means a later connect to it is refused. */
-static void remember_bound(struct cbox_gofer_server *s, const char *path)
+/*
+ * The socket node bind(2) just made at path, found again from the same cwd (the last component
+ * not followed, and it must be a socket): given q's owner through an fd of that node (see
+ * cbox_gofer_own_new), then recorded so that O_PATH opens of it are allowed. bind(2) gives no
+ * handle on the node it made, so the path is resolved a second time; the gofer serves no other
+ * request in between, so only someone on the host changing the guest's tree could make the name
+ * lead elsewhere, and then only to a socket node (the type is checked on the fd that is chowned).
+ * Without an owner to give, a failure only means a later connect to it is refused. When the node
+ * cannot be given its owner it is removed, and the socket stays bound to the removed name:
+ * bind(2) cannot be undone.
+ */
+static int own_bound(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, const char *path)
 {
 	struct stat st;
-	if (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(st.st_mode))
-		bound_add(s, st.st_dev, st.st_ino);
+	bool want = cbox_gofer_wants_owner(q);
+	CBOX_AUTOCLOSE int fd = openat(AT_FDCWD, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && want && errno != ENOENT) {
+		int e = errno; /* (out of fds or memory: not left behind with the gofer's ids) */
+		cbox_gofer_unmake(AT_FDCWD, path, S_IFSOCK, NULL);
+		return -e;
+	}
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode))
+		return want ? -EIO : 0; /* gone or replaced: not ours to change (as own_made) */
+	int rc = cbox_gofer_own_new(fd, q, &st);
+	if (rc < 0) {
+		cbox_gofer_unmake(AT_FDCWD, path, S_IFSOCK, &st);
+		return rc;
+	}
+	bound_add(s, st.st_dev, st.st_ino);
+	return 0;
 }
 
 /*
@@ -97,7 +120,7 @@ int cbox_gofer_do_bind(struct cbox_gofer_server *s, const struct cbox_gofer_req 
 		return -errno;
 	int rc = bind(sockfd, (struct sockaddr *)&sa, alen) < 0 ? -errno : 0;
 	if (rc == 0)
-		remember_bound(s, path);
+		rc = own_bound(s, q, path);
 	/* Back to the root, so that no later relative name of the gofer's depends on a guest's
 	 * cwd. */
 	if (fchdir(root->fd) < 0)

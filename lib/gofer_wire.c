@@ -256,6 +256,33 @@ static void wr_setattr(struct wr *w, const struct cbox_gofer_req *q)
 	wr_i64(w, a->mtime_nsec);
 }
 
+/* The requests that make a node, whose body carries its owner after the first u32. */
+static bool makes_node(uint32_t type)
+{
+	return type == CBOX_GOFER_CREATE || type == CBOX_GOFER_TMPFILE ||
+	       type == CBOX_GOFER_MKDIR || type == CBOX_GOFER_MKNOD || type == CBOX_GOFER_SYMLINK ||
+	       type == CBOX_GOFER_BIND;
+}
+
+/* The u32 a body starts with (a fid), then the owner when the request makes a node. */
+static void rd_head(struct rd *r, struct cbox_gofer_req *o)
+{
+	o->fid = rd_u32(r);
+	if (makes_node(o->type)) {
+		o->uid = rd_u32(r);
+		o->gid = rd_u32(r);
+	}
+}
+
+static void wr_head(struct wr *w, const struct cbox_gofer_req *q)
+{
+	wr_u32(w, q->fid);
+	if (makes_node(q->type)) {
+		wr_u32(w, q->uid);
+		wr_u32(w, q->gid);
+	}
+}
+
 /* Header checks shared by both directions: length, then the header's own len field. */
 static int read_hdr(struct rd *r, size_t len, uint32_t *type, uint32_t *tag)
 {
@@ -289,14 +316,16 @@ static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 		o->flags = rd_u32(r);
 		break;
 	case CBOX_GOFER_CREATE:
-		o->fid = rd_u32(r);
+	case CBOX_GOFER_TMPFILE:
+		rd_head(r, o);
 		o->flags = rd_u32(r);
 		o->mode = rd_u32(r);
-		o->name = rd_str(r, &o->name_len);
+		if (o->type == CBOX_GOFER_CREATE)
+			o->name = rd_str(r, &o->name_len);
 		break;
 	case CBOX_GOFER_MKDIR:
 	case CBOX_GOFER_MKNOD:
-		o->fid = rd_u32(r);
+		rd_head(r, o);
 		o->mode = rd_u32(r);
 		o->name = rd_str(r, &o->name_len);
 		break;
@@ -309,7 +338,7 @@ static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 		rd_setattr(r, o, &pad);
 		break;
 	case CBOX_GOFER_SYMLINK:
-		o->fid = rd_u32(r);
+		rd_head(r, o);
 		o->name = rd_str(r, &o->name_len);
 		o->name2 = rd_str(r, &o->name2_len);
 		break;
@@ -328,7 +357,7 @@ static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 	case CBOX_GOFER_BIND:
 	case CBOX_GOFER_GETXATTR:
 	case CBOX_GOFER_REMOVEXATTR:
-		o->fid = rd_u32(r);
+		rd_head(r, o); /* (the owner: BIND only) */
 		o->name2 = rd_str(r, &o->name2_len);
 		break;
 	case CBOX_GOFER_SETXATTR:
@@ -343,11 +372,6 @@ static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 	case CBOX_GOFER_INOTIFY:
 		o->fid = rd_u32(r);
 		o->flags = rd_u32(r);
-		break;
-	case CBOX_GOFER_TMPFILE:
-		o->fid = rd_u32(r);
-		o->flags = rd_u32(r);
-		o->mode = rd_u32(r);
 		break;
 	case CBOX_GOFER_WALKN:
 		o->fid = rd_u32(r);
@@ -447,14 +471,16 @@ static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 		wr_u32(w, q->flags);
 		break;
 	case CBOX_GOFER_CREATE:
-		wr_u32(w, q->fid);
+	case CBOX_GOFER_TMPFILE:
+		wr_head(w, q);
 		wr_u32(w, q->flags);
 		wr_u32(w, q->mode);
-		wr_str(w, q->name, q->name_len);
+		if (q->type == CBOX_GOFER_CREATE)
+			wr_str(w, q->name, q->name_len);
 		break;
 	case CBOX_GOFER_MKDIR:
 	case CBOX_GOFER_MKNOD:
-		wr_u32(w, q->fid);
+		wr_head(w, q);
 		wr_u32(w, q->mode);
 		wr_str(w, q->name, q->name_len);
 		break;
@@ -467,7 +493,7 @@ static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 		wr_str(w, q->name, q->name_len);
 		break;
 	case CBOX_GOFER_SYMLINK:
-		wr_u32(w, q->fid);
+		wr_head(w, q);
 		wr_str(w, q->name, q->name_len);
 		wr_str(w, q->name2, q->name2_len);
 		break;
@@ -486,7 +512,7 @@ static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 	case CBOX_GOFER_BIND:
 	case CBOX_GOFER_GETXATTR:
 	case CBOX_GOFER_REMOVEXATTR:
-		wr_u32(w, q->fid);
+		wr_head(w, q);
 		wr_str(w, q->name2, q->name2_len);
 		break;
 	case CBOX_GOFER_SETXATTR:
@@ -498,11 +524,6 @@ static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 	case CBOX_GOFER_INOTIFY:
 		wr_u32(w, q->fid);
 		wr_u32(w, q->flags);
-		break;
-	case CBOX_GOFER_TMPFILE:
-		wr_u32(w, q->fid);
-		wr_u32(w, q->flags);
-		wr_u32(w, q->mode);
 		break;
 	case CBOX_GOFER_WALKN:
 		wr_u32(w, q->fid);

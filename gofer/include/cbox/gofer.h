@@ -164,21 +164,33 @@ CBOX_API int cbox_gofer_readlink(struct cbox_gofer_client *c, uint32_t fid, char
 /* statfs of the file system holding fid. */
 CBOX_API int cbox_gofer_statfs(struct cbox_gofer_client *c, uint32_t fid,
                                struct cbox_gofer_statfs *st);
-/* Mutations; all -EROFS on a read-only mount. create returns an opened host fd and sets *newfid
- * and *st. */
+/*
+ * Mutations; all -EROFS on a read-only mount.
+ * The calls that make a node (create, tmpfile, mkdir, symlink, mknod, bind) take its owner: uid
+ * and gid are the host ids the gofer gives the new node; (uint32_t)-1 for either leaves that id
+ * as the gofer made the node (its own id; for the group, the one the kernel chose, which is the
+ * directory's when it is set-group-ID). The owner is set before the reply, or the node is removed
+ * again: a chown that fails (-EPERM when the gofer may not give that id, -EINVAL for an id its
+ * user namespace does not map, ...) is the call's error and leaves no node behind, as Linux's
+ * creation is atomic. The stat a call returns shows the owner given. The permission bits never
+ * keep setuid/setgid (dropped by the gofer), so the chown cannot change the mode.
+ */
+/* A new regular file name in dir (O_CREAT|O_EXCL, never opening an existing entry): returns an
+ * opened host fd and sets *newfid and *st (when not NULL). */
 CBOX_API int cbox_gofer_create(struct cbox_gofer_client *c, uint32_t dir, const char *name,
-                               int flags, uint32_t mode, uint32_t *newfid,
-                               struct cbox_gofer_stat *st);
+                               int flags, uint32_t mode, uint32_t uid, uint32_t gid,
+                               uint32_t *newfid, struct cbox_gofer_stat *st);
 /* An unnamed file in dir (O_TMPFILE; flags: the access mode, O_EXCL and file flags): an open host
  * fd; *newfid names it for cbox_gofer_link (which fails with ENOENT after O_EXCL). */
 CBOX_API int cbox_gofer_tmpfile(struct cbox_gofer_client *c, uint32_t dir, int flags, uint32_t mode,
-                                uint32_t *newfid, struct cbox_gofer_stat *st);
+                                uint32_t uid, uint32_t gid, uint32_t *newfid,
+                                struct cbox_gofer_stat *st);
 CBOX_API int cbox_gofer_mkdir(struct cbox_gofer_client *c, uint32_t dir, const char *name,
-                              uint32_t mode);
+                              uint32_t mode, uint32_t uid, uint32_t gid);
 CBOX_API int cbox_gofer_unlink(struct cbox_gofer_client *c, uint32_t dir, const char *name,
                                bool is_dir);
 CBOX_API int cbox_gofer_symlink(struct cbox_gofer_client *c, uint32_t dir, const char *name,
-                                const char *target);
+                                const char *target, uint32_t uid, uint32_t gid);
 /* flags: 0, RENAME_NOREPLACE or RENAME_EXCHANGE (renameat2's). */
 CBOX_API int cbox_gofer_rename(struct cbox_gofer_client *c, uint32_t olddir, const char *oldname,
                                uint32_t newdir, const char *newname, uint32_t flags);
@@ -200,26 +212,31 @@ CBOX_API int cbox_gofer_setattr(struct cbox_gofer_client *c, uint32_t fid,
 /*
  * Make a node name in dir (MKNOD) with mode = type | permissions: S_IFIFO, S_IFSOCK (what bind(2)
  * of an AF_UNIX path makes) or S_IFREG (type 0 means S_IFREG, as in mknod(2)); setuid/setgid
- * are dropped. On success *newfid is a fid of the new node and *st its stat (like WALK).
+ * are dropped. uid, gid: its owner (see the mutations above). On success *newfid is a fid of the
+ * new node and *st (when not NULL) its stat (like WALK).
  * Errors: -EPERM for S_IFCHR/S_IFBLK (the tree is served without devices), -EINVAL for any other
- * type or bits beyond type and 07777, -EEXIST, -EROFS, -ENOTDIR, -EBADF, -EIO.
+ * type or bits beyond type and 07777, -EEXIST, -EROFS, -ENOTDIR, -EBADF, the chown's error, -EIO.
  */
 CBOX_API int cbox_gofer_mknod(struct cbox_gofer_client *c, uint32_t dir, const char *name,
-                              uint32_t mode, uint32_t *newfid, struct cbox_gofer_stat *st);
+                              uint32_t mode, uint32_t uid, uint32_t gid, uint32_t *newfid,
+                              struct cbox_gofer_stat *st);
 
 /*
  * Bind the AF_UNIX socket sockfd (borrowed: the caller keeps and closes it) to path (len bytes,
  * 1..108, no NUL: the sun_path the guest gave), resolved by the gofer's kernel from directory fid
  * cwd inside the guest's tree (an absolute path from the tree's root). getsockname then returns
- * exactly that path. Errors: as bind(2) in the tree (EADDRINUSE, ENOENT, ENOTDIR, EROFS, ...),
- * -EINVAL/-ENAMETOOLONG for a bad path (refused before sending), -EAFNOSUPPORT when sockfd is
- * not an AF_UNIX socket, -ENOTSOCK, -EBADF (fid or fd), -EIO.
+ * exactly that path. uid, gid: the socket node's owner (see the mutations above). When that
+ * chown fails the node is removed, but sockfd stays bound to the removed name (a socket cannot
+ * be unbound): the caller should give the guest the error and treat sockfd as spent for bind.
+ * Errors: as bind(2) in the tree (EADDRINUSE, ENOENT, ENOTDIR, EROFS, ...), -EINVAL/
+ * -ENAMETOOLONG for a bad path (refused before sending), -EAFNOSUPPORT when sockfd is not an
+ * AF_UNIX socket, -ENOTSOCK, -EBADF (fid or fd), the chown's error, -EIO.
  */
+CBOX_API int cbox_gofer_bind(struct cbox_gofer_client *c, uint32_t cwd, const char *path,
+                             size_t len, int sockfd, uint32_t uid, uint32_t gid);
 /* Add a watch with mask for fid's file to the inotify instance ifd (borrowed; the guest's, as
  * a duplicate). Returns the watch descriptor or -errno (ENOENT, ENOSPC, EINVAL...). */
 CBOX_API int cbox_gofer_inotify(struct cbox_gofer_client *c, uint32_t fid, uint32_t mask, int ifd);
-CBOX_API int cbox_gofer_bind(struct cbox_gofer_client *c, uint32_t cwd, const char *path,
-                             size_t len, int sockfd);
 
 /*
  * Extended attributes of fid (never following a symlink: a symlink fid names the link itself).

@@ -52,25 +52,33 @@ struct cbox_gofer_statfs {
  * (header included) and must equal the number of bytes received. The tag of a request is echoed
  * in its reply. pad is sent as 0 and ignored.
  *
- * Request bodies ("name" = u16 length + that many bytes, no NUL; "target" likewise):
- *   WALK     u32 dirfid, name                  CLUNK, STAT, READLINK, STATFS   u32 fid
- *   OPEN     u32 fid, u32 flags                CREATE   u32 dirfid, u32 flags, u32 mode, name
- *   MKDIR    u32 dirfid, u32 mode, name        UNLINK   u32 dirfid, u32 isdir (0|1), name
- *   SYMLINK  u32 dirfid, name, target          RENAME   u32 olddir, name, u32 newdir, name, u32
- * flags (0, RENAME_NOREPLACE or RENAME_EXCHANGE) LINK     u32 fid, u32 dirfid, name         MKNOD
- * u32 dirfid, u32 mode, name SETATTR  u32 fid, u32 valid, u32 mode, u32 uid, u32 gid, u32 pad (0),
- * i64 size, i64 atime_sec, i64 atime_nsec, i64 mtime_sec, i64 mtime_nsec (valid: CBOX_GOFER_SET_*
- * bits, no others; with SET_SIZE size >= 0; with SET_TIMES each nsec is 0..999999999, UTIME_NOW or
- * UTIME_OMIT) INOTIFY  u32 fid, u32 mask (and the guest's inotify fd as SCM_RIGHTS); OK body: u32
- * wd BIND     u32 cwdfid, sockpath  (sockpath: u16 length + 1..108 bytes, no NUL: an AF_UNIX
- *            sun_path as the guest gave it; the packet carries the socket as SCM_RIGHTS, the
- *            only request that may carry an fd)
+ * Request bodies ("name" = u16 length + that many bytes, no NUL; "target" likewise; "owner" =
+ * u32 uid, u32 gid, see below):
+ *   WALK     u32 dirfid, name
+ *   CLUNK, STAT, READLINK, STATFS   u32 fid
+ *   OPEN     u32 fid, u32 flags
+ *   CREATE   u32 dirfid, owner, u32 flags, u32 mode, name
+ *   TMPFILE  u32 dirfid, owner, u32 flags, u32 mode  (an unnamed file in dirfid, open(2)'s
+ *            O_TMPFILE; a later LINK of its fid gives it a name unless flags has O_EXCL)
+ *   MKDIR    u32 dirfid, owner, u32 mode, name
+ *   MKNOD    u32 dirfid, owner, u32 mode, name
+ *   SYMLINK  u32 dirfid, owner, name, target
+ *   UNLINK   u32 dirfid, u32 isdir (0|1), name
+ *   RENAME   u32 olddir, name, u32 newdir, name, u32 flags (0, RENAME_NOREPLACE or
+ *            RENAME_EXCHANGE)
+ *   LINK     u32 fid, u32 dirfid, name
+ *   SETATTR  u32 fid, u32 valid, u32 mode, u32 uid, u32 gid, u32 pad (0), i64 size,
+ *            i64 atime_sec, i64 atime_nsec, i64 mtime_sec, i64 mtime_nsec
+ *            (valid: CBOX_GOFER_SET_* bits, no others; with SET_SIZE size >= 0; with SET_TIMES
+ *            each nsec is 0..999999999, UTIME_NOW or UTIME_OMIT)
+ *   INOTIFY  u32 fid, u32 mask (and the guest's inotify fd as SCM_RIGHTS); OK body: u32 wd
+ *   BIND     u32 cwdfid, owner, sockpath  (sockpath: u16 length + 1..108 bytes, no NUL: an
+ *            AF_UNIX sun_path as the guest gave it; the packet carries the socket as
+ *            SCM_RIGHTS. BIND and INOTIFY are the only requests that may carry an fd)
  *   GETXATTR, REMOVEXATTR  u32 fid, xname   (xname: u16 length + 1..255 bytes, no NUL)
  *   SETXATTR u32 fid, u32 flags (0..3: XATTR_CREATE | XATTR_REPLACE), xname, value
  *            (value: u32 length + 0..65536 bytes)
  *   LISTXATTR u32 fid
- *   TMPFILE  u32 dirfid, u32 flags, u32 mode   (an unnamed file in dirfid, open(2)'s O_TMPFILE;
- *            a later LINK of its fid gives it a name unless flags has O_EXCL)
  *   WALKN    u32 dirfid, path  (path: u16 length + bytes: 1..CBOX_GOFER_WALKN_MAX names, each
  *            one WALK would take, joined by single '/'; walked name by name, as that many WALKs,
  *            stopping after a name that is not a directory (a symlink is returned as itself)
@@ -80,6 +88,11 @@ struct cbox_gofer_statfs {
  *            of it; a directory being read entry by entry costs one round trip per batch)
  *   CLUNKN   u32 count (1..CBOX_GOFER_CLUNKN_MAX), count x u32 fid  (each released as by CLUNK;
  *            all are tried, and the reply is the error of the first that failed)
+ * owner (the requests that make a node: CREATE, TMPFILE, MKDIR, MKNOD, SYMLINK, BIND): the host
+ * uid and gid the new node is given. (uint32_t)-1 for either means "as the gofer created it":
+ * a gid of -1 keeps the group the kernel chose, which a set-group-ID directory decides. Any
+ * values decode; whether they can be applied is the gofer's answer (its chown's errno). The
+ * stat of a CREATE, TMPFILE or MKNOD reply shows the owner the node was given.
  * Reply type: CBOX_GOFER_REPLY_OK | request type, or CBOX_GOFER_REPLY_ERROR {i32 errno (1..4095)}.
  * OK bodies: WALK and MKNOD u32 newfid + stat; STAT stat; STATFS statfs; READLINK target; CREATE
  * and TMPFILE u32 newfid + stat (and an fd); OPEN empty (and an fd); GETXATTR value; LISTXATTR
@@ -186,10 +199,12 @@ struct cbox_gofer_req {
 	uint32_t fid;  /* WALK/CREATE/TMPFILE/MKDIR/UNLINK/SYMLINK/MKNOD dirfid; RENAME olddir; BIND
 	                  cwdfid; others fid */
 	uint32_t fid2; /* RENAME newdir; LINK dirfid */
-	uint32_t flags;   /* OPEN, CREATE, TMPFILE: open(2) flags; UNLINK: isdir; SETXATTR: xattr
-	                     flags; WALKDIR: count */
-	uint32_t mode;    /* CREATE, TMPFILE, MKDIR, MKNOD (type and permission bits) */
-	const char *name; /* WALK, CREATE..LINK, MKNOD entry name; RENAME oldname */
+	uint32_t flags;    /* OPEN, CREATE, TMPFILE: open(2) flags; UNLINK: isdir; SETXATTR: xattr
+	                      flags; WALKDIR: count */
+	uint32_t mode;     /* CREATE, TMPFILE, MKDIR, MKNOD (type and permission bits) */
+	uint32_t uid, gid; /* CREATE, TMPFILE, MKDIR, MKNOD, SYMLINK, BIND: the new node's host
+	                      owner, (uint32_t)-1 = as the gofer created it (see "owner" above) */
+	const char *name;  /* WALK, CREATE..LINK, MKNOD entry name; RENAME oldname */
 	size_t name_len;
 	const char *name2; /* RENAME newname; SYMLINK target; BIND sockpath; *XATTR xname; WALKN
 	                      path */

@@ -4,12 +4,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -76,17 +78,32 @@ int count_fds(void)
 struct session S;
 static int fds_before;
 
+/* Clear CAP_CHOWN from the calling thread's effective set: capset acts on one thread, so the
+ * test's own thread keeps it (to remove the tree). A failure shows as chowns that succeed. */
+static void drop_cap_chown(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d) != 0)
+		return;
+	d[0].effective &= ~(1u << CAP_CHOWN);
+	syscall(SYS_capset, &h, d);
+}
+
 static void *serve_thread(void *arg)
 {
 	struct session *s = arg;
+	if (s->no_chown)
+		drop_cap_chown();
 	s->rc = cbox_gofer_serve(s->sv[1], s->root_fd, s->readonly);
 	close(s->sv[1]);
 	return NULL;
 }
 
-static void start(bool readonly)
+static void start(bool readonly, bool no_chown)
 {
 	fds_before = count_fds();
+	S.no_chown = no_chown;
 	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, S.sv), 0);
 	S.root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	cr_assert_geq(S.root_fd, 0);
@@ -109,13 +126,19 @@ static int stop(void)
 void setup_ro(void)
 {
 	make_tree();
-	start(true);
+	start(true, false);
 }
 
 void setup_rw(void)
 {
 	make_tree();
-	start(false);
+	start(false, false);
+}
+
+void setup_rw_no_chown(void)
+{
+	make_tree();
+	start(false, true);
 }
 
 void teardown(void)

@@ -2,8 +2,9 @@
 /*
  * The fixture the gofer server tests share (gofer_fixture.c). root is a fresh temp tree
  * (file.txt "hello", dir/inner, link -> file.txt, fifo, sock); S runs the server on it in a
- * thread, read-only (setup_ro) or writable (setup_rw), with S.c its client; teardown stops it,
- * checks that no fd was left open and removes the tree.
+ * thread, read-only (setup_ro) or writable (setup_rw, or setup_rw_no_chown: a server thread
+ * without CAP_CHOWN, whose chown to another id fails as an unprivileged gofer's does), with S.c
+ * its client; teardown stops it, checks that no fd was left open and removes the tree.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -16,6 +17,7 @@ struct session {
 	int sv[2];
 	int root_fd;
 	bool readonly;
+	bool no_chown; /* the server thread drops CAP_CHOWN from its effective set first */
 	int rc;
 	pthread_t th;
 	struct cbox_gofer_client *c;
@@ -33,6 +35,7 @@ void remove_tree(void);
 int count_fds(void);
 void setup_ro(void);
 void setup_rw(void);
+void setup_rw_no_chown(void);
 void teardown(void);
 /* A new fid for name in the root (asserted); *st its stat when not NULL. */
 uint32_t walk(const char *name, struct cbox_gofer_stat *st);

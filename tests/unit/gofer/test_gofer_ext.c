@@ -100,7 +100,8 @@ static int connect_via(int s, int pfd)
 Test(gofer_ext_rw, bind_then_connect_by_opath)
 {
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	cr_assert_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "sock1", 5, s), 0);
+	cr_assert_eq(
+	    cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "sock1", 5, s, (uint32_t)-1, (uint32_t)-1), 0);
 	cr_assert_eq(listen(s, 4), 0);
 	/* getsockname reports the exact path the guest gave. */
 	struct sockaddr_un got;
@@ -108,7 +109,9 @@ Test(gofer_ext_rw, bind_then_connect_by_opath)
 	cr_assert_eq(getsockname(s, (struct sockaddr *)&got, &glen), 0);
 	cr_expect_str_eq(got.sun_path, "sock1");
 	int s2 = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	cr_expect_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "sock1", 5, s2), -EADDRINUSE);
+	cr_expect_eq(
+	    cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "sock1", 5, s2, (uint32_t)-1, (uint32_t)-1),
+	    -EADDRINUSE);
 	int pfd = cbox_gofer_open(C, walk("sock1"), O_PATH | O_CLOEXEC);
 	cr_assert_geq(pfd, 0, "open O_PATH: %s", strerror(-pfd));
 	cr_expect_eq(connect_via(s2, pfd), 0);
@@ -135,14 +138,23 @@ Test(gofer_ext_rw, bind_refuses_what_is_not_an_af_unix_socket)
 {
 	int p[2];
 	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
-	cr_expect_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "x", 1, p[0]), -ENOTSOCK);
+	cr_expect_eq(
+	    cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "x", 1, p[0], (uint32_t)-1, (uint32_t)-1),
+	    -ENOTSOCK);
 	int in = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	cr_expect_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "x", 1, in), -EAFNOSUPPORT);
+	cr_expect_eq(
+	    cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "x", 1, in, (uint32_t)-1, (uint32_t)-1),
+	    -EAFNOSUPPORT);
 	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	cr_expect_eq(cbox_gofer_bind(C, walk("file"), "x", 1, s), -ENOTDIR);
-	cr_expect_eq(cbox_gofer_bind(C, 4242, "x", 1, s), -EBADF);
-	cr_expect_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "a\0b", 3, s), -EINVAL);
-	cr_expect_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "missing/x", 9, s), -ENOENT);
+	cr_expect_eq(cbox_gofer_bind(C, walk("file"), "x", 1, s, (uint32_t)-1, (uint32_t)-1),
+	             -ENOTDIR);
+	cr_expect_eq(cbox_gofer_bind(C, 4242, "x", 1, s, (uint32_t)-1, (uint32_t)-1), -EBADF);
+	cr_expect_eq(
+	    cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "a\0b", 3, s, (uint32_t)-1, (uint32_t)-1),
+	    -EINVAL);
+	cr_expect_eq(
+	    cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "missing/x", 9, s, (uint32_t)-1, (uint32_t)-1),
+	    -ENOENT);
 	char p2[128];
 	snprintf(p2, sizeof(p2), "%s/x", root);
 	cr_expect_neq(access(p2, F_OK), 0);
@@ -205,7 +217,8 @@ Test(gofer_ext_rw, xattr_privileged_namespaces_refused)
 Test(gofer_ext_ro, bind_and_xattr_writes_refused)
 {
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	cr_expect_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "s", 1, s), -EROFS);
+	cr_expect_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "s", 1, s, (uint32_t)-1, (uint32_t)-1),
+	             -EROFS);
 	uint32_t f = walk("file");
 	cr_expect_eq(cbox_gofer_setxattr(C, f, "user.a", "1", 1, 0), -EROFS);
 	cr_expect_eq(cbox_gofer_removexattr(C, f, "user.a"), -EROFS);

@@ -128,14 +128,19 @@ Test(gofer_ro, mutations_refused)
 	cr_expect_eq(cbox_gofer_open(S.c, f, O_WRONLY), -EROFS);
 	cr_expect_eq(cbox_gofer_open(S.c, f, O_RDWR), -EROFS);
 	cr_expect_eq(cbox_gofer_open(S.c, f, O_RDONLY | O_TRUNC), -EROFS);
-	cr_expect_eq(cbox_gofer_create(S.c, 0, "new", O_WRONLY, 0644, &nf, NULL), -EROFS);
-	cr_expect_eq(cbox_gofer_mkdir(S.c, 0, "newdir", 0755), -EROFS);
+	cr_expect_eq(
+	    cbox_gofer_create(S.c, 0, "new", O_WRONLY, 0644, (uint32_t)-1, (uint32_t)-1, &nf, NULL),
+	    -EROFS);
+	cr_expect_eq(cbox_gofer_mkdir(S.c, 0, "newdir", 0755, (uint32_t)-1, (uint32_t)-1), -EROFS);
 	cr_expect_eq(cbox_gofer_unlink(S.c, 0, "file.txt", false), -EROFS);
 	cr_expect_eq(cbox_gofer_unlink(S.c, 0, "dir", true), -EROFS);
 	cr_expect_eq(cbox_gofer_rename(S.c, 0, "file.txt", 0, "moved", 0), -EROFS);
-	cr_expect_eq(cbox_gofer_symlink(S.c, 0, "sl", "file.txt"), -EROFS);
+	cr_expect_eq(cbox_gofer_symlink(S.c, 0, "sl", "file.txt", (uint32_t)-1, (uint32_t)-1),
+	             -EROFS);
 	cr_expect_eq(cbox_gofer_link(S.c, f, 0, "hard"), -EROFS);
-	cr_expect_eq(cbox_gofer_tmpfile(S.c, 0, O_RDWR, 0600, &nf, NULL), -EROFS);
+	cr_expect_eq(
+	    cbox_gofer_tmpfile(S.c, 0, O_RDWR, 0600, (uint32_t)-1, (uint32_t)-1, &nf, NULL),
+	    -EROFS);
 	struct stat st;
 	char p[256];
 	at(p, "file.txt");
@@ -151,17 +156,22 @@ Test(gofer_rw, mutations_work)
 	struct cbox_gofer_stat st;
 	uint32_t nf = 0;
 	char p[256], b[64];
-	int fd = cbox_gofer_create(S.c, 0, "new", O_RDWR, 04755, &nf, &st);
+	int fd =
+	    cbox_gofer_create(S.c, 0, "new", O_RDWR, 04755, (uint32_t)-1, (uint32_t)-1, &nf, &st);
 	cr_assert_geq(fd, 0, "create: %s", strerror(-fd));
 	cr_expect(S_ISREG(st.mode));
 	cr_expect_eq(st.mode & 06000, 0, "setuid stripped");
 	cr_expect_eq(write(fd, "data", 4), 4);
 	close(fd);
-	cr_expect_eq(cbox_gofer_create(S.c, 0, "new", O_RDWR | O_CREAT | O_EXCL, 0644, &nf, &st),
+	cr_expect_eq(cbox_gofer_create(S.c, 0, "new", O_RDWR | O_CREAT | O_EXCL, 0644, (uint32_t)-1,
+	                               (uint32_t)-1, &nf, &st),
 	             -EEXIST);
-	cr_expect_eq(cbox_gofer_create(S.c, 0, "d2", O_RDWR | O_DIRECTORY, 0755, &nf, &st),
+	cr_expect_eq(cbox_gofer_create(S.c, 0, "d2", O_RDWR | O_DIRECTORY, 0755, (uint32_t)-1,
+	                               (uint32_t)-1, &nf, &st),
 	             -EINVAL);
-	cr_expect_eq(cbox_gofer_create(S.c, 0, "d2", O_RDWR | O_PATH, 0755, &nf, &st), -EINVAL);
+	cr_expect_eq(cbox_gofer_create(S.c, 0, "d2", O_RDWR | O_PATH, 0755, (uint32_t)-1,
+	                               (uint32_t)-1, &nf, &st),
+	             -EINVAL);
 	fd = cbox_gofer_open(S.c, nf, O_WRONLY | O_APPEND);
 	cr_assert_geq(fd, 0);
 	cr_expect_eq(write(fd, "++", 2), 2);
@@ -172,8 +182,8 @@ Test(gofer_rw, mutations_work)
 	cr_expect_str_eq(fgets(b, sizeof(b), f), "data++");
 	fclose(f);
 
-	cr_expect_eq(cbox_gofer_mkdir(S.c, 0, "d", 0700), 0);
-	cr_expect_eq(cbox_gofer_symlink(S.c, 0, "sl", "new"), 0);
+	cr_expect_eq(cbox_gofer_mkdir(S.c, 0, "d", 0700, (uint32_t)-1, (uint32_t)-1), 0);
+	cr_expect_eq(cbox_gofer_symlink(S.c, 0, "sl", "new", (uint32_t)-1, (uint32_t)-1), 0);
 	cr_expect_eq(cbox_gofer_link(S.c, nf, 0, "hard"), 0);
 	cr_expect_eq(cbox_gofer_rename(S.c, 0, "hard", 0, "hard2", 0), 0);
 	at(p, "hard2");
@@ -203,7 +213,7 @@ Test(gofer_rw, tmpfile_then_link)
 	struct cbox_gofer_stat st;
 	uint32_t nf = 0, xf = 0;
 	char p[256];
-	int fd = cbox_gofer_tmpfile(S.c, 0, O_RDWR, 04640, &nf, &st);
+	int fd = cbox_gofer_tmpfile(S.c, 0, O_RDWR, 04640, (uint32_t)-1, (uint32_t)-1, &nf, &st);
 	cr_assert_geq(fd, 0, "tmpfile: %s", strerror(-fd));
 	cr_expect(S_ISREG(st.mode));
 	cr_expect_eq(st.nlink, 0, "unnamed");
@@ -233,19 +243,30 @@ Test(gofer_rw, tmpfile_then_link)
 	cr_expect_eq(cbox_gofer_clunk(S.c, nf), 0);
 	close(fd);
 	/* O_EXCL: never linkable. */
-	fd = cbox_gofer_tmpfile(S.c, 0, O_WRONLY | O_EXCL, 0600, &xf, NULL);
+	fd = cbox_gofer_tmpfile(S.c, 0, O_WRONLY | O_EXCL, 0600, (uint32_t)-1, (uint32_t)-1, &xf,
+	                        NULL);
 	cr_assert_geq(fd, 0);
 	cr_expect_eq(cbox_gofer_link(S.c, xf, 0, "never"), -ENOENT);
 	at(p, "never");
 	cr_expect_neq(access(p, F_OK), 0);
 	close(fd);
 	/* A read-only one is EINVAL (as Linux), as are flags OPEN refuses; a file is no dir. */
-	cr_expect_eq(cbox_gofer_tmpfile(S.c, 0, O_RDONLY, 0600, &nf, NULL), -EINVAL);
-	cr_expect_eq(cbox_gofer_tmpfile(S.c, 0, O_RDWR | O_PATH, 0600, &nf, NULL), -EINVAL);
-	cr_expect_eq(cbox_gofer_tmpfile(S.c, 0, O_RDWR | O_CREAT, 0600, &nf, NULL), -EINVAL);
-	cr_expect_eq(cbox_gofer_tmpfile(S.c, 0, O_RDWR | O_DIRECTORY, 0600, &nf, NULL), -EINVAL);
+	cr_expect_eq(
+	    cbox_gofer_tmpfile(S.c, 0, O_RDONLY, 0600, (uint32_t)-1, (uint32_t)-1, &nf, NULL),
+	    -EINVAL);
+	cr_expect_eq(cbox_gofer_tmpfile(S.c, 0, O_RDWR | O_PATH, 0600, (uint32_t)-1, (uint32_t)-1,
+	                                &nf, NULL),
+	             -EINVAL);
+	cr_expect_eq(cbox_gofer_tmpfile(S.c, 0, O_RDWR | O_CREAT, 0600, (uint32_t)-1, (uint32_t)-1,
+	                                &nf, NULL),
+	             -EINVAL);
+	cr_expect_eq(cbox_gofer_tmpfile(S.c, 0, O_RDWR | O_DIRECTORY, 0600, (uint32_t)-1,
+	                                (uint32_t)-1, &nf, NULL),
+	             -EINVAL);
 	uint32_t f = walk("file.txt", NULL);
-	cr_expect_eq(cbox_gofer_tmpfile(S.c, f, O_RDWR, 0600, &nf, NULL), -ENOTDIR);
+	cr_expect_eq(
+	    cbox_gofer_tmpfile(S.c, f, O_RDWR, 0600, (uint32_t)-1, (uint32_t)-1, &nf, NULL),
+	    -ENOTDIR);
 }
 
 Test(gofer_rw, replaced_name_is_stale)
@@ -560,7 +581,9 @@ Test(gofer_rw, mknod_types)
 {
 	struct cbox_gofer_stat st;
 	uint32_t nf = 0;
-	cr_assert_eq(cbox_gofer_mknod(S.c, 0, "p", S_IFIFO | 06640, &nf, &st), 0);
+	cr_assert_eq(
+	    cbox_gofer_mknod(S.c, 0, "p", S_IFIFO | 06640, (uint32_t)-1, (uint32_t)-1, &nf, &st),
+	    0);
 	cr_expect(S_ISFIFO(st.mode));
 	cr_expect_eq(st.mode & 07777, 0640, "setuid/setgid dropped");
 	cr_expect_eq(host_lstat("p").st_ino, st.ino);
@@ -568,24 +591,42 @@ Test(gofer_rw, mknod_types)
 	int fd = cbox_gofer_open(S.c, nf, O_RDONLY | O_NONBLOCK);
 	cr_assert_geq(fd, 0, "open: %s", strerror(-fd));
 	close(fd);
-	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "p", S_IFIFO | 0600, &nf, &st), -EEXIST);
-	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "s", S_IFSOCK | 0755, &nf, &st), 0);
+	cr_expect_eq(
+	    cbox_gofer_mknod(S.c, 0, "p", S_IFIFO | 0600, (uint32_t)-1, (uint32_t)-1, &nf, &st),
+	    -EEXIST);
+	cr_expect_eq(
+	    cbox_gofer_mknod(S.c, 0, "s", S_IFSOCK | 0755, (uint32_t)-1, (uint32_t)-1, &nf, &st),
+	    0);
 	cr_expect(S_ISSOCK(host_lstat("s").st_mode));
 	cr_expect_eq(cbox_gofer_open(S.c, nf, O_RDONLY), -ENXIO);
-	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "r", 0600, &nf, &st), 0, "type 0 is a file");
+	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "r", 0600, (uint32_t)-1, (uint32_t)-1, &nf, &st), 0,
+	             "type 0 is a file");
 	cr_expect(S_ISREG(st.mode));
-	cr_expect_eq(cbox_gofer_mknod(S.c, walk("dir", NULL), "r2", S_IFREG | 0644, &nf, &st), 0);
+	cr_expect_eq(cbox_gofer_mknod(S.c, walk("dir", NULL), "r2", S_IFREG | 0644, (uint32_t)-1,
+	                              (uint32_t)-1, &nf, &st),
+	             0);
 	cr_expect(S_ISREG(host_lstat("dir/r2").st_mode));
 	/* No devices, ever; no other types through MKNOD. */
-	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "c", S_IFCHR | 0666, &nf, &st), -EPERM);
-	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "b", S_IFBLK | 0666, &nf, &st), -EPERM);
-	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "d", S_IFDIR | 0755, &nf, &st), -EINVAL);
-	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "l", S_IFLNK | 0777, &nf, &st), -EINVAL);
-	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "x", 0x100000 | S_IFIFO, &nf, &st), -EINVAL);
+	cr_expect_eq(
+	    cbox_gofer_mknod(S.c, 0, "c", S_IFCHR | 0666, (uint32_t)-1, (uint32_t)-1, &nf, &st),
+	    -EPERM);
+	cr_expect_eq(
+	    cbox_gofer_mknod(S.c, 0, "b", S_IFBLK | 0666, (uint32_t)-1, (uint32_t)-1, &nf, &st),
+	    -EPERM);
+	cr_expect_eq(
+	    cbox_gofer_mknod(S.c, 0, "d", S_IFDIR | 0755, (uint32_t)-1, (uint32_t)-1, &nf, &st),
+	    -EINVAL);
+	cr_expect_eq(
+	    cbox_gofer_mknod(S.c, 0, "l", S_IFLNK | 0777, (uint32_t)-1, (uint32_t)-1, &nf, &st),
+	    -EINVAL);
+	cr_expect_eq(
+	    cbox_gofer_mknod(S.c, 0, "x", 0x100000 | S_IFIFO, (uint32_t)-1, (uint32_t)-1, &nf, &st),
+	    -EINVAL);
 	char p[256];
 	at(p, "c");
 	cr_expect_neq(access(p, F_OK), 0);
-	cr_expect_eq(cbox_gofer_mknod(S.c, walk("file.txt", NULL), "x", S_IFIFO, &nf, &st),
+	cr_expect_eq(cbox_gofer_mknod(S.c, walk("file.txt", NULL), "x", S_IFIFO, (uint32_t)-1,
+	                              (uint32_t)-1, &nf, &st),
 	             -ENOTDIR);
 }
 
@@ -598,7 +639,9 @@ Test(gofer_ro, setattr_mknod_refused)
 	    -EROFS);
 	cr_expect_eq(setattr(f, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_SIZE}), -EROFS);
 	cr_expect_eq(setattr(f, (struct cbox_gofer_setattr){.valid = 0}), -EROFS);
-	cr_expect_eq(cbox_gofer_mknod(S.c, 0, "p", S_IFIFO | 0600, &nf, NULL), -EROFS);
+	cr_expect_eq(
+	    cbox_gofer_mknod(S.c, 0, "p", S_IFIFO | 0600, (uint32_t)-1, (uint32_t)-1, &nf, NULL),
+	    -EROFS);
 	struct stat st = host_lstat("file.txt");
 	cr_expect_eq(st.st_mode, before.st_mode);
 	cr_expect_eq(st.st_size, 5);

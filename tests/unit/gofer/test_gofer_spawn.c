@@ -83,7 +83,9 @@ Test(gofer_spawn, serves_read_only_rootfs)
 	cr_expect_str_eq(b, "content");
 	close(fd);
 	cr_expect_eq(cbox_gofer_open(c, fid, O_WRONLY), -EROFS);
-	cr_expect_eq(cbox_gofer_create(c, 0, "g", O_WRONLY, 0644, &nf, NULL), -EROFS);
+	cr_expect_eq(
+	    cbox_gofer_create(c, 0, "g", O_WRONLY, 0644, (uint32_t)-1, (uint32_t)-1, &nf, NULL),
+	    -EROFS);
 	struct cbox_gofer_statfs sf;
 	cr_assert_eq(cbox_gofer_statfs(c, 0, &sf), 0);
 	cr_expect(sf.flags & 1 /* ST_RDONLY */, "the mount itself is read-only");
@@ -102,11 +104,12 @@ Test(gofer_spawn, writable_rootfs)
 	pid_t pid;
 	struct cbox_gofer_client *c = spawn(root, false, &pid);
 	uint32_t nf;
-	int fd = cbox_gofer_create(c, 0, "new", O_WRONLY, 0600, &nf, NULL);
+	int fd =
+	    cbox_gofer_create(c, 0, "new", O_WRONLY, 0600, (uint32_t)-1, (uint32_t)-1, &nf, NULL);
 	cr_assert_geq(fd, 0, "create: %s", strerror(-fd));
 	cr_expect_eq(write(fd, "ok", 2), 2);
 	close(fd);
-	cr_expect_eq(cbox_gofer_mkdir(c, 0, "d", 0700), 0);
+	cr_expect_eq(cbox_gofer_mkdir(c, 0, "d", 0700, (uint32_t)-1, (uint32_t)-1), 0);
 	cr_expect_eq(cbox_gofer_rename(c, 0, "new", 0, "moved", 0), 0);
 	cbox_gofer_client_free(c);
 	int status = wait_exit(pid);
@@ -115,6 +118,45 @@ Test(gofer_spawn, writable_rootfs)
 	struct stat st;
 	cr_expect_eq(stat(p, &st), 0);
 	cr_expect_eq(st.st_size, 2);
+	snprintf(p, sizeof(p), "rm -rf '%s'", root);
+	cr_expect_eq(system(p), 0);
+}
+
+/* Every creation with an owner, in the real gofer: its seccomp filter allows what that takes. */
+Test(gofer_spawn, creations_take_their_owner_under_seccomp)
+{
+	need_root();
+	char root[] = "/tmp/cbox-gofer-spawn-XXXXXX", p[128];
+	cr_assert_not_null(mkdtemp(root));
+	pid_t pid;
+	struct cbox_gofer_client *c = spawn(root, false, &pid);
+	struct cbox_gofer_stat st;
+	uint32_t nf;
+	int fd = cbox_gofer_create(c, 0, "f", O_WRONLY, 0600, 1234, 5678, &nf, &st);
+	cr_assert_geq(fd, 0, "create: %s", strerror(-fd));
+	close(fd);
+	cr_expect_eq(st.uid, 1234);
+	fd = cbox_gofer_tmpfile(c, 0, O_RDWR, 0600, 1234, 5678, &nf, &st);
+	cr_assert_geq(fd, 0, "tmpfile: %s", strerror(-fd));
+	close(fd);
+	cr_expect_eq(st.gid, 5678);
+	cr_expect_eq(cbox_gofer_mkdir(c, 0, "d", 0700, 1234, 5678), 0);
+	cr_expect_eq(cbox_gofer_symlink(c, 0, "l", "f", 1234, 5678), 0);
+	cr_expect_eq(cbox_gofer_mknod(c, 0, "p", S_IFIFO | 0600, 1234, 5678, &nf, &st), 0);
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_expect_eq(cbox_gofer_bind(c, 0, "s", 1, s, 1234, 5678), 0);
+	close(s);
+	cbox_gofer_client_free(c);
+	int status = wait_exit(pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+	static const char *const names[] = {"f", "d", "l", "p", "s"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct stat hs;
+		snprintf(p, sizeof(p), "%s/%s", root, names[i]);
+		cr_assert_eq(lstat(p, &hs), 0, "%s", names[i]);
+		cr_expect(hs.st_uid == 1234 && hs.st_gid == 5678, "%s: %u:%u", names[i], hs.st_uid,
+		          hs.st_gid);
+	}
 	snprintf(p, sizeof(p), "rm -rf '%s'", root);
 	cr_expect_eq(system(p), 0);
 }
@@ -353,7 +395,7 @@ Test(gofer_spawn, builds_the_guest_tree)
 	cr_expect_eq(count_entries(c, home, names, sizeof(names)), 2, "home has: %s", names);
 	uint32_t user = must_walk(c, "/home/user", NULL);
 	cr_expect_eq(cbox_gofer_walk(c, user, ".ssh", &nf, NULL), -ENOENT);
-	cr_expect_eq(cbox_gofer_mkdir(c, home, "x", 0755), -EROFS);
+	cr_expect_eq(cbox_gofer_mkdir(c, home, "x", 0755, (uint32_t)-1, (uint32_t)-1), -EROFS);
 	/* hide: a file is empty and read-only; a socket is an empty file too */
 	uint32_t shadow = must_walk(c, "/etc/shadow", &st);
 	cr_expect(S_ISREG(st.mode));
@@ -369,11 +411,14 @@ Test(gofer_spawn, builds_the_guest_tree)
 	must_walk(c, "/lnk", &st);
 	cr_expect(S_ISLNK(st.mode));
 	/* the ro rootfs refuses writes; the kernel says so, not the server */
-	cr_expect_eq(cbox_gofer_create(c, 0, "new", O_WRONLY, 0644, &nf, NULL), -EROFS);
+	cr_expect_eq(
+	    cbox_gofer_create(c, 0, "new", O_WRONLY, 0644, (uint32_t)-1, (uint32_t)-1, &nf, NULL),
+	    -EROFS);
 
 	/* a writable bind: what is made here lands on the host */
 	uint32_t data = must_walk(c, "/data", NULL);
-	fd = cbox_gofer_create(c, data, "out.txt", O_WRONLY, 0644, &nf, NULL);
+	fd = cbox_gofer_create(c, data, "out.txt", O_WRONLY, 0644, (uint32_t)-1, (uint32_t)-1, &nf,
+	                       NULL);
 	cr_assert_geq(fd, 0, "create in /data: %s", strerror(-fd));
 	cr_expect_eq(write(fd, "hello", 5), 5);
 	close(fd);
@@ -387,14 +432,18 @@ Test(gofer_spawn, builds_the_guest_tree)
 	                               .mtime_sec = 1500000000};
 	cr_expect_eq(cbox_gofer_setattr(c, nf, &a), 0);
 	uint32_t fifo;
-	cr_expect_eq(cbox_gofer_mknod(c, data, "fifo", S_IFIFO | 0644, &fifo, &st), 0);
-	cr_expect_eq(cbox_gofer_mknod(c, data, "dev", S_IFCHR | 0644, &fifo, &st), -EPERM);
+	cr_expect_eq(cbox_gofer_mknod(c, data, "fifo", S_IFIFO | 0644, (uint32_t)-1, (uint32_t)-1,
+	                              &fifo, &st),
+	             0);
+	cr_expect_eq(cbox_gofer_mknod(c, data, "dev", S_IFCHR | 0644, (uint32_t)-1, (uint32_t)-1,
+	                              &fifo, &st),
+	             -EPERM);
 	/* a read-only bind */
 	uint32_t rof = must_walk(c, "/rodata/ro.txt", NULL);
 	cr_expect_eq(cbox_gofer_open(c, rof, O_WRONLY), -EROFS);
-	cr_expect_eq(
-	    cbox_gofer_create(c, must_walk(c, "/rodata", NULL), "n", O_WRONLY, 0644, &nf, NULL),
-	    -EROFS);
+	cr_expect_eq(cbox_gofer_create(c, must_walk(c, "/rodata", NULL), "n", O_WRONLY, 0644,
+	                               (uint32_t)-1, (uint32_t)-1, &nf, NULL),
+	             -EROFS);
 	cr_expect_eq(
 	    cbox_gofer_setattr(
 	        c, rof, &(struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_MODE, .mode = 0777}),
@@ -402,7 +451,7 @@ Test(gofer_spawn, builds_the_guest_tree)
 	/* a tmpfs: writable, mkdirs made in it */
 	uint32_t tmp = must_walk(c, "/tmp", &st);
 	cr_expect_eq(st.mode & 07777, 01777);
-	fd = cbox_gofer_create(c, tmp, "t", O_WRONLY, 0600, &nf, NULL);
+	fd = cbox_gofer_create(c, tmp, "t", O_WRONLY, 0600, (uint32_t)-1, (uint32_t)-1, &nf, NULL);
 	cr_expect_geq(fd, 0);
 	close(fd);
 	must_walk(c, "/tmp/a/b", &st);
@@ -411,7 +460,8 @@ Test(gofer_spawn, builds_the_guest_tree)
 	/* the bind inside the hidden dir, and the file bind */
 	uint32_t proj = must_walk(c, "/home/user/proj", NULL);
 	must_walk(c, "/home/user/proj/main.c", NULL);
-	fd = cbox_gofer_create(c, proj, "built", O_WRONLY, 0644, &nf, NULL);
+	fd = cbox_gofer_create(c, proj, "built", O_WRONLY, 0644, (uint32_t)-1, (uint32_t)-1, &nf,
+	                       NULL);
 	cr_expect_geq(fd, 0, "the workdir bind stays writable under the read-only mask");
 	close(fd);
 	uint32_t cf = must_walk(c, "/home/cfg.txt", NULL);
@@ -527,7 +577,8 @@ Test(gofer_spawn, writable_rootfs_with_mounts)
 	struct cbox_gofer_client *c = cbox_gofer_client_new(sock);
 	uint32_t nf;
 	/* Every mount read-only but the rootfs writable: the server does not refuse writes. */
-	int fd = cbox_gofer_create(c, 0, "x", O_WRONLY, 0644, &nf, NULL);
+	int fd =
+	    cbox_gofer_create(c, 0, "x", O_WRONLY, 0644, (uint32_t)-1, (uint32_t)-1, &nf, NULL);
 	cr_expect_geq(fd, 0);
 	close(fd);
 	cr_expect_eq(cbox_gofer_open(c, must_walk(c, "/rodata/ro.txt", NULL), O_RDWR), -EROFS);
@@ -583,12 +634,13 @@ Test(gofer_spawn, host_root_like_cbox_run)
 	char p[128];
 	snprintf(p, sizeof(p), "%s/src.c", target);
 	must_walk(c, p, NULL);
-	int fd = cbox_gofer_create(c, must_walk(c, target, NULL), "out", O_WRONLY, 0644, &nf, NULL);
+	int fd = cbox_gofer_create(c, must_walk(c, target, NULL), "out", O_WRONLY, 0644,
+	                           (uint32_t)-1, (uint32_t)-1, &nf, NULL);
 	cr_expect_geq(fd, 0, "create in the working folder: %s", strerror(-fd));
 	close(fd);
-	cr_expect_eq(
-	    cbox_gofer_create(c, must_walk(c, "/etc", NULL), "x", O_WRONLY, 0644, &nf, NULL),
-	    -EROFS);
+	cr_expect_eq(cbox_gofer_create(c, must_walk(c, "/etc", NULL), "x", O_WRONLY, 0644,
+	                               (uint32_t)-1, (uint32_t)-1, &nf, NULL),
+	             -EROFS);
 	cbox_gofer_client_free(c);
 	int status = wait_exit(pid);
 	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
@@ -615,7 +667,8 @@ Test(gofer_spawn, overlay_root_leaves_the_rootfs_alone)
 	struct cbox_gofer_client *c = cbox_gofer_client_new(sock);
 	uint32_t nf;
 	/* A new file, a copied-up file and a removed lower file: all in the upper layer. */
-	int fd = cbox_gofer_create(c, 0, "new", O_WRONLY, 0644, &nf, NULL);
+	int fd =
+	    cbox_gofer_create(c, 0, "new", O_WRONLY, 0644, (uint32_t)-1, (uint32_t)-1, &nf, NULL);
 	cr_expect_geq(fd, 0, "create: %s", strerror(-fd));
 	close(fd);
 	fd = cbox_gofer_open(c, must_walk(c, "/etc/passwd", NULL), O_WRONLY | O_TRUNC);

@@ -262,7 +262,7 @@ Test(gofer_wire, setattr_fields_checked)
 Test(gofer_wire, mknod_round_trips)
 {
 	int len = enc(CBOX_GOFER_MKNOD, "fifo", NULL);
-	cr_assert_eq(len, 16 + 4 + 4 + 2 + 4);
+	cr_assert_eq(len, 16 + 4 + 8 + 4 + 2 + 4);
 	struct cbox_gofer_req q;
 	cr_assert_eq(cbox_gofer_decode_request(buf, (size_t)len, &q), 0);
 	cr_expect_eq(q.fid, 3);
