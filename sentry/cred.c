@@ -397,6 +397,20 @@ int cbox_cred_set_keepcaps(struct cbox_cred **cp, bool on)
 	return 0;
 }
 
+struct cbox_cred *cbox_cred_for_access(struct cbox_cred *c)
+{
+	uint64_t eff = c->uid == 0 ? c->cap_prm : 0;
+	if (c->fsuid == c->uid && c->fsgid == c->gid && c->cap_eff == eff)
+		return cbox_cred_get(c);
+	struct cbox_cred *n = prepare(c, c->ngroups);
+	if (!n)
+		return NULL;
+	n->fsuid = n->uid;
+	n->fsgid = n->gid;
+	n->cap_eff = eff;
+	return n;
+}
+
 int cbox_cred_exec(struct cbox_cred **cp)
 {
 	struct cbox_cred *c = prepare(*cp, (*cp)->ngroups);

@@ -131,7 +131,7 @@ void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap)
 	} else if (e->kind == CBOX_SYS_REFUSE) {
 		log_refused(s, e, trap->nr);
 		r = -e->err;
-	} else if (!task->fs || !task->files || !task->tg) {
+	} else if (!task->fs || !task->files || !task->tg || !task->cred) {
 		/* Not yet linked to its parent: only calls that need no state can run. */
 		r = e->kind == CBOX_SYS_EMU ? -EAGAIN : CBOX_SYSRET_CONTINUE;
 	} else if (e->handler) {

@@ -33,7 +33,9 @@ static int open_checked(struct cbox_sentry *s, struct cbox_task *t, int dirfd, c
 			return r;
 		/* Linux: only regular files with an execute bit for the caller run; a symlink that
 		 * was not to be followed (execveat AT_SYMLINK_NOFOLLOW) is ELOOP. */
-		r = S_ISLNK(d->mode) ? -ELOOP : !S_ISREG(d->mode) ? -EACCES : cbox_vfs_may(d, X_OK);
+		r = S_ISLNK(d->mode)    ? -ELOOP
+		    : !S_ISREG(d->mode) ? -EACCES
+		                        : cbox_vfs_may(t, d, X_OK);
 		int fd = r < 0 ? r : cbox_vfs_open(s, t, d, O_RDONLY);
 		if (fd >= 0) {
 			*out = d;
@@ -349,6 +351,10 @@ int64_t cbox_exec_loader_request(struct cbox_sysctx *c)
 	struct cbox_exec_pending *e = t->exec;
 	if (!e)
 		return CBOX_SYSRET_CONTINUE;
+	/* The host's exec of the loader succeeded: the new image's credentials are exec's (an
+	 * exec that fails earlier keeps the old ones, as in Linux). */
+	if (cbox_cred_exec(&t->cred) < 0)
+		return -ENOMEM;
 	struct cbox_loader_info info;
 	memset(&info, 0, sizeof(info));
 	info.version = CBOX_LOADER_ABI_VERSION;

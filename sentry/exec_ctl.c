@@ -189,6 +189,27 @@ int cbox_exec_ctl_init(struct cbox_sentry *s, int install_peer)
 
 /* ---- the sentry's side ------------------------------------------------------------------- */
 
+/* The credentials of the process a request starts: its user, else root (uid 0, gid 0), as
+ * the sandbox's first process would get them. NULL after replying why. */
+static struct cbox_cred *request_cred(struct cbox_sentry *s, int conn,
+                                      const struct cbox_exec_req *req)
+{
+	const struct cbox_sentry_config *cfg = s->cfg;
+	uint32_t uid = req->has_user ? req->uid : 0, gid = req->has_user ? req->gid : 0;
+	size_t n = req->has_user ? req->ngroups : 0;
+	/* Under cbox-run (or a runtime not run as root) the guest's user namespace maps only 0:
+	 * another id would have no host id to stand for. */
+	if (!cfg->all_ids && (uid != 0 || gid != 0 || n != 0)) {
+		reply(conn, CBOX_EXEC_ERROR, EINVAL,
+		      "this sandbox maps only uid 0 and gid 0 (its runtime did not run as root)");
+		return NULL;
+	}
+	struct cbox_cred *cr = cbox_cred_new(uid, gid, req->groups, n, cfg->cap_bset, cfg->all_ids);
+	if (!cr)
+		reply(conn, CBOX_EXEC_ERROR, ENOMEM, "out of memory");
+	return cr;
+}
+
 /* Start the task for one request read from conn; answers on conn. Returns whether conn is
  * kept (the task started: its exit is reported there). */
 static bool start_task(struct cbox_sentry *s, int conn, const char *buf, size_t len,
@@ -202,8 +223,12 @@ static bool start_task(struct cbox_sentry *s, int conn, const char *buf, size_t 
 	}
 	char cwd[4096];
 	snprintf(cwd, sizeof(cwd), "%s", req.cwd);
+	struct cbox_cred *cred = request_cred(s, conn, &req);
 	cbox_exec_req_release(&req);
+	if (!cred)
+		return false;
 	if (s->nexec == CBOX_EXEC_MAX_SESSIONS) {
+		cbox_cred_put(cred);
 		reply(conn, CBOX_EXEC_ERROR, EAGAIN, "too many exec sessions in this sandbox");
 		return false;
 	}
@@ -229,6 +254,7 @@ static bool start_task(struct cbox_sentry *s, int conn, const char *buf, size_t 
 		      "the sandbox could not start it");
 		if (sync[0] >= 0)
 			close(sync[0]);
+		cbox_cred_put(cred);
 		return false;
 	}
 	/* Traced before it runs anything of the request, as every guest task; it says when it
@@ -243,9 +269,10 @@ static bool start_task(struct cbox_sentry *s, int conn, const char *buf, size_t 
 		char why[96];
 		snprintf(why, sizeof(why), "tracing the new task: %s", strerror(e));
 		reply(conn, CBOX_EXEC_ERROR, e, why);
+		cbox_cred_put(cred);
 		return false;
 	}
-	r = cbox_sentry_task_start(s, pid, cwd);
+	r = cbox_sentry_task_start(s, pid, cwd, cred);
 	char go = 'g';
 	if (r < 0 || write(sync[0], &go, 1) != 1) {
 		kill(pid, SIGKILL);

@@ -40,15 +40,26 @@ bool cbox_vfs_ro_fresh(const struct cbox_dentry *d)
 }
 
 /*
- * The guest is uid 0 and gid 0 of a user namespace that maps only one host id (the one cbox-run
- * runs as, which owns what the gofer creates). As Linux shows files of a user namespace, the
- * host owner that is mapped appears as 0, every other one as the overflow id 65534 (nobody):
- * the guest learns nothing of the host's users, and tools that check ownership (git's
- * safe.directory) see their working folder as their own.
+ * Under cbox-run the guest is uid 0 and gid 0 of a user namespace that maps only one host id
+ * (the one cbox-run runs as, which owns what the gofer creates). As Linux shows files of a user
+ * namespace, the host owner that is mapped appears as 0, every other one as the overflow id
+ * 65534 (nobody): the guest learns nothing of the host's users, and tools that check ownership
+ * (git's safe.directory) see their working folder as their own. Under the OCI runtime run as
+ * root (all_ids) the ids are the host's, as runc shows a container's files without a user
+ * namespace: an image's files keep the owners its layers gave them.
  */
-static uint32_t map_id(uint32_t host, uint32_t mine)
+uint32_t cbox_id_to_guest(const struct cbox_sentry *s, uint32_t host, bool group)
 {
-	return host == mine ? 0 : 65534;
+	if (s->cfg->all_ids)
+		return host;
+	return host == (group ? s->cfg->owner_gid : s->cfg->owner_uid) ? 0 : CBOX_OVERFLOW_ID;
+}
+
+uint32_t cbox_id_to_host(const struct cbox_sentry *s, uint32_t id, bool group)
+{
+	if (s->cfg->all_ids || id == (uint32_t)-1)
+		return id;
+	return group ? s->cfg->owner_gid : s->cfg->owner_uid;
 }
 
 static void fill_stat(const struct cbox_sentry *s, const struct cbox_gofer_stat *g, struct stat *st)
@@ -58,8 +69,8 @@ static void fill_stat(const struct cbox_sentry *s, const struct cbox_gofer_stat 
 	st->st_ino = g->ino;
 	st->st_mode = g->mode;
 	st->st_nlink = g->nlink;
-	st->st_uid = map_id(g->uid, s->cfg->owner_uid);
-	st->st_gid = map_id(g->gid, s->cfg->owner_gid);
+	st->st_uid = cbox_id_to_guest(s, g->uid, false);
+	st->st_gid = cbox_id_to_guest(s, g->gid, true);
 	st->st_rdev = g->rdev;
 	st->st_size = g->size;
 	st->st_blksize = g->blksize;
@@ -83,8 +94,8 @@ struct cbox_dentry *cbox_fs_gofer_dentry(struct cbox_sentry *s, struct cbox_dent
 	}
 	d->fid = fid;
 	d->ino = st->ino;
-	d->uid = map_id(st->uid, s->cfg->owner_uid);
-	d->gid = map_id(st->gid, s->cfg->owner_gid);
+	d->uid = cbox_id_to_guest(s, st->uid, false);
+	d->gid = cbox_id_to_guest(s, st->gid, true);
 	d->host_dev = st->dev;
 	d->host_ino = st->ino;
 	return d;

@@ -163,17 +163,7 @@ static bool has_task(enum cbox_proc_kind k)
 /* The guest task with pid or tid vid (a thread's /proc/<tid> is found too, as on Linux). */
 static struct cbox_task *resolve(struct cbox_sentry *s, pid_t vid)
 {
-	if (vid <= 0)
-		return NULL;
-	for (size_t h = 0; h < CBOX_TASK_HASH; h++)
-		for (struct cbox_task *x = s->tasks[h]; x; x = x->next_in_hash) {
-			if (!x->tg)
-				continue;
-			cbox_task_vpid(s, x); /* fills x->vtid */
-			if (x->vtid == vid)
-				return x;
-		}
-	return NULL;
+	return cbox_task_by_vtid(s, vid);
 }
 
 static int parse_num(const char *name)
@@ -324,8 +314,16 @@ static int p_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	st->st_dev = d->mnt->dev;
 	st->st_ino = d->ino;
 	st->st_blksize = 1024;
-	if (has_task(KIND(d->priv)) && !resolve(s, PID(d->priv)))
+	if (!has_task(KIND(d->priv)))
+		return 0;
+	struct cbox_task *pt = resolve(s, PID(d->priv));
+	if (!pt)
 		return -ENOENT; /* the process went away */
+	/* A process's files belong to its effective ids, as Linux shows them (ps reads them). */
+	if (pt->cred) {
+		st->st_uid = pt->cred->euid;
+		st->st_gid = pt->cred->egid;
+	}
 	return 0;
 }
 

@@ -160,17 +160,31 @@ static bool status_line(struct cbox_sentry *s, struct cbox_task *t, struct cbox_
 	static const char *const pids[] = {"Pid",   "PPid",   "Tgid",  "NStgid",
 	                                   "NSpid", "NSpgid", "NSsid", NULL};
 	static const char *const caps[] = {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", NULL};
+	const struct cbox_cred *cr = pt->cred;
 	if (key_in(key, pids)) {
 		/* NS*: the guest sees its own namespace only, so one level. */
 		cbox_proc_printf(b, "%s:\t%d\n", key, vpid_or_zero(s, strtol(val, NULL, 10)));
 	} else if (!strcmp(key, "TracerPid") || !strcmp(key, "Ngid")) {
 		cbox_proc_printf(b, "%s:\t0\n", key); /* the sentry is nobody's tracer */
-	} else if (!strcmp(key, "Uid") || !strcmp(key, "Gid")) {
-		cbox_proc_printf(b, "%s:\t0\t0\t0\t0\n", key);
+	} else if (cr && (!strcmp(key, "Uid") || !strcmp(key, "Gid"))) {
+		/* The ids and capabilities are the sentry's (cbox/cred.h), not the host task's. */
+		bool u = key[0] == 'U';
+		cbox_proc_printf(b, "%s:\t%u\t%u\t%u\t%u\n", key, u ? cr->uid : cr->gid,
+		                 u ? cr->euid : cr->egid, u ? cr->suid : cr->sgid,
+		                 u ? cr->fsuid : cr->fsgid);
+	} else if (cr && !strcmp(key, "Groups")) {
+		cbox_proc_printf(b, "Groups:\t");
+		for (uint32_t i = 0; i < cr->ngroups; i++)
+			cbox_proc_printf(b, "%u ", cr->groups[i]);
+		cbox_proc_printf(b, "\n");
 	} else if (key_in(key, caps)) {
-		/* The guest holds no capability at all (its ns and the seccomp filter see to it).
-		 */
-		cbox_proc_printf(b, "%s:\t0000000000000000\n", key);
+		uint64_t v = !cr                      ? 0
+		             : !strcmp(key, "CapInh") ? cr->cap_inh
+		             : !strcmp(key, "CapPrm") ? cr->cap_prm
+		             : !strcmp(key, "CapEff") ? cr->cap_eff
+		             : !strcmp(key, "CapBnd") ? cr->cap_bnd
+		                                      : 0; /* no ambient capabilities */
+		cbox_proc_printf(b, "%s:\t%016llx\n", key, (unsigned long long)v);
 	} else if (!strcmp(key, "NoNewPrivs")) {
 		cbox_proc_printf(b, "NoNewPrivs:\t1\n");
 	} else if (!strcmp(key, "Seccomp")) {
@@ -252,6 +266,13 @@ int cbox_proc_gen_pid(struct cbox_sentry *s, struct cbox_task *t, struct cbox_ta
 		    [P_SETGROUPS] = "setgroups", [P_OOM_ADJ] = "oom_score_adj",
 		    [P_LOGINUID] = "loginuid",
 		};
+		/* Every id is mapped when the sentry serves ids 1:1 (the OCI runtime as root), as
+		 * in a container without a user namespace: the maps say so, not the host's one id.
+		 */
+		if ((kind == P_UID_MAP || kind == P_GID_MAP) && s->cfg->all_ids) {
+			cbox_proc_printf(b, "%10u %10u %10u\n", 0u, 0u, 4294967295u);
+			return 0;
+		}
 		return append_task(b, pt, names[kind]);
 	}
 	default:

@@ -158,8 +158,10 @@ int cbox_sentry_seccomp_install(void);
 /* A KILL_PROCESS filter allowing exactly the n syscalls nrs (also the --init allowlist). */
 int cbox_seccomp_allowlist_load(const int *nrs, size_t n);
 /* A traced task the sentry started (the first, or one of `cbox exec`): its state, with its
- * working directory at cwd (guest path; "/" when not in the tree). */
-int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd);
+ * working directory at cwd (guest path; "/" when not in the tree) and credentials cred
+ * (consumed; NULL, from a failed cbox_cred_new, gives -ENOMEM). */
+int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd,
+                           struct cbox_cred *cred);
 
 /* `cbox exec` (exec_ctl.c): the spawner, forked before the sentry locks itself down (after
  * the guest's first task exists); the loop's fds; a task's exit. */

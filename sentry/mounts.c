@@ -95,8 +95,8 @@ static int attach(struct cbox_sentry *s, struct cbox_mount *m, const char *name)
 			mp->ino = st.ino;
 			mp->host_dev = st.dev;
 			mp->host_ino = st.ino;
-			mp->uid = st.uid == s->cfg->owner_uid ? 0 : 65534;
-			mp->gid = st.gid == s->cfg->owner_gid ? 0 : 65534;
+			mp->uid = cbox_id_to_guest(s, st.uid, false);
+			mp->gid = cbox_id_to_guest(s, st.gid, true);
 		}
 	} else {
 		mp = cbox_dentry_new(&s->root_mnt, s->root, name, S_IFDIR | 0555);
@@ -173,9 +173,8 @@ int cbox_vfs_init(struct cbox_sentry *s)
 	s->root->ino = st.ino;
 	s->root->host_dev = st.dev;
 	s->root->host_ino = st.ino;
-	/* As fs_gofer.c maps owners: the one host id the sandbox maps is the guest's 0. */
-	s->root->uid = st.uid == s->cfg->owner_uid ? 0 : 65534;
-	s->root->gid = st.gid == s->cfg->owner_gid ? 0 : 65534;
+	s->root->uid = cbox_id_to_guest(s, st.uid, false);
+	s->root->gid = cbox_id_to_guest(s, st.gid, true);
 	s->root_mnt.root = s->root;
 	/* Not read-only: /proc decides per file (comm and oom_score_adj are writable by their
 	 * task, the rest EACCES or EPERM as Linux answers), which a read-only mount would

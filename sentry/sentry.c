@@ -138,11 +138,15 @@ static void loopback_up(void)
 	close(fd);
 }
 
-int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd)
+int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd,
+                           struct cbox_cred *cred)
 {
-	struct cbox_task *t = cbox_task_new(s, pid);
-	if (!t)
+	struct cbox_task *t = cred ? cbox_task_new(s, pid) : NULL;
+	if (!t) {
+		cbox_cred_put(cred);
 		return -ENOMEM;
+	}
+	t->cred = cred;
 	t->seen_first_stop = true;
 	t->attached_parent = true;
 	t->takes_listener = true;
@@ -158,7 +162,7 @@ int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd)
 	cbox_text_note_fds(s, pid);
 	t->fs->refs = 1;
 	t->fs->root = cbox_dentry_get(s->root);
-	t->fs->umask = 022;
+	t->fs->umask = s->cfg->has_umask && t->tid == s->init_tid ? s->cfg->umask & 0777 : 022;
 	int r = cbox_vfs_walk(s, t, AT_FDCWD, cwd, CBOX_WALK_FOLLOW | CBOX_WALK_DIRECTORY,
 	                      &t->fs->cwd, NULL);
 	if (r < 0) {
@@ -252,7 +256,11 @@ static int start_guest(struct cbox_sentry *s, int install_peer)
 		r = gofer_ready(s);
 	if (r == 0) {
 		s->init_tid = pid;
-		r = cbox_sentry_task_start(s, pid, s->cfg->cwd ? s->cfg->cwd : "/");
+		const struct cbox_sentry_config *cfg = s->cfg;
+		r = cbox_sentry_task_start(s, pid, cfg->cwd ? cfg->cwd : "/",
+		                           cbox_cred_new(cfg->uid, cfg->gid, cfg->groups,
+		                                         cfg->ngroups, cfg->cap_bset,
+		                                         cfg->all_ids));
 	}
 	char go = 'g';
 	if (r == 0 && write(sync[1], &go, 1) != 1)

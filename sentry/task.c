@@ -244,6 +244,7 @@ void cbox_task_remove(struct cbox_sentry *s, struct cbox_task *t)
 	tg_put(s, t->tg);
 	fs_put(s, t->fs);
 	cbox_fdtable_put(s, t->files);
+	cbox_cred_put(t->cred);
 	exec_free(t->exec);
 	free(t);
 }
@@ -291,6 +292,21 @@ pid_t cbox_task_vpid(struct cbox_sentry *s, struct cbox_task *t)
 	if (t->tg && !t->tg->vpid)
 		t->tg->vpid = cbox_task_vpid_of(s, t->tg->host_tgid);
 	return t->tg ? t->tg->vpid : t->vtid;
+}
+
+struct cbox_task *cbox_task_by_vtid(struct cbox_sentry *s, pid_t vid)
+{
+	if (vid <= 0)
+		return NULL;
+	for (size_t h = 0; h < CBOX_TASK_HASH; h++)
+		for (struct cbox_task *x = s->tasks[h]; x; x = x->next_in_hash) {
+			if (!x->tg)
+				continue;
+			cbox_task_vpid(s, x); /* fills x->vtid */
+			if (x->vtid == vid)
+				return x;
+		}
+	return NULL;
 }
 
 struct cbox_task *cbox_task_find_vpid(struct cbox_sentry *s, pid_t vpid)

@@ -55,6 +55,9 @@ static void inherit(struct cbox_sentry *s, struct cbox_task *child, struct cbox_
 			child->fs->umask = parent->fs->umask;
 		}
 	}
+	/* Credentials are per task in Linux (a thread's setuid is its own; glibc makes every
+	 * thread call it), so a thread shares them only until one of them changes its own. */
+	child->cred = parent->cred ? cbox_cred_get(parent->cred) : NULL;
 	child->attached_parent = true;
 }
 

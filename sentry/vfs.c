@@ -533,7 +533,7 @@ static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path
 		}
 		/* Every lookup in a directory needs search permission on it, "." and ".."
 		 * included. */
-		r = cbox_vfs_may(cur, X_OK);
+		r = cbox_vfs_may(w->t, cur, X_OK);
 		if (r < 0)
 			break;
 		if (is_last && (flags & CBOX_WALK_PARENT)) {
@@ -633,14 +633,17 @@ const struct cbox_fs_ops *cbox_vfs_gofer_ops(void)
 	return &cbox_fs_gofer;
 }
 
-int cbox_vfs_may(const struct cbox_dentry *d, int mask)
+int cbox_vfs_may(const struct cbox_task *t, const struct cbox_dentry *d, int mask)
 {
 	if (d->mnt->ops != &cbox_fs_gofer)
 		return 0;
-	/* No CAP_DAC_OVERRIDE or CAP_DAC_READ_SEARCH: the guest's "root" reads, writes and
-	 * searches only where the mode bits let it, as a capability-less uid 0 does on Linux. */
-	unsigned bits = d->uid == 0 ? d->mode >> 6 : d->gid == 0 ? d->mode >> 3 : d->mode;
-	return (bits & (unsigned)mask & 7) == ((unsigned)mask & 7) ? 0 : -EACCES;
+	/* The task's fs ids, groups and capabilities against the mode and owner the guest sees
+	 * (Linux's generic_permission). Under cbox-run the guest's root holds no capability, so
+	 * it reads, writes and searches only where the mode bits let it. A task not yet linked to
+	 * its parent has no credentials and is refused. */
+	if (!t->cred)
+		return -EACCES;
+	return cbox_cred_permission(t->cred, d->mode, d->uid, d->gid, mask);
 }
 
 int cbox_vfs_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
@@ -721,6 +724,10 @@ int cbox_vfs_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 		return -ENOTDIR;
 	if (S_ISDIR(d->mode) && (acc != O_RDONLY || (flags & O_TRUNC)))
 		return -EISDIR;
+	/* O_NOATIME leaves no trace of the read: only the owner (or CAP_FOWNER) may (EPERM). */
+	if ((flags & O_NOATIME) && d->mnt->ops == &cbox_fs_gofer && t->cred &&
+	    !cbox_cred_owner(t->cred, d->uid))
+		return -EPERM;
 	if (d->mnt->readonly && (acc != O_RDONLY || (flags & O_TRUNC)) &&
 	    (S_ISREG(d->mode) || S_ISDIR(d->mode)))
 		return -EROFS;
@@ -729,7 +736,7 @@ int cbox_vfs_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 		            : acc == O_WRONLY ? W_OK
 		                              : R_OK | W_OK) |
 		           ((flags & O_TRUNC) ? W_OK : 0);
-		int r = cbox_vfs_may(d, want);
+		int r = cbox_vfs_may(t, d, want);
 		if (r < 0)
 			return r;
 	}

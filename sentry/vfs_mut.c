@@ -52,31 +52,56 @@ bool cbox_vfs_drop_stale(struct cbox_sentry *s, struct cbox_dentry *d, int err)
 	return true;
 }
 
-int cbox_vfs_mkdir(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name, mode_t mode)
+/*
+ * Linux gives a new node its creator's fs uid, and its fs gid unless the directory is
+ * set-group-ID (then the directory's group, which the host kernel gives the gofer's node too:
+ * -1 keeps it). Under the OCI runtime as root (all_ids) the gofer runs as host root and gives
+ * the node these ids itself, so that a guest user owns what it makes and can write it later.
+ * Under cbox-run every guest id is the one host id the gofer runs as: nothing to change.
+ */
+void cbox_vfs_new_owner(const struct cbox_sentry *s, const struct cbox_task *t,
+                        const struct cbox_dentry *dir, uint32_t *uid, uint32_t *gid)
 {
-	if (!is_gofer(dir))
-		return not_gofer(dir);
-	return cbox_gofer_mkdir(s->gofer, dir->fid, name, mode & 07777);
+	*uid = *gid = (uint32_t)-1;
+	if (!s->cfg->all_ids)
+		return;
+	*uid = cbox_id_to_host(s, t->cred->fsuid, false);
+	if (!(dir->mode & S_ISGID))
+		*gid = cbox_id_to_host(s, t->cred->fsgid, true);
 }
 
-int cbox_vfs_mknod(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name, mode_t mode)
+int cbox_vfs_mkdir(struct cbox_sentry *s, const struct cbox_task *t, struct cbox_dentry *dir,
+                   const char *name, mode_t mode)
 {
 	if (!is_gofer(dir))
 		return not_gofer(dir);
-	uint32_t fid;
+	uint32_t uid, gid;
+	cbox_vfs_new_owner(s, t, dir, &uid, &gid);
+	return cbox_gofer_mkdir(s->gofer, dir->fid, name, mode & 07777, uid, gid);
+}
+
+int cbox_vfs_mknod(struct cbox_sentry *s, const struct cbox_task *t, struct cbox_dentry *dir,
+                   const char *name, mode_t mode)
+{
+	if (!is_gofer(dir))
+		return not_gofer(dir);
+	uint32_t fid, uid, gid;
 	struct cbox_gofer_stat st;
-	int r = cbox_gofer_mknod(s->gofer, dir->fid, name, mode, &fid, &st);
+	cbox_vfs_new_owner(s, t, dir, &uid, &gid);
+	int r = cbox_gofer_mknod(s->gofer, dir->fid, name, mode, uid, gid, &fid, &st);
 	if (r == 0)
 		cbox_gofer_clunk(s->gofer, fid);
 	return r;
 }
 
-int cbox_vfs_symlink(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
-                     const char *target)
+int cbox_vfs_symlink(struct cbox_sentry *s, const struct cbox_task *t, struct cbox_dentry *dir,
+                     const char *name, const char *target)
 {
 	if (!is_gofer(dir))
 		return not_gofer(dir);
-	return cbox_gofer_symlink(s->gofer, dir->fid, name, target);
+	uint32_t uid, gid;
+	cbox_vfs_new_owner(s, t, dir, &uid, &gid);
+	return cbox_gofer_symlink(s->gofer, dir->fid, name, target, uid, gid);
 }
 
 int cbox_vfs_link(struct cbox_sentry *s, struct cbox_dentry *d, struct cbox_dentry *dir,
@@ -128,28 +153,32 @@ int cbox_vfs_setattr(struct cbox_sentry *s, struct cbox_dentry *d,
 {
 	if (!is_gofer(d))
 		return not_gofer(d);
-	int r = cbox_gofer_setattr(s->gofer, d->fid, a);
+	struct cbox_gofer_setattr host = *a;
+	host.uid = cbox_id_to_host(s, a->uid, false);
+	host.gid = cbox_id_to_host(s, a->gid, true);
+	int r = cbox_gofer_setattr(s->gofer, d->fid, &host);
 	if (r == 0 && (a->valid & CBOX_GOFER_SET_MODE))
 		d->mode = (d->mode & S_IFMT) | (a->mode & 07777);
 	if (r == 0 && (a->valid & CBOX_GOFER_SET_UID))
-		d->uid = 0; /* the only id the guest can give */
+		d->uid = a->uid;
 	if (r == 0 && (a->valid & CBOX_GOFER_SET_GID))
-		d->gid = 0;
+		d->gid = a->gid;
 	return r;
 }
 
-int cbox_vfs_create(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name, int flags,
-                    mode_t mode, struct cbox_dentry **out)
+int cbox_vfs_create(struct cbox_sentry *s, const struct cbox_task *t, struct cbox_dentry *dir,
+                    const char *name, int flags, mode_t mode, struct cbox_dentry **out)
 {
 	if (!is_gofer(dir))
 		return not_gofer(dir);
-	uint32_t fid;
+	uint32_t fid, uid, gid;
+	cbox_vfs_new_owner(s, t, dir, &uid, &gid);
 	struct cbox_gofer_stat st;
 	/* Only the flags that describe the open file; O_CREAT|O_EXCL is what CREATE means. */
 	int keep = O_ACCMODE | O_APPEND | O_NONBLOCK | O_TRUNC | O_NOATIME | O_DSYNC | O_SYNC |
 	           O_DIRECT | O_NOCTTY;
 	int fd = cbox_gofer_create(s->gofer, dir->fid, name, (flags & keep) | O_CLOEXEC,
-	                           mode & 07777, &fid, &st);
+	                           mode & 07777, uid, gid, &fid, &st);
 	if (fd < 0)
 		return fd;
 	struct cbox_dentry *d = cbox_fs_gofer_dentry(s, dir, name, fid, &st);
@@ -162,18 +191,19 @@ int cbox_vfs_create(struct cbox_sentry *s, struct cbox_dentry *dir, const char *
 	return fd;
 }
 
-int cbox_vfs_tmpfile(struct cbox_sentry *s, struct cbox_dentry *dir, int flags, mode_t mode,
-                     struct cbox_dentry **out)
+int cbox_vfs_tmpfile(struct cbox_sentry *s, const struct cbox_task *t, struct cbox_dentry *dir,
+                     int flags, mode_t mode, struct cbox_dentry **out)
 {
 	if (!is_gofer(dir))
 		return dir->mnt->readonly ? -EROFS
 		                          : -EOPNOTSUPP; /* /proc, /dev: as sysfs answers */
-	uint32_t fid;
+	uint32_t fid, uid, gid;
 	struct cbox_gofer_stat st;
+	cbox_vfs_new_owner(s, t, dir, &uid, &gid);
 	int keep = O_ACCMODE | O_EXCL | O_APPEND | O_NONBLOCK | O_NOATIME | O_DSYNC | O_SYNC |
 	           O_DIRECT | O_NOCTTY;
 	int fd = cbox_gofer_tmpfile(s->gofer, dir->fid, (flags & keep) | O_CLOEXEC, mode & 07777,
-	                            &fid, &st);
+	                            uid, gid, &fid, &st);
 	if (fd < 0)
 		return fd;
 	/* Named as Linux names it in /proc/PID/fd ("#" and the inode number, then " (deleted)"),

@@ -22,6 +22,16 @@ int64_t sys_bpf(struct cbox_sysctx *c);
 int64_t sys_perf_event_open(struct cbox_sysctx *c);
 int64_t sys_clock_settime(struct cbox_sysctx *c);
 int64_t sys_settimeofday(struct cbox_sysctx *c);
+int64_t sys_getuid(struct cbox_sysctx *c);
+int64_t sys_geteuid(struct cbox_sysctx *c);
+int64_t sys_getgid(struct cbox_sysctx *c);
+int64_t sys_getegid(struct cbox_sysctx *c);
+int64_t sys_getresuid(struct cbox_sysctx *c);
+int64_t sys_getresgid(struct cbox_sysctx *c);
+int64_t sys_getgroups(struct cbox_sysctx *c);
+int64_t sys_capget(struct cbox_sysctx *c);
+/* prctl's PR_CAPBSET_READ, PR_GET_KEEPCAPS and PR_SET_KEEPCAPS (sys_ident.c). */
+int64_t cbox_sys_prctl_caps(struct cbox_sysctx *c);
 int64_t sys_setuid(struct cbox_sysctx *c);
 int64_t sys_setgid(struct cbox_sysctx *c);
 int64_t sys_setreuid(struct cbox_sysctx *c);

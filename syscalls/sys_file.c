@@ -125,12 +125,12 @@ static int64_t open_tmpfile(struct cbox_sysctx *c, int dirfd, const char *path, 
 	int r = cbox_vfs_walk(c->s, c->task, dirfd, path, wf, &dir, NULL);
 	if (r < 0)
 		return r;
-	r = cbox_vfs_may(dir, W_OK | X_OK);
+	r = cbox_vfs_may(c->task, dir, W_OK | X_OK);
 	if (r == 0)
 		r = cbox_vfs_writable(c->s, dir);
-	int host =
-	    r < 0 ? r
-	          : cbox_vfs_tmpfile(c->s, dir, flags, (mode & 07777) & ~c->task->fs->umask, &d);
+	int host = r < 0 ? r
+	                 : cbox_vfs_tmpfile(c->s, c->task, dir, flags,
+	                                    (mode & 07777) & ~c->task->fs->umask, &d);
 	cbox_dentry_put(c->s, dir);
 	if (host < 0)
 		return host;
@@ -199,9 +199,9 @@ static int64_t open_path(struct cbox_sysctx *c, int dirfd, const char *path, int
 			cbox_dentry_put(c->s, d);
 			r = -EEXIST;
 		} else if (r == -ENOENT) {
-			int host = cbox_vfs_may(parent, W_OK | X_OK);
+			int host = cbox_vfs_may(c->task, parent, W_OK | X_OK);
 			if (host == 0)
-				host = cbox_vfs_create(c->s, parent, last, flags,
+				host = cbox_vfs_create(c->s, c->task, parent, last, flags,
 				                       (mode & 07777) & ~c->task->fs->umask, &d);
 			cbox_dentry_put(c->s, parent);
 			if (host < 0)
@@ -226,7 +226,7 @@ static int64_t open_path(struct cbox_sysctx *c, int dirfd, const char *path, int
 		 * open, which would already truncate. */
 		r = cbox_vfs_writable(c->s, d);
 		if (r == 0)
-			r = cbox_vfs_may(d, W_OK);
+			r = cbox_vfs_may(c->task, d, W_OK);
 		cbox_dentry_put(c->s, d);
 		return r < 0 ? r : -ETXTBSY;
 	}
@@ -373,23 +373,16 @@ int64_t sys_readlinkat(struct cbox_sysctx *c)
 }
 
 /*
- * access: the guest is uid 0 without capabilities, so the mode bits decide (cbox_vfs_may), and
- * a write is refused on a read-only mount.
+ * access: the mode bits and capabilities decide (cbox_vfs_may), as for the real ids unless
+ * AT_EACCESS (see access_check), and a write is refused on a read-only mount.
  */
-static int64_t do_access(struct cbox_sysctx *c, int dirfd, uint64_t upath, int mode, int flags)
+static int64_t access_check(struct cbox_sysctx *c, int dirfd, const char *path, int mode, int flags)
 {
-	if (mode & ~(R_OK | W_OK | X_OK))
-		return -EINVAL;
-	if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-		return -EINVAL;
-	char path[PATH_MAX];
-	int r = cbox_sys_read_path(c, upath, path);
-	if (r < 0)
-		return r;
 	int wf = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : CBOX_WALK_FOLLOW;
 	if (flags & AT_EMPTY_PATH)
 		wf |= CBOX_WALK_EMPTY_OK;
 	struct cbox_dentry *d;
+	int r;
 	for (int tries = 0;; tries++) {
 		r = cbox_vfs_walk(c->s, c->task, dirfd, path, wf, &d, NULL);
 		if (r < 0)
@@ -406,10 +399,34 @@ static int64_t do_access(struct cbox_sysctx *c, int dirfd, uint64_t upath, int m
 			break;
 		cbox_dentry_put(c->s, d);
 	}
-	r = cbox_vfs_may(d, mode);
+	r = cbox_vfs_may(c->task, d, mode);
 	if (r == 0 && (mode & W_OK) && (S_ISREG(d->mode) || S_ISDIR(d->mode) || S_ISLNK(d->mode)))
 		r = cbox_vfs_writable(c->s, d);
 	cbox_dentry_put(c->s, d);
+	return r;
+}
+
+static int64_t do_access(struct cbox_sysctx *c, int dirfd, uint64_t upath, int mode, int flags)
+{
+	if (mode & ~(R_OK | W_OK | X_OK))
+		return -EINVAL;
+	if (flags & ~(AT_EACCESS | AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	char path[PATH_MAX];
+	int r = cbox_sys_read_path(c, upath, path);
+	if (r < 0)
+		return r;
+	if (flags & AT_EACCESS)
+		return access_check(c, dirfd, path, mode, flags);
+	/* Linux checks access() as the real ids (a set-user-ID program asks what its caller may
+	 * do): the walk and the check run with those credentials in place of the task's. */
+	struct cbox_cred *own = c->task->cred, *as = cbox_cred_for_access(own);
+	if (!as)
+		return -ENOMEM;
+	c->task->cred = as;
+	r = (int)access_check(c, dirfd, path, mode, flags);
+	c->task->cred = own;
+	cbox_cred_put(as);
 	return r;
 }
 
@@ -430,7 +447,7 @@ int64_t sys_faccessat2(struct cbox_sysctx *c)
 
 static int64_t set_cwd(struct cbox_sysctx *c, struct cbox_dentry *d)
 {
-	int r = !S_ISDIR(d->mode) ? -ENOTDIR : cbox_vfs_may(d, X_OK);
+	int r = !S_ISDIR(d->mode) ? -ENOTDIR : cbox_vfs_may(c->task, d, X_OK);
 	if (r < 0) {
 		cbox_dentry_put(c->s, d);
 		return r;

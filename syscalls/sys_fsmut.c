@@ -49,7 +49,8 @@ static int at_new(struct cbox_sysctx *c, int dirfd, uint64_t upath, struct cbox_
 		cbox_dentry_put(c->s, d);
 		r = -EEXIST;
 	} else if (r == -ENOENT) {
-		r = cbox_vfs_may(*dir, W_OK | X_OK); /* adding a name writes the directory */
+		r = cbox_vfs_may(c->task, *dir,
+		                 W_OK | X_OK); /* adding a name writes the directory */
 	}
 	if (r < 0)
 		cbox_dentry_put(c->s, *dir);
@@ -75,10 +76,14 @@ static int at_old(struct cbox_sysctx *c, int dirfd, uint64_t upath, char *path,
 
 /* Removing or replacing victim in dir: write and search on dir, and in a sticky directory
  * (/tmp) the caller must own the directory or the entry (EPERM). */
-static int may_delete(const struct cbox_dentry *dir, const struct cbox_dentry *victim)
+/* Removing a name writes its directory; in a sticky directory only the owner of the file or of
+ * the directory (or CAP_FOWNER) may (Linux's check_sticky). */
+static int may_delete(const struct cbox_task *t, const struct cbox_dentry *dir,
+                      const struct cbox_dentry *victim)
 {
-	int r = cbox_vfs_may(dir, W_OK | X_OK);
-	if (r == 0 && (dir->mode & S_ISVTX) && dir->uid != 0 && victim->uid != 0)
+	int r = cbox_vfs_may(t, dir, W_OK | X_OK);
+	if (r == 0 && (dir->mode & S_ISVTX) && dir->uid != t->cred->fsuid &&
+	    !cbox_cred_owner(t->cred, victim->uid))
 		r = -EPERM;
 	return r;
 }
@@ -95,7 +100,7 @@ static int64_t do_mkdir(struct cbox_sysctx *c, int dirfd, uint64_t upath, mode_t
 	int r = at_new(c, dirfd, upath, &dir, last);
 	if (r < 0)
 		return r;
-	r = cbox_vfs_mkdir(c->s, dir, last, umasked(c, mode & 01777));
+	r = cbox_vfs_mkdir(c->s, c->task, dir, last, umasked(c, mode & 01777));
 	cbox_dentry_put(c->s, dir);
 	return r;
 }
@@ -131,7 +136,7 @@ static int64_t do_mknod(struct cbox_sysctx *c, int dirfd, uint64_t upath, mode_t
 	if (type == S_IFCHR || type == S_IFBLK)
 		r = -EPERM;
 	else
-		r = cbox_vfs_mknod(c->s, dir, last, type | umasked(c, mode & 07777));
+		r = cbox_vfs_mknod(c->s, c->task, dir, last, type | umasked(c, mode & 07777));
 	cbox_dentry_put(c->s, dir);
 	return r;
 }
@@ -158,7 +163,7 @@ static int64_t do_symlink(struct cbox_sysctx *c, uint64_t utarget, int dirfd, ui
 	r = at_new(c, dirfd, upath, &dir, last);
 	if (r < 0)
 		return r;
-	r = cbox_vfs_symlink(c->s, dir, last, target);
+	r = cbox_vfs_symlink(c->s, c->task, dir, last, target);
 	cbox_dentry_put(c->s, dir);
 	return r;
 }
@@ -229,7 +234,7 @@ static int64_t do_unlink(struct cbox_sysctx *c, int dirfd, uint64_t upath, bool 
 	else if (d->mnt != dir->mnt)
 		r = -EBUSY; /* a mount point */
 	else
-		r = may_delete(dir, d) ?: cbox_vfs_unlink(c->s, dir, last, rmdir);
+		r = may_delete(c->task, dir, d) ?: cbox_vfs_unlink(c->s, dir, last, rmdir);
 	cbox_dentry_put(c->s, d);
 	cbox_dentry_put(c->s, dir);
 	return r;
@@ -250,15 +255,16 @@ int64_t sys_unlinkat(struct cbox_sysctx *c)
 	return do_unlink(c, IARG(0), ARG(1), (IARG(2) & AT_REMOVEDIR) != 0);
 }
 
-static int rename_allowed(const struct cbox_dentry *odir, const struct cbox_dentry *od,
-                          const struct cbox_dentry *ndir, const struct cbox_dentry *nd)
+static int rename_allowed(const struct cbox_task *t, const struct cbox_dentry *odir,
+                          const struct cbox_dentry *od, const struct cbox_dentry *ndir,
+                          const struct cbox_dentry *nd)
 {
-	int r = may_delete(odir, od);
+	int r = may_delete(t, odir, od);
 	if (r == 0)
-		r = nd ? may_delete(ndir, nd) : cbox_vfs_may(ndir, W_OK | X_OK);
+		r = nd ? may_delete(t, ndir, nd) : cbox_vfs_may(t, ndir, W_OK | X_OK);
 	/* A directory moved to another parent rewrites its "..". */
 	if (r == 0 && S_ISDIR(od->mode) && odir != ndir)
-		r = cbox_vfs_may(od, W_OK);
+		r = cbox_vfs_may(t, od, W_OK);
 	return r;
 }
 
@@ -295,7 +301,7 @@ static int64_t do_rename(struct cbox_sysctx *c, int odirfd, uint64_t opath, int 
 	else if (!S_ISDIR(od->mode) && (ends_with_slash(opathbuf) || ends_with_slash(npathbuf)))
 		r = -ENOTDIR;
 	else
-		r = rename_allowed(odir, od, ndir, nd)
+		r = rename_allowed(c->task, odir, od, ndir, nd)
 		        ?: cbox_vfs_rename(c->s, odir, olast, ndir, nlast, flags);
 out:
 	if (nd)
@@ -322,22 +328,34 @@ int64_t sys_renameat2(struct cbox_sysctx *c)
 
 /* ---- attributes --------------------------------------------------------------------------- */
 
-/* Linux's checks for a capability-less caller: only the owner changes mode, owner or explicit
- * times (EPERM); truncating needs write permission, and so does touching the times to "now"
- * for a non-owner (EACCES). */
-static int may_setattr(const struct cbox_dentry *d, const struct cbox_gofer_setattr *a)
+/*
+ * Linux's checks (setattr_prepare), with a's uid and gid as the guest names them: only the
+ * owner (or CAP_FOWNER) changes the mode or sets explicit times (EPERM); a new owner needs
+ * CAP_CHOWN, a new group the owner being in it (or CAP_CHOWN); truncating needs write
+ * permission, and so does touching the times to "now" for a non-owner (EACCES).
+ */
+static int may_setattr(const struct cbox_task *t, const struct cbox_dentry *d,
+                       const struct cbox_gofer_setattr *a)
 {
-	bool owner = d->uid == 0;
-	if ((a->valid & (CBOX_GOFER_SET_MODE | CBOX_GOFER_SET_UID | CBOX_GOFER_SET_GID)) && !owner)
+	const struct cbox_cred *cr = t->cred;
+	bool owner = cbox_cred_owner(cr, d->uid);
+	bool chown_cap = cbox_cred_capable(cr, CAP_CHOWN);
+	if ((a->valid & CBOX_GOFER_SET_MODE) && !owner)
+		return -EPERM;
+	if ((a->valid & CBOX_GOFER_SET_UID) && !chown_cap &&
+	    !(cr->fsuid == d->uid && a->uid == d->uid))
+		return -EPERM;
+	if ((a->valid & CBOX_GOFER_SET_GID) && !chown_cap &&
+	    !(cr->fsuid == d->uid && (a->gid == d->gid || cbox_cred_in_group(cr, a->gid))))
 		return -EPERM;
 	if (a->valid & CBOX_GOFER_SET_SIZE) {
-		int r = cbox_vfs_may(d, W_OK);
+		int r = cbox_vfs_may(t, d, W_OK);
 		if (r < 0)
 			return r;
 	}
 	if ((a->valid & CBOX_GOFER_SET_TIMES) && !owner) {
 		bool now = a->atime_nsec == UTIME_NOW && a->mtime_nsec == UTIME_NOW;
-		return now ? cbox_vfs_may(d, W_OK) : -EPERM;
+		return now ? cbox_vfs_may(t, d, W_OK) : -EPERM;
 	}
 	return 0;
 }
@@ -358,7 +376,7 @@ static int64_t set_path(struct cbox_sysctx *c, int dirfd, uint64_t upath, int wf
 		r = -EISDIR;
 	else if ((a->valid & CBOX_GOFER_SET_SIZE) && !S_ISREG(d->mode))
 		r = -EINVAL;
-	else if (a->valid && (r = may_setattr(d, a)) == 0) {
+	else if (a->valid && (r = may_setattr(c->task, d, a)) == 0) {
 		/* truncate(2) of a running program: ETXTBSY, as for an open for writing. */
 		if ((a->valid & CBOX_GOFER_SET_SIZE) &&
 		    cbox_text_busy(c->s, d->host_dev, d->host_ino))
@@ -382,7 +400,7 @@ static int64_t set_fd(struct cbox_sysctx *c, int fd, const struct cbox_gofer_set
 		return -EBADF;
 	if (!a->valid)
 		return 0;
-	int r = may_setattr(d, a);
+	int r = may_setattr(c->task, d, a);
 	return r < 0 ? r : cbox_vfs_setattr(c->s, d, a);
 }
 
@@ -421,25 +439,27 @@ int64_t sys_fchmod(struct cbox_sysctx *c)
 }
 
 /*
- * The guest's user namespace maps one id, its 0, to the host id that owns the files cbox-run
- * serves. chown to that id (or -1, unchanged) is allowed; any other id has no mapping, and
- * Linux answers EINVAL for an unmapped id. So no file is ever given to another host user.
+ * chown's ids as the guest names them (-1: unchanged). An id its user namespace does not map is
+ * EINVAL, as Linux answers: under cbox-run only 0 is mapped (to the host id that owns the files
+ * cbox-run serves), so no file is ever given to another host user there. may_setattr then
+ * checks the caller may give it; cbox_vfs_setattr maps the ids to the host's.
  */
 static int chown_attr(struct cbox_sysctx *c, uint64_t uid, uint64_t gid,
                       struct cbox_gofer_setattr *a)
 {
 	uint32_t u = (uint32_t)uid, g = (uint32_t)gid;
-	if ((u != (uint32_t)-1 && u != 0) || (g != (uint32_t)-1 && g != 0))
+	const struct cbox_cred *cr = c->task->cred;
+	if ((u != (uint32_t)-1 && !cbox_cred_id_valid(cr, u)) ||
+	    (g != (uint32_t)-1 && !cbox_cred_id_valid(cr, g)))
 		return -EINVAL;
-	const struct cbox_sentry_config *cfg = cbox_sentry_config(c->s);
 	*a = (struct cbox_gofer_setattr){0};
-	if (u == 0) {
+	if (u != (uint32_t)-1) {
 		a->valid |= CBOX_GOFER_SET_UID;
-		a->uid = (uint32_t)cfg->owner_uid;
+		a->uid = u;
 	}
-	if (g == 0) {
+	if (g != (uint32_t)-1) {
 		a->valid |= CBOX_GOFER_SET_GID;
-		a->gid = (uint32_t)cfg->owner_gid;
+		a->gid = g;
 	}
 	return 0;
 }

@@ -1,115 +1,226 @@
 /*
- * Identity changes. The guest is uid 0 and gid 0 of a user namespace that maps only that one id,
- * with no capabilities. Linux's rules for such a process are exact here: a set*id call may only
- * "change" ids to 0 (the real, effective and saved ids are all 0), any other id has no mapping
- * (EINVAL), supplementary groups need CAP_SETGID (EPERM), and capset may only keep the empty
- * sets. Nothing reaches the host: the guest's host credentials never change.
+ * Identity: the get*id and set*id families, supplementary groups and capabilities, answered from
+ * the calling task's credentials in the sentry (cbox/cred.h, which has Linux's rules). Nothing
+ * reaches the host: the guest's host credentials never change, whatever ids it takes here.
+ *
+ * Under cbox-run the guest's user namespace maps only its 0 and its root has no capability, so
+ * set*id may only "change" ids to 0, any other id is EINVAL and setgroups EPERM, as Linux
+ * answers such a process. Under the OCI runtime as root every id is mapped and uid 0 holds the
+ * capabilities the sentry emulates that the config grants.
  */
 #include <errno.h>
 #include <linux/capability.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "internal.h"
 
-#define ARG(i) (c->trap->args[i])
+#define ARG(i)  (c->trap->args[i])
+#define IARG(i) ((int)c->trap->args[i])
+#define ID(i)   ((uint32_t)c->trap->args[i])
 
-/* One id argument: 0 is the guest's own id, -1 means "unchanged" where allowed. */
-static int check_id(uint64_t arg, bool minus_one_ok)
+static struct cbox_cred *cred(struct cbox_sysctx *c)
 {
-	uint32_t id = (uint32_t)arg;
-	if (id == (uint32_t)-1)
-		return minus_one_ok ? 0 : -EINVAL;
-	return id == 0 ? 0 : -EINVAL; /* not mapped in the guest's user namespace */
+	return c->task->cred;
 }
 
-static int64_t set_ids(struct cbox_sysctx *c, int n, bool minus_one_ok)
+int64_t sys_getuid(struct cbox_sysctx *c)
 {
-	for (int i = 0; i < n; i++) {
-		int r = check_id(ARG(i), minus_one_ok);
+	return cred(c)->uid;
+}
+int64_t sys_geteuid(struct cbox_sysctx *c)
+{
+	return cred(c)->euid;
+}
+int64_t sys_getgid(struct cbox_sysctx *c)
+{
+	return cred(c)->gid;
+}
+int64_t sys_getegid(struct cbox_sysctx *c)
+{
+	return cred(c)->egid;
+}
+
+/* getresuid/getresgid store each id on its own, as Linux's put_user does (EFAULT at the first
+ * that fails, the ones before it written). */
+static int64_t put_three(struct cbox_sysctx *c, uint32_t a, uint32_t b, uint32_t d)
+{
+	const uint32_t v[3] = {a, b, d};
+	for (int i = 0; i < 3; i++) {
+		int r = cbox_sys_write(c, ARG(i), &v[i], sizeof(v[i]));
 		if (r < 0)
 			return r;
 	}
 	return 0;
 }
+int64_t sys_getresuid(struct cbox_sysctx *c)
+{
+	const struct cbox_cred *cr = cred(c);
+	return put_three(c, cr->uid, cr->euid, cr->suid);
+}
+int64_t sys_getresgid(struct cbox_sysctx *c)
+{
+	const struct cbox_cred *cr = cred(c);
+	return put_three(c, cr->gid, cr->egid, cr->sgid);
+}
 
 int64_t sys_setuid(struct cbox_sysctx *c)
 {
-	return set_ids(c, 1, false);
+	return cbox_cred_setuid(&c->task->cred, ID(0));
 }
 int64_t sys_setgid(struct cbox_sysctx *c)
 {
-	return set_ids(c, 1, false);
+	return cbox_cred_setgid(&c->task->cred, ID(0));
 }
 int64_t sys_setreuid(struct cbox_sysctx *c)
 {
-	return set_ids(c, 2, true);
+	return cbox_cred_setreuid(&c->task->cred, ID(0), ID(1));
 }
 int64_t sys_setregid(struct cbox_sysctx *c)
 {
-	return set_ids(c, 2, true);
+	return cbox_cred_setregid(&c->task->cred, ID(0), ID(1));
 }
 int64_t sys_setresuid(struct cbox_sysctx *c)
 {
-	return set_ids(c, 3, true);
+	return cbox_cred_setresuid(&c->task->cred, ID(0), ID(1), ID(2));
 }
 int64_t sys_setresgid(struct cbox_sysctx *c)
 {
-	return set_ids(c, 3, true);
+	return cbox_cred_setresgid(&c->task->cred, ID(0), ID(1), ID(2));
 }
-
-/* setfsuid/setfsgid never fail: they return the previous fs id, 0, and change nothing unless
- * the new id is one the caller may take, which is 0 again. */
 int64_t sys_setfsuid(struct cbox_sysctx *c)
 {
-	(void)c;
-	return 0;
+	return cbox_cred_setfsuid(&c->task->cred, ID(0));
 }
 int64_t sys_setfsgid(struct cbox_sysctx *c)
 {
-	(void)c;
-	return 0;
+	return cbox_cred_setfsgid(&c->task->cred, ID(0));
 }
 
-/* Supplementary groups need CAP_SETGID in the namespace, which the guest does not have; Linux
- * checks that before the size. */
+int64_t sys_getgroups(struct cbox_sysctx *c)
+{
+	const struct cbox_cred *cr = cred(c);
+	int size = IARG(0);
+	if (size < 0)
+		return -EINVAL;
+	if (size == 0)
+		return cr->ngroups;
+	if ((uint32_t)size < cr->ngroups)
+		return -EINVAL;
+	int r = cbox_sys_write(c, ARG(1), cr->groups, cr->ngroups * sizeof(uint32_t));
+	return r < 0 ? r : (int64_t)cr->ngroups;
+}
+
+/* Linux's order: CAP_SETGID first (EPERM), then the size (EINVAL), then the list (EFAULT), then
+ * each id's mapping (EINVAL). */
 int64_t sys_setgroups(struct cbox_sysctx *c)
 {
-	(void)c;
-	return -EPERM;
+	if (!cbox_cred_capable(cred(c), CAP_SETGID))
+		return -EPERM;
+	uint32_t n = (uint32_t)IARG(0);
+	if (n > CBOX_NGROUPS_MAX)
+		return -EINVAL;
+	uint32_t *list = NULL;
+	if (n) {
+		list = malloc(n * sizeof(uint32_t));
+		if (!list)
+			return -ENOMEM;
+		int r = cbox_sys_read(c, ARG(1), list, n * sizeof(uint32_t));
+		if (r < 0) {
+			free(list);
+			return r;
+		}
+	}
+	int r = cbox_cred_setgroups(&c->task->cred, list, n);
+	free(list);
+	return r;
+}
+
+/* ---- capabilities ---------------------------------------------------------------------- */
+
+/* The header's version: how many 32-bit words each set has (1 or 2), or -EINVAL after telling
+ * the caller the version the kernel prefers, as Linux's cap_validate_magic. */
+static int cap_words(struct cbox_sysctx *c, struct __user_cap_header_struct *h)
+{
+	int r = cbox_sys_read(c, ARG(0), h, sizeof(*h));
+	if (r < 0)
+		return r;
+	switch (h->version) {
+	case _LINUX_CAPABILITY_VERSION_1:
+		return 1;
+	case _LINUX_CAPABILITY_VERSION_2:
+	case _LINUX_CAPABILITY_VERSION_3:
+		return 2;
+	default:
+		h->version = _LINUX_CAPABILITY_VERSION_3;
+		r = cbox_sys_write(c, ARG(0), h, sizeof(*h));
+		return r < 0 ? r : -EINVAL;
+	}
+}
+
+int64_t sys_capget(struct cbox_sysctx *c)
+{
+	struct __user_cap_header_struct h;
+	int words = cap_words(c, &h);
+	/* A NULL data pointer only asks for the version: 0 even when it was not the right one. */
+	if (ARG(1) == 0)
+		return words == -EINVAL || words > 0 ? 0 : words;
+	if (words < 0)
+		return words;
+	if (h.pid < 0)
+		return -EINVAL;
+	const struct cbox_cred *cr = cred(c);
+	if (h.pid != 0 && h.pid != c->task->vtid) {
+		struct cbox_task *t = cbox_task_by_vtid(c->s, h.pid);
+		if (!t || !t->cred)
+			return -ESRCH;
+		cr = t->cred;
+	}
+	struct __user_cap_data_struct d[2];
+	for (int i = 0; i < 2; i++) {
+		d[i].effective = (uint32_t)(cr->cap_eff >> (32 * i));
+		d[i].permitted = (uint32_t)(cr->cap_prm >> (32 * i));
+		d[i].inheritable = (uint32_t)(cr->cap_inh >> (32 * i));
+	}
+	return cbox_sys_write(c, ARG(1), d, sizeof(d[0]) * (size_t)words);
 }
 
 int64_t sys_capset(struct cbox_sysctx *c)
 {
 	struct __user_cap_header_struct h;
-	int r = cbox_sys_read(c, ARG(0), &h, sizeof(h));
-	if (r < 0)
-		return r;
-	int words;
-	switch (h.version) {
-	case _LINUX_CAPABILITY_VERSION_1:
-		words = 1;
-		break;
-	case _LINUX_CAPABILITY_VERSION_2:
-	case _LINUX_CAPABILITY_VERSION_3:
-		words = 2;
-		break;
-	default:
-		/* As Linux: tell the caller the version the kernel prefers. */
-		h.version = _LINUX_CAPABILITY_VERSION_3;
-		r = cbox_sys_write(c, ARG(0), &h, sizeof(h));
-		return r < 0 ? r : -EINVAL;
-	}
+	int words = cap_words(c, &h);
+	if (words < 0)
+		return words;
+	/* Only a process's own sets: Linux refuses others (EPERM) since 2.6.24. */
 	if (h.pid != 0 && h.pid != c->task->tg->vpid && h.pid != c->task->vtid)
 		return -EPERM;
 	struct __user_cap_data_struct d[2];
 	memset(d, 0, sizeof(d));
-	r = cbox_sys_read(c, ARG(1), d, sizeof(d[0]) * (size_t)words);
+	int r = cbox_sys_read(c, ARG(1), d, sizeof(d[0]) * (size_t)words);
 	if (r < 0)
 		return r;
-	/* The only sets a process without capabilities can set are the empty ones it has. */
-	for (int i = 0; i < words; i++)
-		if (d[i].effective || d[i].permitted || d[i].inheritable)
-			return -EPERM;
-	return 0;
+	uint64_t eff = d[0].effective | (uint64_t)d[1].effective << 32;
+	uint64_t prm = d[0].permitted | (uint64_t)d[1].permitted << 32;
+	uint64_t inh = d[0].inheritable | (uint64_t)d[1].inheritable << 32;
+	return cbox_cred_capset(&c->task->cred, eff, prm, inh);
+}
+
+int64_t cbox_sys_prctl_caps(struct cbox_sysctx *c)
+{
+	switch (IARG(0)) {
+	case PR_CAPBSET_READ:
+		if (ARG(1) > CAP_LAST_CAP)
+			return -EINVAL;
+		return (cred(c)->cap_bnd >> ARG(1)) & 1;
+	case PR_GET_KEEPCAPS:
+		return cred(c)->keepcaps;
+	case PR_SET_KEEPCAPS:
+		if (ARG(1) > 1)
+			return -EINVAL;
+		return cbox_cred_set_keepcaps(&c->task->cred, ARG(1) == 1);
+	default:
+		return -EINVAL;
+	}
 }

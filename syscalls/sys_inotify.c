@@ -40,7 +40,7 @@ int64_t sys_inotify_add_watch(struct cbox_sysctx *c)
 	r = cbox_vfs_walk(c->s, c->task, AT_FDCWD, path, wf, &d, NULL);
 	int host = -1;
 	if (r == 0)
-		r = cbox_vfs_may(d, R_OK); /* Linux: read access to the file is needed */
+		r = cbox_vfs_may(c->task, d, R_OK); /* Linux: read access to the file is needed */
 	if (r == 0 && S_ISLNK(d->mode))
 		r = -EACCES; /* IN_DONT_FOLLOW on a symlink: not offered */
 	if (r == 0 && d->mnt->ops == cbox_vfs_gofer_ops()) {

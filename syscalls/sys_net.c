@@ -142,7 +142,7 @@ static int bind_check(struct cbox_sysctx *c, const char *path, uint32_t *cwd_fid
 	if (r == 0)
 		r = cbox_vfs_writable(c->s, *dir);
 	if (r == 0)
-		r = cbox_vfs_may(*dir, W_OK | X_OK);
+		r = cbox_vfs_may(c->task, *dir, W_OK | X_OK);
 	*cwd_fid = path[0] == '/' || r < 0 ? CBOX_GOFER_ROOT_FID : cwd->fid;
 	if (r < 0)
 		cbox_dentry_put(c->s, *dir);
@@ -173,7 +173,9 @@ int64_t sys_bind(struct cbox_sysctx *c)
 	int r = bind_check(c, p.s, &cwd_fid, &dir, last);
 	if (r < 0)
 		return r;
-	r = cbox_gofer_bind(cbox_sentry_gofer(c->s), cwd_fid, p.s, p.len, sock);
+	uint32_t uid, gid;
+	cbox_vfs_new_owner(c->s, c->task, dir, &uid, &gid);
+	r = cbox_gofer_bind(cbox_sentry_gofer(c->s), cwd_fid, p.s, p.len, sock, uid, gid);
 	if (r == 0)
 		cbox_vfs_forget(c->s, dir, last);
 	else if (r == -EEXIST)
@@ -198,7 +200,7 @@ static int open_peer(struct cbox_sysctx *c, const char *path)
 	if (!S_ISSOCK(d->mode) || !on_gofer(d))
 		r = -ECONNREFUSED;
 	else
-		r = cbox_vfs_may(d, W_OK);
+		r = cbox_vfs_may(c->task, d, W_OK);
 	if (r == 0)
 		r = cbox_gofer_open(cbox_sentry_gofer(c->s), d->fid, O_PATH | O_CLOEXEC);
 	cbox_dentry_put(c->s, d);

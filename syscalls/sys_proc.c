@@ -40,9 +40,6 @@ int64_t sys_prctl(struct cbox_sysctx *c)
 	case PR_GET_SECCOMP:
 	case PR_SET_TIMERSLACK:
 	case PR_GET_TIMERSLACK:
-	case PR_GET_KEEPCAPS:
-	case PR_SET_KEEPCAPS:
-	case PR_CAPBSET_READ:
 	case PR_CAP_AMBIENT:
 	case PR_GET_SECUREBITS:
 	case PR_SET_THP_DISABLE:
@@ -53,6 +50,10 @@ int64_t sys_prctl(struct cbox_sysctx *c)
 		/* As seccomp(2) (syscalls/sys_privileged.c): a filter of the guest's own can only
 		 * restrict it, and this older interface has no listener flag. */
 		return CBOX_SYSRET_CONTINUE;
+	case PR_GET_KEEPCAPS:
+	case PR_SET_KEEPCAPS:
+	case PR_CAPBSET_READ:
+		return cbox_sys_prctl_caps(c); /* the sentry's credentials (sys_ident.c) */
 	case PR_SET_PTRACER:
 		return -EINVAL;
 	case PR_SET_MM:

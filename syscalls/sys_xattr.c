@@ -56,7 +56,8 @@ static bool has_prefix(const char *name, const char *prefix)
  * Linux's xattr_permission for the guest (uid 0, no capabilities) plus the namespace policy
  * above. write: a set or remove. Returns 0 or -errno.
  */
-static int xattr_permission(const struct cbox_dentry *d, const char *name, bool write)
+static int xattr_permission(const struct cbox_task *t, const struct cbox_dentry *d,
+                            const char *name, bool write)
 {
 	if (has_prefix(name, "trusted.") || has_prefix(name, "security.") ||
 	    has_prefix(name, "system."))
@@ -67,10 +68,11 @@ static int xattr_permission(const struct cbox_dentry *d, const char *name, bool 
 		if (!S_ISREG(d->mode) && !S_ISDIR(d->mode))
 			return write ? -EPERM : -ENODATA;
 		/* A sticky directory's user.* belong to its owner. */
-		if (write && S_ISDIR(d->mode) && (d->mode & S_ISVTX) && d->uid != 0)
+		if (write && S_ISDIR(d->mode) && (d->mode & S_ISVTX) &&
+		    !cbox_cred_owner(t->cred, d->uid))
 			return -EPERM;
 	}
-	int r = cbox_vfs_may(d, write ? W_OK : R_OK);
+	int r = cbox_vfs_may(t, d, write ? W_OK : R_OK);
 	if (r < 0)
 		return r;
 	/* An unknown prefix: no handler takes it (after the permission check, as Linux). */
@@ -135,7 +137,7 @@ static int64_t do_set(struct cbox_sysctx *c, const struct xtarget *x, uint64_t u
 	if (!on_gofer(d))
 		r = -EOPNOTSUPP; /* /proc and /dev keep no extended attributes */
 	else if ((r = cbox_vfs_writable(c->s, d)) == 0 &&
-	         (r = xattr_permission(d, name, true)) == 0) {
+	         (r = xattr_permission(c->task, d, name, true)) == 0) {
 		struct cbox_gofer_client *g = cbox_sentry_gofer(c->s);
 		r = remove ? cbox_gofer_removexattr(g, d->fid, name)
 		           : cbox_gofer_setxattr(g, d->fid, name, value, size, (int)flags);
@@ -170,7 +172,7 @@ static int64_t do_get(struct cbox_sysctx *c, const struct xtarget *x, uint64_t u
 	CBOX_AUTOFREE char *v = NULL;
 	if (!on_gofer(d))
 		r = -EOPNOTSUPP;
-	else if ((r = xattr_permission(d, name, false)) == 0 && !(v = malloc(XVALUE_MAX)))
+	else if ((r = xattr_permission(c->task, d, name, false)) == 0 && !(v = malloc(XVALUE_MAX)))
 		r = -ENOMEM;
 	else if (r == 0)
 		r = cbox_gofer_getxattr(cbox_sentry_gofer(c->s), d->fid, name, v, XVALUE_MAX);

@@ -34,7 +34,8 @@ struct sentry_plan {
 /*
  * Translate c->config (root, mounts, maskedPaths, readonlyPaths, process, hostname, namespaces,
  * annotations dev.cbox.platform / dev.cbox.strict) into *p. Errors (EINVAL/ENOTSUP, the message
- * names the config.json field): process.user other than 0:0, a mount type the sentry does not
+ * names the config.json field): process.user other than 0:0 for a runtime not run as root
+ * (p->sentry points into c->config for the groups), a mount type the sentry does not
  * serve, a malformed size= or annotation, an unknown platform; ENOMEM. On failure *p is freed.
  */
 int sentry_plan_build(const struct cbox_tier_container *c, struct sentry_plan *p,

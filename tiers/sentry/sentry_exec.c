@@ -142,13 +142,12 @@ int sentry_exec(struct cbox_tier_container *c, const struct cbox_tier_exec *x, p
                 struct cbox_err **err)
 {
 	const struct cbox_oci_process *p = x->process;
-	/* As for the container's own process (sentry_plan.c): the guest is uid 0 / gid 0. */
-	if (p->user.uid != 0 || p->user.gid != 0)
-		return cbox_err_set(
-		    err, ENOTSUP,
-		    "process.user: uid %u gid %u: the sentry tier runs the guest as "
-		    "uid 0 / gid 0 only; drop --user, or use the ns tier",
-		    p->user.uid, p->user.gid);
+	/* The sentry checks the user against its sandbox (sentry/exec_ctl.c: a sandbox whose
+	 * runtime was not root maps 0:0 only) and gives the new task these ids. */
+	const struct cbox_exec_user user = {.uid = p->user.uid,
+	                                    .gid = p->user.gid,
+	                                    .ngroups = p->user.n_additional_gids,
+	                                    .groups = p->user.additional_gids};
 	CBOX_AUTOFREE char **argv = calloc(p->n_args + 1, sizeof(char *));
 	CBOX_AUTOFREE char **envp = calloc(p->n_env + 1, sizeof(char *));
 	if (!argv || !envp)
@@ -159,7 +158,7 @@ int sentry_exec(struct cbox_tier_container *c, const struct cbox_tier_exec *x, p
 	CBOX_AUTOFREE char *req = NULL;
 	size_t len = 0;
 	int r = cbox_exec_req_encode(argv, envp, p->cwd ? p->cwd : "/",
-	                             p->terminal ? CBOX_EXEC_TTY : 0, NULL, &req, &len);
+	                             p->terminal ? CBOX_EXEC_TTY : 0, &user, &req, &len);
 	if (r < 0)
 		return cbox_err_set(err, -r, "exec: the process (args, env, cwd) cannot be sent");
 	CBOX_AUTOCLOSE int sock = sentry_exec_socket(c->state_dir, false, err);

@@ -342,17 +342,30 @@ static int read_process(const struct cbox_oci_config *cfg, struct sentry_plan *p
 {
 	const struct cbox_oci_process *proc = &cfg->process;
 	const struct cbox_oci_linux *l = &cfg->linux_;
-	/* The guest always sees itself as uid 0 and gid 0 (the sentry maps one id): running it
-	 * as another user would silently give it root's view of its files. */
-	if (proc->user.uid != 0 || proc->user.gid != 0)
+	/* Run as root, the runtime serves the guest's files with their host ids (all_ids, as runc
+	 * without a user namespace), and the sentry keeps the guest's ids itself: any user of the
+	 * config runs, and its files are its own. A runtime run by another user has one host id to
+	 * give, so the guest can only be 0:0 (another user would silently get root's view). */
+	p->sentry.all_ids = geteuid() == 0;
+	if (!p->sentry.all_ids &&
+	    (proc->user.uid != 0 || proc->user.gid != 0 || proc->user.n_additional_gids))
 		return cbox_err_set(
 		    err, ENOTSUP,
-		    "config.json: process.user: uid %u gid %u: the sentry tier runs "
-		    "the guest as uid 0 / gid 0 only (a limitation of this version); "
-		    "drop --user, or use the ns tier",
+		    "config.json: process.user: uid %u gid %u: a sentry sandbox whose runtime is "
+		    "not "
+		    "run as root has one id to give: run the runtime as root, drop --user, or use "
+		    "the ns tier",
 		    proc->user.uid, proc->user.gid);
-	if (proc->user.n_additional_gids)
-		cbox_debug("process.user.additionalGids ignored: the guest has gid 0 only");
+	p->sentry.uid = proc->user.uid;
+	p->sentry.gid = proc->user.gid;
+	p->sentry.groups = proc->user.additional_gids;
+	p->sentry.ngroups = proc->user.n_additional_gids;
+	/* uid 0's capabilities, of those the sentry emulates (cbox/cred.h): the config's bounding
+	 * set, which an exec gives root, as runc's final exec of the entrypoint does. No
+	 * capabilities in the config: none. */
+	p->sentry.cap_bset = p->sentry.all_ids && proc->has_caps ? proc->caps.bounding : 0;
+	p->sentry.has_umask = proc->user.has_umask;
+	p->sentry.umask = (mode_t)proc->user.umask;
 	p->sentry.argv = proc->args;
 	/* The environment is the config's, as given: nothing of the runtime's leaks in. */
 	p->sentry.envp = proc->env ? proc->env : empty_env;
@@ -361,8 +374,11 @@ static int read_process(const struct cbox_oci_config *cfg, struct sentry_plan *p
 	p->rlimits = proc->rlimits;
 	p->n_rlimits = proc->n_rlimits;
 	if (proc->has_caps || l->seccomp)
-		cbox_debug("process.capabilities and linux.seccomp ignored: the guest has no "
-		           "capabilities and the sentry's own filter");
+		cbox_debug(
+		    "process.capabilities beyond CAP_CHOWN, CAP_DAC_OVERRIDE, "
+		    "CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_FSETID, CAP_SETGID and CAP_SETUID, "
+		    "and linux.seccomp, ignored: the sentry emulates those and has its own "
+		    "filter");
 	for (size_t i = 0; i < l->n_namespaces; i++) {
 		const struct cbox_oci_namespace *ns = &l->namespaces[i];
 		if (ns->type == CLONE_NEWNET && ns->path)

@@ -95,6 +95,10 @@ CBOX_API int cbox_cred_setgroups(struct cbox_cred **cp, const uint32_t *groups, 
  * old inheritable or permitted and the bounding set (-EPERM). */
 CBOX_API int cbox_cred_capset(struct cbox_cred **cp, uint64_t eff, uint64_t prm, uint64_t inh);
 CBOX_API int cbox_cred_set_keepcaps(struct cbox_cred **cp, bool on);
+/* The credentials access(2) checks with (Linux's access_override_creds): the fs ids are the
+ * real ones, and the effective capabilities the permitted ones for real uid 0, none otherwise.
+ * A new reference (c itself when nothing differs); NULL on ENOMEM. */
+CBOX_API struct cbox_cred *cbox_cred_for_access(struct cbox_cred *c);
 /* What an exec does to credentials (no set-id bits, no file capabilities): saved and fs ids
  * follow the effective ones, uid 0 regains the bounding set, PR_SET_KEEPCAPS is cleared. */
 CBOX_API int cbox_cred_exec(struct cbox_cred **cp);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include "cbox/compiler.h"
+#include "cbox/cred.h"
 #include "cbox/platform.h"
 #include "cbox/gofer.h"
 #include "cbox/sentry.h"
@@ -137,12 +138,18 @@ CBOX_API int cbox_vfs_walk(struct cbox_sentry *s, struct cbox_task *t, int dirfd
 CBOX_API void cbox_vfs_listed(struct cbox_dentry *d);
 
 /*
- * Linux's permission check (generic_permission) for the guest, which is uid 0 and gid 0 with no
- * capabilities: the owner's bits when the file is its own, the group's for gid 0, else the
- * others'. mask: any of R_OK, W_OK, X_OK. Returns 0 or -EACCES. Files the sentry makes itself
- * (/proc, /dev) are checked by their own handlers.
+ * Linux's permission check (generic_permission) for task t on a file the gofer serves, with its
+ * credentials (cbox_cred_permission): the owner's bits when the file is the fs uid's, the
+ * group's for its fs gid or a supplementary group, else the others', then its capabilities.
+ * mask: any of R_OK, W_OK, X_OK. Returns 0 or -EACCES. Files the sentry makes itself (/proc,
+ * /dev) are checked by their own handlers.
  */
-CBOX_API int cbox_vfs_may(const struct cbox_dentry *d, int mask);
+CBOX_API int cbox_vfs_may(const struct cbox_task *t, const struct cbox_dentry *d, int mask);
+
+/* A file owner as the guest sees it (group: a gid) for host id host, and back: the host id of a
+ * guest id that cbox_cred_id_valid accepts ((uint32_t)-1 stays -1). See fs_gofer.c. */
+CBOX_API uint32_t cbox_id_to_guest(const struct cbox_sentry *s, uint32_t host, bool group);
+CBOX_API uint32_t cbox_id_to_host(const struct cbox_sentry *s, uint32_t id, bool group);
 /* The ops of the gofer's file system (to tell a file of the tree from /proc and /dev). */
 CBOX_API const struct cbox_fs_ops *cbox_vfs_gofer_ops(void);
 /* stat of a dentry as the guest sees it. */
@@ -162,13 +169,18 @@ CBOX_API int cbox_vfs_open(struct cbox_sentry *s, struct cbox_task *t, struct cb
  * them); the sentry's /proc and /dev answer EPERM. Modes are final (umask applied by the
  * caller). Return 0 or -errno.
  */
-CBOX_API int cbox_vfs_mkdir(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
-                            mode_t mode);
+/* The creations below make the node task t's own (cbox_vfs_new_owner). */
+CBOX_API int cbox_vfs_mkdir(struct cbox_sentry *s, const struct cbox_task *t,
+                            struct cbox_dentry *dir, const char *name, mode_t mode);
 /* mode: S_IFIFO, S_IFREG or S_IFSOCK with permissions (devices: EPERM). */
-CBOX_API int cbox_vfs_mknod(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
-                            mode_t mode);
-CBOX_API int cbox_vfs_symlink(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
-                              const char *target);
+CBOX_API int cbox_vfs_mknod(struct cbox_sentry *s, const struct cbox_task *t,
+                            struct cbox_dentry *dir, const char *name, mode_t mode);
+CBOX_API int cbox_vfs_symlink(struct cbox_sentry *s, const struct cbox_task *t,
+                              struct cbox_dentry *dir, const char *name, const char *target);
+/* The host owner a node task t makes in dir is given, for the gofer's creation requests
+ * ((uint32_t)-1: as the gofer makes it). See vfs_mut.c. */
+CBOX_API void cbox_vfs_new_owner(const struct cbox_sentry *s, const struct cbox_task *t,
+                                 const struct cbox_dentry *dir, uint32_t *uid, uint32_t *gid);
 /* A new name in dir for d (not a directory). */
 CBOX_API int cbox_vfs_link(struct cbox_sentry *s, struct cbox_dentry *d, struct cbox_dentry *dir,
                            const char *name);
@@ -177,18 +189,21 @@ CBOX_API int cbox_vfs_unlink(struct cbox_sentry *s, struct cbox_dentry *dir, con
 /* flags: 0, RENAME_NOREPLACE or RENAME_EXCHANGE. */
 CBOX_API int cbox_vfs_rename(struct cbox_sentry *s, struct cbox_dentry *odir, const char *oname,
                              struct cbox_dentry *ndir, const char *nname, unsigned flags);
-/* chmod, chown, truncate, utimes of d (see struct cbox_gofer_setattr). */
+/* chmod, chown, truncate, utimes of d (see struct cbox_gofer_setattr; uid and gid as the guest
+ * names them, mapped to the host's here). */
 CBOX_API int cbox_vfs_setattr(struct cbox_sentry *s, struct cbox_dentry *d,
                               const struct cbox_gofer_setattr *a);
 /* Create a new regular file name in dir and open it with flags: returns the host fd (owned by
  * the caller) and *out, the new dentry (a reference, cached). -EEXIST when name exists. */
-CBOX_API int cbox_vfs_create(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
-                             int flags, mode_t mode, struct cbox_dentry **out);
+CBOX_API int cbox_vfs_create(struct cbox_sentry *s, const struct cbox_task *t,
+                             struct cbox_dentry *dir, const char *name, int flags, mode_t mode,
+                             struct cbox_dentry **out);
 /* O_TMPFILE: an unnamed file in dir, opened with flags (its access mode, O_EXCL and the file
  * flags; the rest is ignored). Returns the host fd (the caller's) and sets *out to an unlinked,
  * uncached dentry for it, or -errno. */
-CBOX_API int cbox_vfs_tmpfile(struct cbox_sentry *s, struct cbox_dentry *dir, int flags,
-                              mode_t mode, struct cbox_dentry **out);
+CBOX_API int cbox_vfs_tmpfile(struct cbox_sentry *s, const struct cbox_task *t,
+                              struct cbox_dentry *dir, int flags, mode_t mode,
+                              struct cbox_dentry **out);
 /* 0 when d lies on a writable mount, else -EROFS (access(W_OK), statfs). */
 CBOX_API int cbox_vfs_writable(struct cbox_sentry *s, struct cbox_dentry *d);
 /* Drop dir's cached child name, if any (after a change the sentry did not make itself). */
@@ -287,6 +302,7 @@ struct cbox_task {
 	struct cbox_thread_group *tg;
 	struct cbox_fdtable *files;
 	struct cbox_fs_ctx *fs;
+	struct cbox_cred *cred; /* ids and capabilities (cbox/cred.h); NULL until linked */
 	struct cbox_exec_pending *exec;
 	uint64_t clone_flags; /* flags of the clone the task is making, for the child's setup */
 	bool seen_first_stop;
@@ -307,6 +323,8 @@ struct cbox_task {
 
 /* The task with host tid, or NULL. */
 CBOX_API struct cbox_task *cbox_task_find(struct cbox_sentry *s, pid_t tid);
+/* The linked task whose pid or tid in the sandbox is vid (> 0), or NULL. */
+CBOX_API struct cbox_task *cbox_task_by_vtid(struct cbox_sentry *s, pid_t vid);
 
 /*
  * Whether host file dev/ino is the program or the ELF interpreter of a running guest process.

@@ -20,16 +20,26 @@ struct cbox_sentry_config {
 	const char *hostname; /* "cbox" when NULL */
 	uid_t owner_uid;      /* the host ids the guest sees as its own (0) in file owners; */
 	gid_t owner_gid;      /* others show as 65534 (see fs_gofer.c) */
-	bool tree_writable;   /* the gofer's tree has writable mounts (else EROFS up front) */
-	const char *dev_shm;  /* the gofer's directory shown as /dev/shm ("/dev/shm"), or NULL */
-	bool tty;             /* fds 0-2 are a pseudo-terminal of the sandbox's: it becomes the */
-	int tty_fd;           /* guest's controlling terminal, and /dev/tty reopens tty_fd */
-	bool exec_service;    /* serve `cbox exec`: exec_ctl is the monitor's control socket, */
-	int exec_ctl;         /* which hands over connections of <state>/exec.sock */
-	bool init;            /* a tiny init is pid 1 of the guest, the program pid 2 (--init) */
-	bool gofer_pending;   /* the gofer may still be building its tree: one byte arrives on */
-	int gofer_ready_fd;   /* gofer_ready_fd once it answers (consumed); the sentry sets itself
-	                       * and the guest task up meanwhile and asks the gofer nothing before */
+	/* The guest's first task's credentials (cbox/cred.h). all_ids: guest ids are host ids
+	 * (the OCI runtime as root); else the user namespace maps only 0 (owner_uid/gid above) and
+	 * uid, gid, groups must be 0 and cap_bset 0 (the guest's root has no capability). */
+	bool all_ids;
+	uint32_t uid, gid;
+	size_t ngroups;
+	const uint32_t *groups;
+	uint64_t cap_bset; /* what uid 0 holds (masked to CBOX_CAP_EMULATED) */
+	bool has_umask;    /* the first task's umask (OCI process.user.umask), else 022 */
+	mode_t umask;
+	bool tree_writable;  /* the gofer's tree has writable mounts (else EROFS up front) */
+	const char *dev_shm; /* the gofer's directory shown as /dev/shm ("/dev/shm"), or NULL */
+	bool tty;            /* fds 0-2 are a pseudo-terminal of the sandbox's: it becomes the */
+	int tty_fd;          /* guest's controlling terminal, and /dev/tty reopens tty_fd */
+	bool exec_service;   /* serve `cbox exec`: exec_ctl is the monitor's control socket, */
+	int exec_ctl;        /* which hands over connections of <state>/exec.sock */
+	bool init;           /* a tiny init is pid 1 of the guest, the program pid 2 (--init) */
+	bool gofer_pending;  /* the gofer may still be building its tree: one byte arrives on */
+	int gofer_ready_fd;  /* gofer_ready_fd once it answers (consumed); the sentry sets itself
+	                      * and the guest task up meanwhile and asks the gofer nothing before */
 };
 
 /*
