@@ -81,9 +81,7 @@ runsh 'true' "c['hooks'] = {'createRuntime': [{'path': '/bin/false'}]}"
 check_status "a failing hook fails the run" 1
 check "  ... and leaves no state behind" "" "$(ls "$ROOT")"
 
-# What the tier refuses, by name.
-runsh 'id' "c['process']['user'] = {'uid': 1000, 'gid': 1000}"
-check_match "process.user uid 1000 is refused" "process\.user: uid 1000 gid 1000: the sentry tier runs the guest as uid 0" "$ERR"
+# What the tier refuses, by name. (Users: test_oci_users.sh.)
 runsh 'true' "c['annotations'] = {'dev.cbox.platform': 'nope'}"
 check_match "an unknown platform annotation" "dev\.cbox\.platform: unknown platform 'nope'" "$ERR"
 runsh 'true' "c['mounts'].append({'destination': '/o', 'type': 'overlay', 'source': 'overlay'})"
@@ -302,8 +300,6 @@ check_status "exec of a missing program: 127" 127
 check_match "  ... says so" 'nosuchprogram: No such file or directory' "$ERR"
 oci exec --env FOO=bar --cwd /data box sh -c 'echo "$FOO $(pwd)"'
 check "exec --env and --cwd" "bar /data" "$OUT"
-oci exec --user 1000 box true
-check_match "exec --user: refused (the guest is uid 0 only)" 'uid 0 / gid 0 only' "$ERR"
 # The exec'd task is a guest like the others: traced by the sentry, under the guest filter,
 # without capabilities, and what the filter refuses stays refused.
 oci exec --detach --pid-file "$SCRATCH/epid" box sleep 77

@@ -570,12 +570,75 @@ static int cmd_bpf_perf(void)
 	return 0;
 }
 
+/*
+ * `become UID GID[,GROUP...] PROG [ARGS]`: drop to another user as gosu and setpriv do
+ * (setgroups, setresgid, setresuid, then exec), with raw syscalls so that the kernel's (or the
+ * sentry's) answer is what is printed: "become: CALL ERRNAME" and status 1 when one fails.
+ */
+static int cmd_become(int argc, char **argv)
+{
+	if (argc < 3)
+		return 2;
+	unsigned long uid = strtoul(argv[0], NULL, 10);
+	gid_t groups[64];
+	int n = 0;
+	char *save = NULL;
+	for (char *g = strtok_r(argv[1], ",", &save); g && n < 64; g = strtok_r(NULL, ",", &save))
+		groups[n++] = (gid_t)strtoul(g, NULL, 10);
+	if (n == 0)
+		return 2;
+	if (syscall(SYS_setgroups, n - 1, groups + 1) < 0) {
+		printf("become: setgroups %s\n", errname(errno));
+		return 1;
+	}
+	if (syscall(SYS_setresgid, groups[0], groups[0], groups[0]) < 0) {
+		printf("become: setresgid %s\n", errname(errno));
+		return 1;
+	}
+	if (syscall(SYS_setresuid, uid, uid, uid) < 0) {
+		printf("become: setresuid %s\n", errname(errno));
+		return 1;
+	}
+	execv(argv[2], argv + 2);
+	printf("become: execv %s\n", errname(errno));
+	return 1;
+}
+
+/*
+ * `access RUID EUID PATH`: setresuid(RUID, EUID, -1), then how PATH answers: access(R_OK) (the
+ * real ids), faccessat(AT_EACCESS) (the effective ones), open(O_RDONLY) and open(O_NOATIME)
+ * (owner or CAP_FOWNER). One line: "access X eaccess X open X noatime X", X being OK or the
+ * errno's name.
+ */
+static int cmd_access(int argc, char **argv)
+{
+	if (argc < 3)
+		return 2;
+	if (syscall(SYS_setresuid, strtoul(argv[0], NULL, 10), strtoul(argv[1], NULL, 10), -1L) <
+	    0) {
+		printf("access: setresuid %s\n", errname(errno));
+		return 1;
+	}
+	const char *p = argv[2];
+	const char *r[4];
+	r[0] = syscall(SYS_faccessat, AT_FDCWD, p, R_OK) == 0 ? "OK" : errname(errno);
+	r[1] = syscall(SYS_faccessat2, AT_FDCWD, p, R_OK, AT_EACCESS) == 0 ? "OK" : errname(errno);
+	long fd = syscall(SYS_openat, AT_FDCWD, p, O_RDONLY);
+	r[2] = fd >= 0 ? "OK" : errname(errno);
+	long fd2 = syscall(SYS_openat, AT_FDCWD, p, O_RDONLY | O_NOATIME);
+	r[3] = fd2 >= 0 ? "OK" : errname(errno);
+	printf("access %s eaccess %s open %s noatime %s\n", r[0], r[1], r[2], r[3]);
+	return 0;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
-	                "kill-self SIG|signal-child|open "
-	                "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|fcntl-refused|eintr|"
-	                "clone3-race|bpf-perf\n");
+	fprintf(
+	    stderr,
+	    "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
+	    "kill-self SIG|signal-child|open "
+	    "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|fcntl-refused|eintr|"
+	    "clone3-race|bpf-perf|become UID GID[,GROUP...] PROG [ARGS]|access RUID EUID PATH\n");
 }
 
 int main(int argc, char **argv)
@@ -595,6 +658,10 @@ int main(int argc, char **argv)
 		return cmd_refused(n, a);
 	if (!strcmp(c, "ids"))
 		return cmd_ids();
+	if (!strcmp(c, "become"))
+		return cmd_become(n, a);
+	if (!strcmp(c, "access"))
+		return cmd_access(n, a);
 	if (!strcmp(c, "fork-tree"))
 		return cmd_fork_tree(n, a);
 	if (!strcmp(c, "threads"))
