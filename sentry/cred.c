@@ -25,17 +25,12 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Sort and drop duplicates; returns the new count. */
+/* Sort, keeping duplicates as Linux's groups_sort does (getgroups gives them back). */
 static uint32_t sort_groups(uint32_t *g, size_t n)
 {
-	if (n == 0)
-		return 0;
-	qsort(g, n, sizeof(*g), cmp_u32);
-	size_t k = 1;
-	for (size_t i = 1; i < n; i++)
-		if (g[i] != g[k - 1])
-			g[k++] = g[i];
-	return (uint32_t)k;
+	if (n > 1)
+		qsort(g, n, sizeof(*g), cmp_u32);
+	return (uint32_t)n;
 }
 
 /* Exec's capability rule for a process without file capabilities (cap_bprm_creds_from_file):
@@ -235,6 +230,11 @@ static int set_ids(const struct cbox_cred *old, uint32_t *ids, int cap, int kind
 		ids[3] = ids[1];
 		return 0;
 	default:
+		/* A call that changes nothing returns at once (Linux 6.x): the fs id keeps a value
+		 * setfs*id gave it, which the general path would reset to the effective id. */
+		if ((a == NO_ID || a == o[0]) && (b == NO_ID || (b == o[1] && b == ids[3])) &&
+		    (c == NO_ID || c == o[2]))
+			return 0;
 		if (!priv && ((a != NO_ID && !one_of(o, a)) || (b != NO_ID && !one_of(o, b)) ||
 		              (c != NO_ID && !one_of(o, c))))
 			return -EPERM;

@@ -45,7 +45,7 @@ struct cbox_cred {
 	bool keepcaps; /* PR_SET_KEEPCAPS */
 	bool all_ids;  /* every id is mapped (see above); else only 0 */
 	uint32_t ngroups;
-	uint32_t groups[]; /* sorted, no duplicates */
+	uint32_t groups[]; /* sorted; duplicates kept, as Linux keeps them */
 };
 
 /*

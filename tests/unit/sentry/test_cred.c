@@ -306,7 +306,7 @@ Test(cred, copy_on_write)
 	cbox_cred_put(NULL);
 }
 
-/* Sorted (the lookups rely on it). Duplicates: the differential row "setgroups with a duplicate"
+/* Sorted (the lookups rely on it). Duplicates: the differential row "setgroups keeps a duplicate"
  * holds the model to what the kernel keeps. */
 Test(cred, groups_sorted)
 {

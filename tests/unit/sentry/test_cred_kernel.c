@@ -73,36 +73,19 @@ struct op {
 
 /*
  * One scenario: from root (ids 0, no groups, permitted = effective = the bounding set minus
- * bset_drop, restricted to the emulated capabilities), apply ops. known: why the model and the
- * kernel disagree on this row, printed with the failure; the row keeps failing until cred.c
- * agrees.
+ * bset_drop, restricted to the emulated capabilities), apply ops.
  */
 struct scenario {
 	/* Arrays, not pointers: Criterion copies the rows into each test's process. */
 	char name[112];
 	uint64_t bset_drop;
 	struct op ops[MAX_OPS];
-	char known[400];
 };
 
 /* clang-format off */
 #define ROW(nm, ...)              {.name = (nm), .ops = {__VA_ARGS__}}
-#define ROW_KNOWN(nm, why, ...)   {.name = (nm), .ops = {__VA_ARGS__}, .known = (why)}
 #define ROW_BSET(nm, drop, ...)   {.name = (nm), .ops = {__VA_ARGS__}, .bset_drop = (drop)}
 /* clang-format on */
-
-/* The disagreements found so far (see the rows that name them). */
-#define FAST_SETRESUID                                                                             \
-	"Linux 6.x's __sys_setresuid returns 0 early, committing nothing, when every id named "    \
-	"is -1 or already held (and a named euid equals the fs uid): the fs uid stays as it was; " \
-	"cred.c always sets fsuid = euid"
-#define FAST_SETRESGID                                                                             \
-	"Linux 6.x's __sys_setresgid returns 0 early, committing nothing, when every id named "    \
-	"is -1 or already held (and a named egid equals the fs gid): the fs gid stays as it was; " \
-	"cred.c always sets fsgid = egid"
-#define GROUP_DUPLICATES                                                                           \
-	"Linux sorts the groups but keeps duplicates (groups_sort, and getgroups returns all "     \
-	"n); cred.c drops them"
 
 static struct scenario scenarios[] = {
     /* User ids. */
@@ -135,10 +118,11 @@ static struct scenario scenarios[] = {
         SETRESUID(2000, NO, NO)),
     ROW("unprivileged setresuid permutes its ids", SETRESUID(1000, 2000, 1001),
         SETRESUID(1001, 1000, 2000)),
-    ROW_KNOWN("setresuid(-1,-1,-1) after setfsuid(1000)", FAST_SETRESUID, SETFSUID(1000),
-              SETRESUID(NO, NO, NO)),
-    ROW_KNOWN("setresuid(0,-1,0) after setfsuid(1000)", FAST_SETRESUID, SETFSUID(1000),
-              SETRESUID(0, NO, 0)),
+    /* Linux 6.x returns early from a setres*id that changes nothing: the fs id stays. */
+    ROW("setresuid(-1,-1,-1) after setfsuid(1000) keeps the fs uid", SETFSUID(1000),
+        SETRESUID(NO, NO, NO)),
+    ROW("setresuid(0,-1,0) after setfsuid(1000) keeps the fs uid", SETFSUID(1000),
+        SETRESUID(0, NO, 0)),
     ROW("setresuid(-1,0,-1) after setfsuid(1000) resets the fs uid", SETFSUID(1000),
         SETRESUID(NO, 0, NO)),
     ROW("leaving uid 0 drops the permitted set only when no id is 0", SETRESUID(1000, NO, NO),
@@ -162,8 +146,8 @@ static struct scenario scenarios[] = {
         SETGID(2000)),
     ROW("unprivileged setgid to a gid not held is EPERM", SETRESGID(1000, 1001, 2000), SETUID(1000),
         SETGID(3000)),
-    ROW_KNOWN("setresgid(-1,-1,-1) after setfsgid(1000)", FAST_SETRESGID, SETFSGID(1000),
-              SETRESGID(NO, NO, NO)),
+    ROW("setresgid(-1,-1,-1) after setfsgid(1000) keeps the fs gid", SETFSGID(1000),
+        SETRESGID(NO, NO, NO)),
     ROW("setresgid(-1,0,-1) after setfsgid(1000) resets the fs gid", SETFSGID(1000),
         SETRESGID(NO, 0, NO)),
 
@@ -180,7 +164,7 @@ static struct scenario scenarios[] = {
 
     /* Supplementary groups. */
     ROW("setgroups sorts the groups", SETGROUPS(2000, 1000, 1001)),
-    ROW_KNOWN("setgroups with a duplicate", GROUP_DUPLICATES, SETGROUPS(1001, 1000, 1001)),
+    ROW("setgroups keeps a duplicate, as Linux", SETGROUPS(1001, 1000, 1001)),
     ROW("setgroups(0) empties the groups", SETGROUPS(1000, 2000), SETGROUPS_NONE),
     ROW("setgroups without CAP_SETGID is EPERM", SETUID(1000), SETGROUPS(1000)),
     ROW("setgroups with -1 is EINVAL", SETGROUPS(1000, NO)),
@@ -532,19 +516,16 @@ static void need_real_root(const struct scenario *s, uint64_t bset)
 }
 
 #define SAME(f, fmt)                                                                               \
-	cr_expect_eq(ks->f, ms->f, "%s: " #f " is " fmt " in the kernel, " fmt " in the model%s",  \
-	             s->name, ks->f, ms->f, known)
+	cr_expect_eq(ks->f, ms->f, "%s: " #f " is " fmt " in the kernel, " fmt " in the model",    \
+	             s->name, ks->f, ms->f)
 
 static void compare(const struct scenario *s, const struct results *kr, const struct state *ks,
                     const struct results *mr, const struct state *ms)
 {
-	char known[512] = "";
-	if (s->known[0])
-		snprintf(known, sizeof(known), " (known disagreement, reported: %s)", s->known);
 	for (int i = 0; i < count_ops(s); i++)
 		cr_expect_eq(kr->ret[i], mr->ret[i],
-		             "%s: op %d returns %lld in the kernel, %lld in the model%s", s->name,
-		             i + 1, (long long)kr->ret[i], (long long)mr->ret[i], known);
+		             "%s: op %d returns %lld in the kernel, %lld in the model", s->name,
+		             i + 1, (long long)kr->ret[i], (long long)mr->ret[i]);
 	SAME(uid, "%u");
 	SAME(euid, "%u");
 	SAME(suid, "%u");
@@ -560,8 +541,8 @@ static void compare(const struct scenario *s, const struct results *kr, const st
 	SAME(ngroups, "%u");
 	for (uint32_t i = 0; i < ks->ngroups && i < ms->ngroups && i < 2 * MAX_GROUPS; i++)
 		cr_expect_eq(ks->groups[i], ms->groups[i],
-		             "%s: group %u is %u in the kernel, %u in the model%s", s->name, i,
-		             ks->groups[i], ms->groups[i], known);
+		             "%s: group %u is %u in the kernel, %u in the model", s->name, i,
+		             ks->groups[i], ms->groups[i]);
 }
 
 ParameterizedTestParameters(cred_kernel, scenario)
