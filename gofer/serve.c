@@ -197,6 +197,20 @@ static int do_clunk(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
 	return cbox_gofer_clunk_one(s, q->fid);
 }
 
+/*
+ * The sentry keeps names it walked; the host may remove or replace a file since (an editor saves
+ * by renaming a new file over the old one). Whether n's name in its parent no longer leads to
+ * its file st goes back with a STAT (and refuses a SETATTR by name), so that a lookup by name
+ * can be made again. The root and an unnamed file have no name to check.
+ */
+static bool name_moved(const struct cbox_gofer_node *n, const struct stat *st)
+{
+	struct stat cur;
+	return n->parent && !n->anon &&
+	       (fstatat(n->parent->fd, n->name, &cur, AT_SYMLINK_NOFOLLOW) < 0 ||
+	        cur.st_dev != st->st_dev || cur.st_ino != st->st_ino);
+}
+
 static int do_stat(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
                    struct cbox_gofer_reply *r)
 {
@@ -208,14 +222,7 @@ static int do_stat(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 		return -errno;
 	fill_stat(&r->stat, &st);
 	mark_mount(&r->stat, s, q->fid);
-	/* The sentry keeps names it walked; the host may remove or replace a file since (an editor
-	 * saves by renaming a new file over the old one). Whether the name still leads to this file
-	 * goes back with the stat, so that a lookup by name can be made again. The root and an
-	 * unnamed file have no name to check. */
-	struct stat cur;
-	if (n->parent && !n->anon &&
-	    (fstatat(n->parent->fd, n->name, &cur, AT_SYMLINK_NOFOLLOW) < 0 ||
-	     cur.st_dev != st.st_dev || cur.st_ino != st.st_ino))
+	if (name_moved(n, &st))
 		r->stat.flags |= CBOX_GOFER_STAT_STALE;
 	return 0;
 }
@@ -636,6 +643,11 @@ static int do_setattr(struct cbox_gofer_server *s, const struct cbox_gofer_req *
 	const struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
 	if (n == NULL)
 		return -EBADF;
+	struct stat st;
+	if ((a->valid & CBOX_GOFER_SET_BY_NAME) &&
+	    (fstatat(n->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ||
+	     name_moved(n, &st)))
+		return -ESTALE;
 	int rc = 0;
 	if (a->valid & CBOX_GOFER_SET_MODE)
 		rc = set_mode(n, a->mode);

@@ -209,7 +209,7 @@ static bool is_xattr_named(uint32_t type)
  * body is checked by the decoder (always encoded as 0). */
 static int check_setattr(const struct cbox_gofer_setattr *a)
 {
-	if (a->valid & ~CBOX_GOFER_SET_ALL)
+	if (a->valid & ~(CBOX_GOFER_SET_ALL | CBOX_GOFER_SET_BY_NAME))
 		return -EINVAL;
 	/* A negative size would reach ftruncate as a huge or invalid length. */
 	if ((a->valid & CBOX_GOFER_SET_SIZE) && a->size < 0)

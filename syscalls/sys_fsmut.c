@@ -360,18 +360,11 @@ static int may_setattr(const struct cbox_task *t, const struct cbox_dentry *d,
 	return 0;
 }
 
-/* Resolve a path (walk flags wf) and set attributes on it. */
-static int64_t set_path(struct cbox_sysctx *c, int dirfd, uint64_t upath, int wf,
-                        const struct cbox_gofer_setattr *a)
+/* set_path's checks and change on the walked file d (named: a with SET_BY_NAME). */
+static int set_walked(struct cbox_sysctx *c, struct cbox_dentry *d,
+                      const struct cbox_gofer_setattr *a, const struct cbox_gofer_setattr *named)
 {
-	char path[PATH_MAX];
-	int r = cbox_sys_read_path(c, upath, path);
-	if (r < 0)
-		return r;
-	struct cbox_dentry *d;
-	r = cbox_vfs_walk(c->s, c->task, dirfd, path, wf, &d, NULL);
-	if (r < 0)
-		return r;
+	int r = 0;
 	if ((a->valid & CBOX_GOFER_SET_SIZE) && S_ISDIR(d->mode))
 		r = -EISDIR;
 	else if ((a->valid & CBOX_GOFER_SET_SIZE) && !S_ISREG(d->mode))
@@ -382,10 +375,38 @@ static int64_t set_path(struct cbox_sysctx *c, int dirfd, uint64_t upath, int wf
 		    cbox_text_busy(c->s, d->host_dev, d->host_ino))
 			r = cbox_vfs_writable(c->s, d) ?: -ETXTBSY;
 		else
-			r = cbox_vfs_setattr(c->s, d, a);
+			r = cbox_vfs_setattr(c->s, d, named);
 	}
-	cbox_dentry_put(c->s, d);
 	return r;
+}
+
+/*
+ * Resolve a path (walk flags wf) and set attributes on it. The host may have replaced or removed
+ * the file since its name was cached: the gofer then refuses (SET_BY_NAME, ESTALE) and the path
+ * is walked once more, as stat_path does. An empty path names dirfd's own file, never stale.
+ */
+static int64_t set_path(struct cbox_sysctx *c, int dirfd, uint64_t upath, int wf,
+                        const struct cbox_gofer_setattr *a)
+{
+	char path[PATH_MAX];
+	int r = cbox_sys_read_path(c, upath, path);
+	if (r < 0)
+		return r;
+	struct cbox_gofer_setattr named = *a;
+	if (path[0] != '\0')
+		named.valid |= CBOX_GOFER_SET_BY_NAME;
+	for (int tries = 0;; tries++) {
+		struct cbox_dentry *d;
+		r = cbox_vfs_walk(c->s, c->task, dirfd, path, wf, &d, NULL);
+		if (r < 0)
+			return r;
+		r = set_walked(c, d, a, &named);
+		bool again = tries == 0 && r == -ESTALE && cbox_vfs_drop_stale(c->s, d, r);
+		cbox_dentry_put(c->s, d);
+		if (!again)
+			return r == -ESTALE ? -ENOENT
+			                    : r; /* replaced twice in a row: gone for now */
+	}
 }
 
 /* Set attributes through an fd: the sentry's files only; the host answers for pipes and

@@ -208,16 +208,20 @@ t_host_changes() {
 	echo old >kept.txt
 	echo gone >gone.txt
 	echo same >same.txt
+	echo m1 >mode.txt
 	printf '#!/bin/sh\necho v1\n' >prog.sh
 	chmod +x prog.sh
 	# shellcheck disable=SC2016,SC2086
 	timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -- /usr/bin/bash -c '
 		cat kept.txt gone.txt same.txt >/dev/null; stat -c %s kept.txt gone.txt >/dev/null
-		./prog.sh >/dev/null
+		./prog.sh >/dev/null; chmod 644 mode.txt
 		: >ready; while [ ! -e go ]; do sleep 0.05; done
 		stat -c %s kept.txt; cat kept.txt; stat gone.txt 2>&1 | grep -c "No such"
 		cat gone.txt 2>&1 | grep -c "No such"; cat same.txt; ./prog.sh
-		test -e gone.txt || echo gone; test -x same.txt && echo executable' >"$SCRATCH/hc" 2>&1 &
+		test -e gone.txt || echo gone; test -x same.txt && echo executable
+		/usr/bin/python3 -c "import os; os.chmod(\"mode.txt\", 0o600); os.utime(\"mode.txt\", (1e9, 1e9))"
+		/usr/bin/python3 -c "import os; os.chmod(\"gone.txt\", 0o600)" 2>&1 | grep -c "No such"' \
+		>"$SCRATCH/hc" 2>&1 &
 	local pid=$! i
 	for i in $(seq 1 200); do
 		[ -e ready ] && break
@@ -226,6 +230,7 @@ t_host_changes() {
 	echo "new content" >kept.tmp && mv kept.tmp kept.txt
 	rm gone.txt
 	chmod +x same.txt
+	echo m2 >mode.tmp && mv mode.tmp mode.txt
 	printf '#!/bin/sh\necho v2\n' >prog.tmp && chmod +x prog.tmp && mv prog.tmp prog.sh
 	: >go
 	wait $pid
@@ -236,7 +241,11 @@ new content
 same
 v2
 gone
-executable" "$(cat "$SCRATCH/hc")"
+executable
+1" "$(cat "$SCRATCH/hc")"
+	# (python's os.chmod and os.utime: no stat first, which would find the change itself)
+	check "  ... chmod and utimes by a name the host replaced reach the new file" \
+		"600 1000000000 m2" "$(stat -c '%a %Y' mode.txt) $(cat mode.txt)"
 }
 
 for_each_config t_python t_pip t_gcc_make t_bash t_git t_node t_tree t_host_changes

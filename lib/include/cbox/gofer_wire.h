@@ -147,6 +147,11 @@ enum cbox_gofer_type {
 #define CBOX_GOFER_SET_SIZE  8u  /* truncate (regular files only) */
 #define CBOX_GOFER_SET_TIMES 16u /* utimensat: nsec may be UTIME_NOW or UTIME_OMIT */
 #define CBOX_GOFER_SET_ALL   31u
+/* Not an attribute: the call named the file by a path the sentry had cached. If the fid's name in
+ * its parent no longer leads to its file (the host replaced or removed it), nothing is changed
+ * and the reply is ESTALE, so that the path is walked again. Without it (fchmod of an open fd)
+ * the fid's own file is changed, named or not. */
+#define CBOX_GOFER_SET_BY_NAME 32u
 
 /* The arguments of SETATTR; fields whose bit is not in valid are sent but not used. */
 struct cbox_gofer_setattr {

@@ -471,6 +471,36 @@ static int setattr(uint32_t fid, struct cbox_gofer_setattr a)
 	return cbox_gofer_setattr(S.c, fid, &a);
 }
 
+/* SETATTR by name refuses (ESTALE, nothing changed) once the name leads elsewhere or nowhere;
+ * without SET_BY_NAME the fid's own file is changed, as fchmod of an open fd does. */
+Test(gofer_rw, setattr_by_name_checks_the_name)
+{
+	uint32_t f = walk("file.txt", NULL);
+	struct cbox_gofer_setattr by_name = {.valid = CBOX_GOFER_SET_MODE | CBOX_GOFER_SET_BY_NAME,
+	                                     .mode = 0600};
+	cr_expect_eq(setattr(f, by_name), 0); /* the name still holds it */
+	cr_expect_eq(host_lstat("file.txt").st_mode & 07777, 0600);
+	struct stat before = host_lstat("file.txt");
+	char p[256], q[256];
+	at(p, "file.txt");
+	at(q, "moved.txt");
+	cr_assert_eq(rename(p, q), 0);
+	int fd = open(p, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+	cr_assert_geq(fd, 0);
+	close(fd);
+	by_name.mode = 0640;
+	cr_expect_eq(setattr(f, by_name), -ESTALE);
+	cr_expect_eq(host_lstat("file.txt").st_mode & 07777, 0644, "the new file is untouched");
+	cr_expect_eq(host_lstat("moved.txt").st_mode & 07777, 0600, "the old one too");
+	cr_expect_eq(
+	    setattr(f, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_MODE, .mode = 0640}), 0);
+	struct stat after = host_lstat("moved.txt");
+	cr_expect_eq(after.st_ino, before.st_ino);
+	cr_expect_eq(after.st_mode & 07777, 0640, "without BY_NAME: the fid's own file");
+	cr_assert_eq(unlink(p), 0);
+	cr_expect_eq(setattr(f, by_name), -ESTALE, "a removed name");
+}
+
 Test(gofer_rw, setattr_each_field)
 {
 	uint32_t f = walk("file.txt", NULL), d = walk("dir", NULL);

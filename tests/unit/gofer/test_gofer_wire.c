@@ -197,7 +197,7 @@ static int enc_setattr(const struct cbox_gofer_setattr *a)
 
 Test(gofer_wire, setattr_round_trips)
 {
-	struct cbox_gofer_setattr a = {.valid = CBOX_GOFER_SET_ALL,
+	struct cbox_gofer_setattr a = {.valid = CBOX_GOFER_SET_ALL | CBOX_GOFER_SET_BY_NAME,
 	                               .mode = 0640,
 	                               .uid = 1000,
 	                               .gid = (uint32_t)-1,
@@ -237,7 +237,7 @@ static int patched_setattr(size_t off, const void *val, size_t n)
 
 Test(gofer_wire, setattr_fields_checked)
 {
-	uint32_t v = 32;
+	uint32_t v = 64; /* 32 is CBOX_GOFER_SET_BY_NAME */
 	cr_expect_eq(patched_setattr(4, &v, 4), -EINVAL, "unknown valid bit");
 	int64_t neg = -1, big = 1000000000, now = UTIME_NOW, omit = UTIME_OMIT, ok = 999999999;
 	cr_expect_eq(patched_setattr(24, &neg, 8), -EINVAL, "negative size");
