@@ -293,6 +293,12 @@ docker_checks() {
 	check_status "docker run: the exit status comes back" 3
 	dk run --rm --runtime="$rt" local/busybox cat /etc/hostname
 	check_match "docker run: /etc/hostname is Docker's" "^[0-9a-f]{12}$" "$OUT"
+	# -u: that user and group, with --group-add; the image's /bin is root's and not writable.
+	dk run --rm -u 1000:1000 --group-add 2000 --runtime="$rt" local/busybox \
+		sh -c 'id -u; id -G; touch /bin/x 2>/dev/null || echo no-write'
+	check "docker run -u 1000:1000 --group-add 2000" "1000
+1000 2000
+no-write" "$OUT"
 	python_task "$rt"
 	# -t: a console (process.terminal), the master over containerd's console socket.
 	dk run --rm -t --runtime="$rt" local/busybox sh -c 'test -t 0 && test -t 1 && echo tty; exit 4'

@@ -148,6 +148,18 @@ no-read
 become: setgroups EPERM" "$OUT"
 done
 
+# A config whose user is no id: refused with the field named, nothing left behind.
+edit "c['process']['args'] = ['true']
+c['process']['user'] = {'uid': 4294967295, 'gid': 0}"
+oci run --bundle "$BUNDLE" bad1
+check_status "process.user.uid 4294967295: refused" 1
+check_match "  ... saying why" "process\.user: 4294967295 is not an id" "$ERR"
+edit "c['process']['args'] = ['true']
+c['process']['user'] = {'uid': 0, 'gid': 0, 'additionalGids': [5, 4294967295]}"
+oci run --bundle "$BUNDLE" bad2
+check_status "an additionalGids entry 4294967295: refused" 1
+check "  ... and no state is left" "" "$(ls "$ROOT" 2>/dev/null)"
+
 # exec --user into a running container: the new task is that user; the container's root stays.
 PLATFORM=seccomp
 reset_users

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cbox/cleanup.h"
+#include "cbox/cred.h"
 #include "cbox/log.h"
 #include "internal.h"
 
@@ -356,6 +357,17 @@ static int read_process(const struct cbox_oci_config *cfg, struct sentry_plan *p
 		    "run as root has one id to give: run the runtime as root, drop --user, or use "
 		    "the ns tier",
 		    proc->user.uid, proc->user.gid);
+	/* (uint32_t)-1 is no id in Linux (set*id's "unchanged"), and the kernel takes at most
+	 * NGROUPS_MAX supplementary groups: runc fails such a config at setgroups/setuid. */
+	bool bad = proc->user.uid == (uint32_t)-1 || proc->user.gid == (uint32_t)-1;
+	for (size_t i = 0; i < proc->user.n_additional_gids; i++)
+		bad |= proc->user.additional_gids[i] == (uint32_t)-1;
+	if (bad || proc->user.n_additional_gids > CBOX_NGROUPS_MAX)
+		return cbox_err_set(
+		    err, EINVAL,
+		    "config.json: process.user: 4294967295 is not an id, and at most "
+		    "%d additionalGids are allowed",
+		    CBOX_NGROUPS_MAX);
 	p->sentry.uid = proc->user.uid;
 	p->sentry.gid = proc->user.gid;
 	p->sentry.groups = proc->user.additional_gids;
