@@ -155,6 +155,14 @@ int cbox_cred_permission(const struct cbox_cred *c, uint32_t mode, uint32_t uid,
 	return -EACCES;
 }
 
+bool cbox_cred_may_signal(const struct cbox_cred *sender, const struct cbox_cred *target)
+{
+	if (sender->euid == target->suid || sender->euid == target->uid ||
+	    sender->uid == target->suid || sender->uid == target->uid)
+		return true;
+	return cbox_cred_capable(sender, CAP_KILL);
+}
+
 bool cbox_cred_owner(const struct cbox_cred *c, uint32_t uid)
 {
 	if (c->fsuid == uid)

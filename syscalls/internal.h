@@ -32,6 +32,12 @@ int64_t sys_getgroups(struct cbox_sysctx *c);
 int64_t sys_capget(struct cbox_sysctx *c);
 /* prctl's PR_CAPBSET_READ, PR_GET_KEEPCAPS and PR_SET_KEEPCAPS (sys_ident.c). */
 int64_t cbox_sys_prctl_caps(struct cbox_sysctx *c);
+int64_t sys_kill(struct cbox_sysctx *c);
+int64_t sys_tkill(struct cbox_sysctx *c);
+int64_t sys_tgkill(struct cbox_sysctx *c);
+int64_t sys_rt_sigqueueinfo(struct cbox_sysctx *c);
+int64_t sys_rt_tgsigqueueinfo(struct cbox_sysctx *c);
+int64_t sys_pidfd_send_signal(struct cbox_sysctx *c);
 int64_t sys_setuid(struct cbox_sysctx *c);
 int64_t sys_setgid(struct cbox_sysctx *c);
 int64_t sys_setreuid(struct cbox_sysctx *c);

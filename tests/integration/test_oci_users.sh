@@ -120,7 +120,7 @@ docker_caps()"
 	oci run --bundle "$BUNDLE" "r$RANDOM"
 	check "[$PLATFORM] root with Docker's capabilities, then dropped to 1000 (gosu)" "private
 1000:2000
-CapEff:	00000000000000db
+CapEff:	00000000000000fb
 1000
 1000 2000
 no-read
@@ -137,6 +137,21 @@ docker_caps()"
 	check "[$PLATFORM] access() by the real ids, AT_EACCESS by the effective, O_NOATIME by the owner" \
 		"access EACCES eaccess OK open OK noatime OK
 access OK eaccess OK open OK noatime EPERM" "$OUT"
+
+	# Signals: a user may signal its own processes, not root's (nor pid 1); kill -1 reaches only
+	# its own; root (CAP_KILL) signals anyone.
+	edit "c['process']['args'] = ['sh', '-c', '''sleep 100 & R=\$!
+cbox-test-guest become 1000 1000 /bin/sh -c \"kill \$R 2>/dev/null || echo no-kill; sleep 100 & kill \\\$! && echo own-killed; kill -0 1 2>/dev/null || echo no-probe-init; sleep 100 & S=\\\$!; kill -9 -1; wait \\\$S; echo own-by-minus-one \\\$?\"
+kill -0 \$R && echo root-alive
+kill \$R && echo root-killed''']
+docker_caps()"
+	oci run --bundle "$BUNDLE" "k$RANDOM"
+	check "[$PLATFORM] signals: a user's own processes only; root's CAP_KILL" "no-kill
+own-killed
+no-probe-init
+own-by-minus-one 137
+root-alive
+root-killed" "$OUT"
 
 	# Root as `cbox spec` makes it (no CAP_SETUID, no CAP_DAC_OVERRIDE): the mode bits bind
 	# it, and it cannot become another user.

@@ -27,9 +27,11 @@
 #include "cbox/compiler.h"
 
 #define CBOX_CAP_BIT(n) (1ULL << (n))
-/* CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_FSETID, CAP_SETGID,
- * CAP_SETUID: the ones the sentry's checks consult. */
-#define CBOX_CAP_EMULATED (CBOX_CAP_FS_MASK | CBOX_CAP_BIT(CAP_SETGID) | CBOX_CAP_BIT(CAP_SETUID))
+/* CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER, CAP_FSETID, CAP_KILL,
+ * CAP_SETGID, CAP_SETUID: the ones the sentry's checks consult. */
+#define CBOX_CAP_EMULATED                                                                          \
+	(CBOX_CAP_FS_MASK | CBOX_CAP_BIT(CAP_KILL) | CBOX_CAP_BIT(CAP_SETGID) |                    \
+	 CBOX_CAP_BIT(CAP_SETUID))
 /* The file system capabilities that follow the fs uid (Linux's CAP_FS_MASK, as emulated). */
 #define CBOX_CAP_FS_MASK                                                                           \
 	(CBOX_CAP_BIT(CAP_CHOWN) | CBOX_CAP_BIT(CAP_DAC_OVERRIDE) |                                \
@@ -73,6 +75,10 @@ CBOX_API bool cbox_cred_in_group(const struct cbox_cred *c, uint32_t gid);
  */
 CBOX_API int cbox_cred_permission(const struct cbox_cred *c, uint32_t mode, uint32_t uid,
                                   uint32_t gid, int mask);
+/* Whether sender may signal a task with credentials target (Linux's kill_ok_by_cred): its real
+ * or effective uid is the target's real or saved uid, or it has CAP_KILL. (SIGCONT within a
+ * session is the caller's to check.) */
+CBOX_API bool cbox_cred_may_signal(const struct cbox_cred *sender, const struct cbox_cred *target);
 /* Whether the caller may act as the owner of a file owned by uid (Linux's inode_owner_or_capable).
  */
 CBOX_API bool cbox_cred_owner(const struct cbox_cred *c, uint32_t uid);

@@ -327,6 +327,22 @@ CBOX_API struct cbox_task *cbox_task_find(struct cbox_sentry *s, pid_t tid);
 CBOX_API struct cbox_task *cbox_task_by_vtid(struct cbox_sentry *s, pid_t vid);
 
 /*
+ * Linux's check_kill_permission between guest tasks (sentry/signal.c): t may send sig (0 too)
+ * to target when cbox_cred_may_signal allows it, or sig is SIGCONT and both are in one session.
+ * Returns 0 or -EPERM.
+ */
+CBOX_API int cbox_signal_allowed(struct cbox_sentry *s, struct cbox_task *t,
+                                 struct cbox_task *target, int sig);
+/*
+ * kill(pid, sig) for pid 0 (t's process group), -1 (every process but t's and the guest's pid 1)
+ * or below -1 (process group -pid), with sig already known valid: CBOX_SYSRET_CONTINUE when t may
+ * signal every target (the host sends, and finds none as Linux would), -EPERM when it may signal
+ * none of a group (0 for -1, which Linux answers so), else the sentry sends to the allowed ones
+ * itself and returns 0.
+ */
+CBOX_API int64_t cbox_signal_group(struct cbox_sentry *s, struct cbox_task *t, pid_t pid, int sig);
+
+/*
  * Whether host file dev/ino is the program or the ELF interpreter of a running guest process.
  * Linux refuses to open such a file for writing or to truncate it (ETXTBSY): its pages are
  * read in as the program runs, so a write would change (or crash) it mid-run. The kernel cannot

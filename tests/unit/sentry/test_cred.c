@@ -109,7 +109,7 @@ Test(cred, fs_uid_drops_fs_capabilities)
 {
 	struct cbox_cred *c = cred(0, 0, NULL, 0, EMUL, true);
 	cr_expect_eq(cbox_cred_setfsuid(&c, 1000), 0);
-	cr_expect_eq(c->cap_eff, SUGID);
+	cr_expect_eq(c->cap_eff, EMUL & ~CBOX_CAP_FS_MASK);
 	cr_expect_eq(cbox_cred_permission(c, FREG(0600), 2000, 2000, R_OK), -EACCES);
 	cr_expect_eq(cbox_cred_permission(c, FREG(0600), 1000, 2000, R_OK), 0,
 	             "the fs uid owns it");
@@ -374,4 +374,29 @@ Test(cred, capable_and_keepcaps)
 	cr_expect_eq(all->cap_prm, EMUL);
 	cbox_cred_put(all);
 	cbox_cred_put(c);
+}
+
+/* kill_ok_by_cred: the sender's real or effective uid against the target's real or saved uid,
+ * else CAP_KILL. */
+Test(cred, may_signal)
+{
+	struct cbox_cred *root = cred(0, 0, NULL, 0, EMUL, true);
+	struct cbox_cred *bare_root = cred(0, 0, NULL, 0, 0, true);
+	struct cbox_cred *u1 = cred(1000, 1000, NULL, 0, EMUL, true);
+	struct cbox_cred *u2 = cred(2000, 2000, NULL, 0, EMUL, true);
+	cr_expect(cbox_cred_may_signal(u1, u1));
+	cr_expect_not(cbox_cred_may_signal(u1, u2));
+	cr_expect_not(cbox_cred_may_signal(u1, root), "a user cannot signal root");
+	cr_expect(cbox_cred_may_signal(root, u1), "CAP_KILL");
+	cr_expect_not(cbox_cred_may_signal(bare_root, u1), "root without CAP_KILL");
+	/* u2 with saved uid 1000 (setresuid(2000, 2000, 1000) needs privilege: built by hand). */
+	struct cbox_cred *s = cred(0, 0, NULL, 0, EMUL, true);
+	cr_assert_eq(cbox_cred_setresuid(&s, 2000, 2000, 1000), 0);
+	cr_expect(cbox_cred_may_signal(u1, s), "the target's saved uid is the sender's");
+	cr_expect_not(cbox_cred_may_signal(s, u1), "the sender's saved uid does not count");
+	cbox_cred_put(root);
+	cbox_cred_put(bare_root);
+	cbox_cred_put(u1);
+	cbox_cred_put(u2);
+	cbox_cred_put(s);
 }
