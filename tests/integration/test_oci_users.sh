@@ -153,6 +153,13 @@ own-by-minus-one 137
 root-alive
 root-killed" "$OUT"
 
+	# ps (busybox reads the owner of /proc/PID): the user's processes show as the user.
+	edit "c['process']['args'] = ['sh', '-c', '''cbox-test-guest become 1000 1000 /bin/sleep 100 & sleep 0.2; ps -o user,comm | grep -E \"^(1000|root) +sleep\"; stat -c %u /proc/1''']
+docker_caps()"
+	oci run --bundle "$BUNDLE" "p$RANDOM"
+	check "[$PLATFORM] ps: the user's process is the user's, /proc/1 root's" "1000     sleep
+0" "$OUT"
+
 	# Root as `cbox spec` makes it (no CAP_SETUID, no CAP_DAC_OVERRIDE): the mode bits bind
 	# it, and it cannot become another user.
 	reset_users
