@@ -268,6 +268,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 	                                 .cwd = cwd,
 	                                 .hostname = "cbox",
 	                                 .owner_uid = geteuid(),
+	                                 .low_ports = true,
 	                                 .owner_gid = getegid(),
 	                                 .tree_writable = true,
 	                                 .dev_shm = o->dev_shm ? "/dev/shm" : NULL,

@@ -119,6 +119,21 @@ static int setup_mounts(struct cbox_sentry *s)
 	return 0;
 }
 
+/*
+ * Ports below 1024 are a host's promise that a root process listens there; the sandbox's own
+ * network namespace has only loopback and no route out, so the promise means nothing inside,
+ * and a web server's image expects port 80. As Docker does for a container's namespace, any
+ * user may bind them here (net.ipv4.ip_unprivileged_port_start=0, a per-namespace setting).
+ */
+static void low_ports_open(void)
+{
+	int fd = open("/proc/sys/net/ipv4/ip_unprivileged_port_start", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "0", 1) != 1)
+		cbox_warn("ports below 1024 stay root's: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
 /* The sandbox's network namespace has only loopback; bring it up so local servers work. */
 static void loopback_up(void)
 {
@@ -342,6 +357,8 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 		return 125;
 	}
 	loopback_up();
+	if (cfg->low_ports)
+		low_ports_open();
 	if (sethostname(s->hostname, strlen(s->hostname)) < 0)
 		cbox_warn("sethostname: %s", strerror(errno));
 	int pair[2] = {-1, -1};

@@ -299,6 +299,10 @@ docker_checks() {
 	check "docker run -u 1000:1000 --group-add 2000" "1000
 1000 2000
 no-write" "$OUT"
+	# A server on port 80 as a user: Docker sets net.ipv4.ip_unprivileged_port_start=0.
+	dk run --rm -u 1000 --runtime="$rt" local/busybox \
+		sh -c 'nc -l -p 80 -e echo served & sleep 0.3; nc 127.0.0.1 80 </dev/null'
+	check "docker run -u 1000: a server on port 80" served "$OUT"
 	python_task "$rt"
 	# -t: a console (process.terminal), the master over containerd's console socket.
 	dk run --rm -t --runtime="$rt" local/busybox sh -c 'test -t 0 && test -t 1 && echo tty; exit 4'

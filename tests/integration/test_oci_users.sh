@@ -182,6 +182,26 @@ oci run --bundle "$BUNDLE" bad2
 check_status "an additionalGids entry 4294967295: refused" 1
 check "  ... and no state is left" "" "$(ls "$ROOT" 2>/dev/null)"
 
+# linux.sysctl: the sandbox's network namespace's keys (Docker's ip_unprivileged_port_start=0
+# lets user 1000 serve on port 80) and its IPC namespace's (seen through shmctl's limits); a
+# host-wide key is refused, naming it.
+PLATFORM=seccomp
+edit "c['process']['args'] = ['sh', '-c', '''nc -l -p 80 -e echo served & sleep 0.3; nc 127.0.0.1 80 </dev/null; cbox-test-guest shmmax''']
+c['process']['user'] = {'uid': 1000, 'gid': 1000}
+c['linux']['sysctl'] = {'net.ipv4.ip_unprivileged_port_start': '0', 'kernel.shmmax': '1048576'}"
+oci run --bundle "$BUNDLE" s1
+check "linux.sysctl: user 1000 serves on port 80; the IPC namespace's shmmax" "served
+shmmax 1048576" "$OUT"
+edit "c['process']['args'] = ['sh', '-c', '''nc -l -p 80 -e echo served 2>&1 | head -1''']
+c['process']['user'] = {'uid': 1000, 'gid': 1000}"
+oci run --bundle "$BUNDLE" s2
+check_match "  ... without it, port 80 stays root's" "Permission denied" "$OUT"
+edit "c['process']['args'] = ['true']
+c['linux']['sysctl'] = {'kernel.panic': '1'}"
+oci run --bundle "$BUNDLE" s3
+check_status "a host-wide sysctl (kernel.panic): refused" 1
+check_match "  ... naming it" "linux\.sysctl: kernel\.panic is not in a namespace of the sandbox's" "$ERR"
+
 # exec --user into a running container: the new task is that user; the container's root stays.
 PLATFORM=seccomp
 reset_users

@@ -22,6 +22,10 @@ struct sentry_plan {
 	const char *netns_path; /* a network namespace to join (Docker's), or NULL: a new one */
 	const struct cbox_oci_rlimit *rlimits;
 	size_t n_rlimits;
+	/* linux.sysctl (checked by sentry_plan_build: the sandbox's network and IPC namespaces'
+	 * only), applied by the monitor */
+	const struct cbox_oci_kv *sysctl;
+	size_t n_sysctl;
 	/* storage */
 	struct cbox_gofer_mount *mounts;
 	size_t n_mounts;
@@ -40,6 +44,10 @@ struct sentry_plan {
  */
 int sentry_plan_build(const struct cbox_tier_container *c, struct sentry_plan *p,
                       struct cbox_err **err);
+
+/* Whether sysctl key (dotted) belongs to the sandbox's IPC namespace rather than its network
+ * namespace (see sentry_plan.c). */
+bool sentry_sysctl_is_ipc(const char *key);
 
 /* Free what sentry_plan_build allocated; safe on a zeroed plan. */
 void sentry_plan_free(struct sentry_plan *p);

@@ -194,6 +194,72 @@ static int set_rlimits(struct monitor *m, struct cbox_err **err)
 	return 0;
 }
 
+/* Write "/proc/sys/" + key (dots as slashes) = value, for the namespaces the writer is in. */
+static int write_sysctl(const char *key, const char *value)
+{
+	char path[512];
+	int n = snprintf(path, sizeof(path), "/proc/sys/%s", key);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	for (char *c = path + 10; *c; c++)
+		if (*c == '.')
+			*c = '/';
+	CBOX_AUTOCLOSE int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(value);
+	if (fd < 0 || write(fd, value, len) != (ssize_t)len)
+		return -errno;
+	return 0;
+}
+
+/*
+ * linux.sysctl (keys checked by sentry_plan.c). The monitor is host root and already in the
+ * sandbox's network namespace: /proc/sys/net shows the opener's namespace, so net.* are written
+ * here. The IPC namespace is the sentry's own: a child joins it for those keys, through the
+ * sandbox's user namespace, because the kernel lets only that namespace's root write them (not
+ * even host root: ipc_permissions).
+ */
+static int apply_sysctls(struct monitor *m, struct cbox_err **err)
+{
+	bool ipc = false;
+	for (size_t i = 0; i < m->p->n_sysctl; i++) {
+		const struct cbox_oci_kv *kv = &m->p->sysctl[i];
+		if (sentry_sysctl_is_ipc(kv->key)) {
+			ipc = true;
+			continue;
+		}
+		int r = write_sysctl(kv->key, kv->value);
+		if (r < 0)
+			return cbox_err_set(err, -r, "linux.sysctl: set %s", kv->key);
+	}
+	if (!ipc)
+		return 0;
+	pid_t pid = fork();
+	if (pid < 0)
+		return cbox_err_set(err, errno, "linux.sysctl: fork");
+	if (pid == 0) {
+		char user[64], ipc_ns[64];
+		snprintf(user, sizeof(user), "/proc/%d/ns/user", (int)m->sentry);
+		snprintf(ipc_ns, sizeof(ipc_ns), "/proc/%d/ns/ipc", (int)m->sentry);
+		int ufd = open(user, O_RDONLY | O_CLOEXEC),
+		    ifd = open(ipc_ns, O_RDONLY | O_CLOEXEC);
+		/* As root of the sandbox's user namespace (its host id), which owns the keys. */
+		if (ufd < 0 || ifd < 0 || setns(ufd, CLONE_NEWUSER) < 0 || setresgid(0, 0, 0) < 0 ||
+		    setresuid(0, 0, 0) < 0 || setns(ifd, CLONE_NEWIPC) < 0)
+			_exit(1);
+		for (size_t i = 0; i < m->p->n_sysctl; i++) {
+			const struct cbox_oci_kv *kv = &m->p->sysctl[i];
+			if (sentry_sysctl_is_ipc(kv->key) && write_sysctl(kv->key, kv->value) < 0)
+				_exit(2);
+		}
+		_exit(0);
+	}
+	int st;
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return cbox_err_set(err, EIO,
+		                    "linux.sysctl: setting the IPC namespace's keys failed");
+	return 0;
+}
+
 static int write_sentry_pid(struct monitor *m, struct cbox_err **err)
 {
 	char path[4096], buf[64];
@@ -316,7 +382,7 @@ void sentry_monitor_main(struct sentry_plan *p, const char *state_dir, int sock)
 	 * twice (`cbox run` forwards them). */
 	setsid();
 	if (join_netns(p->netns_path, &err) < 0 || clone_sentry(&m, &err) < 0 ||
-	    (!p->netns_path && follow_netns(&m, &err) < 0))
+	    (!p->netns_path && follow_netns(&m, &err) < 0) || apply_sysctls(&m, &err) < 0)
 		fail(&m, &err);
 	if (cbox_tier_msg_send(sock, SENTRY_MSG_HOOKS, 0, NULL) < 0 ||
 	    cbox_tier_msg_recv(sock, &msg) <= 0 || msg.type != SENTRY_MSG_GO) {

@@ -402,6 +402,45 @@ static int read_process(const struct cbox_oci_config *cfg, struct sentry_plan *p
 	return 0;
 }
 
+static bool has_prefix(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+bool sentry_sysctl_is_ipc(const char *key)
+{
+	return !strcmp(key, "kernel.msgmax") || !strcmp(key, "kernel.msgmnb") ||
+	       !strcmp(key, "kernel.msgmni") || !strcmp(key, "kernel.sem") ||
+	       !strcmp(key, "kernel.shmall") || !strcmp(key, "kernel.shmmax") ||
+	       !strcmp(key, "kernel.shmmni") || !strcmp(key, "kernel.shm_rmid_forced") ||
+	       has_prefix(key, "fs.mqueue.");
+}
+
+/*
+ * linux.sysctl: only keys of namespaces the sandbox owns or was given (its network namespace:
+ * net.*, and its IPC namespace), as runc allows. Any other key would set the host's own value for
+ * every process on it, so it is refused. Docker passes net.ipv4.ip_unprivileged_port_start=0
+ * this way, which lets a server in the container bind port 80.
+ */
+static int read_sysctl(const struct cbox_oci_linux *l, struct sentry_plan *p, struct cbox_err **err)
+{
+	for (size_t i = 0; i < l->n_sysctl; i++) {
+		const char *k = l->sysctl[i].key;
+		if (!k[0] || strstr(k, "..") || strchr(k, '/') || k[0] == '.')
+			return cbox_err_set(err, EINVAL, "config.json: linux.sysctl: bad key '%s'",
+			                    k);
+		if (!has_prefix(k, "net.") && !sentry_sysctl_is_ipc(k))
+			return cbox_err_set(
+			    err, EINVAL,
+			    "config.json: linux.sysctl: %s is not in a namespace of the "
+			    "sandbox's (only net.* and the IPC namespace's keys are)",
+			    k);
+	}
+	p->sysctl = l->sysctl;
+	p->n_sysctl = l->n_sysctl;
+	return 0;
+}
+
 int sentry_plan_build(const struct cbox_tier_container *c, struct sentry_plan *p,
                       struct cbox_err **err)
 {
@@ -420,7 +459,7 @@ int sentry_plan_build(const struct cbox_tier_container *c, struct sentry_plan *p
 	p->sentry.owner_uid = geteuid();
 	p->sentry.owner_gid = getegid();
 	if (read_annotations(cfg, p, err) < 0 || read_process(cfg, p, err) < 0 ||
-	    add_tree(c, p, err) < 0) {
+	    read_sysctl(l, p, err) < 0 || add_tree(c, p, err) < 0) {
 		sentry_plan_free(p);
 		return -1;
 	}

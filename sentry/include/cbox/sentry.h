@@ -30,7 +30,9 @@ struct cbox_sentry_config {
 	uint64_t cap_bset; /* what uid 0 holds (masked to CBOX_CAP_EMULATED) */
 	bool has_umask;    /* the first task's umask (OCI process.user.umask), else 022 */
 	mode_t umask;
-	bool tree_writable;  /* the gofer's tree has writable mounts (else EROFS up front) */
+	bool low_ports;     /* let any guest user bind ports below 1024 in the sandbox's own network
+	                     * namespace (cbox-run; the OCI runtime takes linux.sysctl instead) */
+	bool tree_writable; /* the gofer's tree has writable mounts (else EROFS up front) */
 	const char *dev_shm; /* the gofer's directory shown as /dev/shm ("/dev/shm"), or NULL */
 	bool tty;            /* fds 0-2 are a pseudo-terminal of the sandbox's: it becomes the */
 	int tty_fd;          /* guest's controlling terminal, and /dev/tty reopens tty_fd */

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -631,14 +632,25 @@ static int cmd_access(int argc, char **argv)
 	return 0;
 }
 
+/* `shmmax`: the IPC namespace's shared memory segment limit, as shmctl(IPC_INFO) gives it. */
+static int cmd_shmmax(void)
+{
+	struct shminfo info;
+	if (syscall(SYS_shmctl, 0, IPC_INFO, &info) < 0) {
+		printf("shmmax %s\n", errname(errno));
+		return 1;
+	}
+	printf("shmmax %lu\n", (unsigned long)info.shmmax);
+	return 0;
+}
+
 static void usage(void)
 {
-	fprintf(
-	    stderr,
-	    "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
-	    "kill-self SIG|signal-child|open "
-	    "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|fcntl-refused|eintr|"
-	    "clone3-race|bpf-perf|become UID GID[,GROUP...] PROG [ARGS]|access RUID EUID PATH\n");
+	fprintf(stderr, "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
+	                "kill-self SIG|signal-child|open "
+	                "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|fcntl-refused|eintr|"
+	                "clone3-race|bpf-perf|become UID GID[,GROUP...] PROG [ARGS]|access RUID "
+	                "EUID PATH|shmmax\n");
 }
 
 int main(int argc, char **argv)
@@ -662,6 +674,8 @@ int main(int argc, char **argv)
 		return cmd_become(n, a);
 	if (!strcmp(c, "access"))
 		return cmd_access(n, a);
+	if (!strcmp(c, "shmmax"))
+		return cmd_shmmax();
 	if (!strcmp(c, "fork-tree"))
 		return cmd_fork_tree(n, a);
 	if (!strcmp(c, "threads"))
