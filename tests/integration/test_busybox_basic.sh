@@ -28,6 +28,10 @@ t_basic() {
 	box "$BB" id -u
 	check "uid 0" "0" "$OUT"
 
+	# A server on port 80 of the sandbox's own loopback (the guest's root has no capability).
+	sh_box 'busybox nc -l -p 80 -e busybox echo served & busybox sleep 0.3; busybox nc 127.0.0.1 80 </dev/null'
+	check "a server on port 80 of its own loopback" served "$OUT"
+
 	sh_box 'exit 3'
 	check_status "exit status 3" 3
 
