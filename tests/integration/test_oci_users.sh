@@ -214,6 +214,8 @@ check "exec --user 1000:1000: that user, its files, the mode bits" "1000
 1000
 1000:1000
 no-write" "$OUT"
+oci exec --user 1000:1000 --additional-gids 2000 box id -G
+check "exec --additional-gids" "1000 2000" "$OUT"
 oci exec box sh -c 'id -u; cat /u/root-only'
 check "exec without --user: root, as the container's process" "0
 private" "$OUT"
