@@ -180,6 +180,18 @@ int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd,
 	t->fs->umask = s->cfg->has_umask && t->tid == s->init_tid ? s->cfg->umask & 0777 : 022;
 	int r = cbox_vfs_walk(s, t, AT_FDCWD, cwd, CBOX_WALK_FOLLOW | CBOX_WALK_DIRECTORY,
 	                      &t->fs->cwd, NULL);
+	/* chdir's own check: the user must be able to search the directory itself. */
+	if (r == 0 && (r = cbox_vfs_may(t, t->fs->cwd, X_OK)) < 0) {
+		cbox_dentry_put(s, t->fs->cwd);
+		t->fs->cwd = NULL;
+	}
+	/* A container's user that may not enter its working directory does not start, as under
+	 * runc ("chdir to cwd ... permission denied"). cbox-run's working folder may be hidden or
+	 * outside the tree: the guest starts in / then. */
+	if (r == -EACCES && s->cfg->all_ids) {
+		cbox_error("working directory %s: %s for uid %u", cwd, strerror(-r), t->cred->uid);
+		return r;
+	}
 	if (r < 0) {
 		cbox_warn("working directory %s is not in the guest's tree (%s): starting in /",
 		          cwd, strerror(-r));

@@ -202,6 +202,17 @@ oci run --bundle "$BUNDLE" s3
 check_status "a host-wide sysctl (kernel.panic): refused" 1
 check_match "  ... naming it" "linux\.sysctl: kernel\.panic is not in a namespace of the sandbox's" "$ERR"
 
+# A working directory the user may not search: the container does not start (runc: "chdir to
+# cwd ... permission denied"), and says why.
+reset_users
+mkdir -m 0700 "$U/private"
+edit "c['process']['args'] = ['pwd']
+c['process']['cwd'] = '/u/private'
+c['process']['user'] = {'uid': 1000, 'gid': 1000}"
+oci run --bundle "$BUNDLE" cwd1
+check_status "process.cwd the user may not search: not started" 125
+check_match "  ... saying why" "working directory /u/private: Permission denied for uid 1000" "$OUT$ERR"
+
 # exec --user into a running container: the new task is that user; the container's root stays.
 PLATFORM=seccomp
 reset_users
