@@ -412,6 +412,11 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 	int status = s->init_status >= 0 ? exit_status(s->init_status) : 125;
 	if (s->init_fault_sig && WIFSIGNALED(s->init_status) && WTERMSIG(s->init_status) == SIGKILL)
 		status = 128 + s->init_fault_sig;
+	/* The guest's pid 1 has been reaped, so every guest process is gone (the kernel empties a
+	 * pid namespace before its init can be reaped): what is left is the sentry's own exit,
+	 * which takes its mount namespace's teardown, about 0.35 ms. The caller may return now. */
+	if (cfg->report_status && write(cfg->status_fd, &status, sizeof(status)) < 0)
+		cbox_debug("reporting the exit status early: %s", strerror(errno));
 	cbox_gofer_client_free(s->gofer);
 	cbox_platform_free(s->platform);
 	free(s->text);

@@ -39,9 +39,12 @@ struct cbox_sentry_config {
 	bool exec_service;   /* serve `cbox exec`: exec_ctl is the monitor's control socket, */
 	int exec_ctl;        /* which hands over connections of <state>/exec.sock */
 	bool init;           /* a tiny init is pid 1 of the guest, the program pid 2 (--init) */
-	bool gofer_pending;  /* the gofer may still be building its tree: one byte arrives on */
-	int gofer_ready_fd;  /* gofer_ready_fd once it answers (consumed); the sentry sets itself
-	                      * and the guest task up meanwhile and asks the gofer nothing before */
+	bool
+	    report_status; /* write the exit status (an int) to status_fd once the guest is gone, */
+	int status_fd;     /* before the sentry's own teardown, so the caller need not wait */
+	bool gofer_pending; /* the gofer may still be building its tree: one byte arrives on */
+	int gofer_ready_fd; /* gofer_ready_fd once it answers (consumed); the sentry sets itself
+	                     * and the guest task up meanwhile and asks the gofer nothing before */
 };
 
 /*
