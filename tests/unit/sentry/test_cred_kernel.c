@@ -12,6 +12,7 @@
 #include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -581,4 +582,81 @@ ParameterizedTest(struct scenario *s, cred_kernel, scenario)
 	cr_assert(got, "%s: the kernel's child sent a short report", s->name);
 	model_run(s, bset & EMUL, &mr, &ms);
 	compare(s, &kr, &ks, &mr, &ms);
+}
+
+/*
+ * Who may signal whom (cbox_cred_may_signal, Linux's kill_ok_by_cred), differentially: a target
+ * child takes ids t, a sender child takes ids s (both from root, so the capability transitions
+ * are the kernel's), and kill(target, 0) must succeed or fail with EPERM as the model says.
+ */
+struct kill_case {
+	char name[96];
+	uint32_t s[3], t[3]; /* real, effective, saved uids */
+};
+
+static struct kill_case kill_cases[] = {
+    {"same user", {1000, 1000, 1000}, {1000, 1000, 1000}},
+    {"another user", {1000, 1000, 1000}, {2000, 2000, 2000}},
+    {"a user to root", {1000, 1000, 1000}, {0, 0, 0}},
+    {"root (CAP_KILL) to a user", {0, 0, 0}, {2000, 2000, 2000}},
+    {"the sender's effective uid is the target's real uid", {1000, 2000, 2000}, {2000, 2000, 2000}},
+    {"the sender's saved uid does not count", {2000, 2000, 1000}, {1000, 1000, 1000}},
+    {"the target's saved uid counts", {1000, 1000, 1000}, {3000, 3000, 1000}},
+    {"the target's effective uid does not count", {1000, 1000, 1000}, {3000, 1000, 3000}},
+    {"effective uid 0 keeps CAP_KILL", {1000, 0, 0}, {2000, 2000, 2000}},
+    {"real uid 0 without capabilities", {0, 1000, 0}, {2000, 2000, 2000}},
+    {"real uid 0 to root", {0, 1000, 0}, {0, 0, 0}},
+};
+
+ParameterizedTestParameters(cred_kernel, signal)
+{
+	return cr_make_param_array(struct kill_case, kill_cases, CBOX_ARRAY_SIZE(kill_cases));
+}
+
+ParameterizedTest(struct kill_case *k, cred_kernel, signal)
+{
+	static const struct scenario none = {.name = "signal"};
+	need_real_root(&none, real_bset());
+	int ready[2];
+	cr_assert_eq(pipe(ready), 0);
+	pid_t target = fork();
+	cr_assert_geq(target, 0);
+	if (target == 0) {
+		close(ready[0]);
+		if (setresuid(k->t[0], k->t[1], k->t[2]) < 0)
+			_exit(10);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(11);
+		for (;;)
+			pause();
+	}
+	close(ready[1]);
+	char c;
+	cr_assert_eq(read(ready[0], &c, 1), 1, "%s: the target could not take its ids", k->name);
+	close(ready[0]);
+	pid_t sender = fork();
+	cr_assert_geq(sender, 0);
+	if (sender == 0) {
+		if (setresuid(k->s[0], k->s[1], k->s[2]) < 0)
+			_exit(10);
+		_exit(kill(target, 0) == 0 ? 0 : errno == EPERM ? 1 : 12);
+	}
+	int st = 0;
+	cr_assert_eq(waitpid(sender, &st, 0), sender);
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) <= 1, "%s: the sender failed (status %#x)",
+	          k->name, st);
+	bool kernel_allows = WEXITSTATUS(st) == 0;
+
+	struct cbox_cred *s = cbox_cred_new(0, 0, NULL, 0, EMUL, true);
+	struct cbox_cred *t = cbox_cred_new(0, 0, NULL, 0, EMUL, true);
+	cr_assert(s && t);
+	cr_assert_eq(cbox_cred_setresuid(&s, k->s[0], k->s[1], k->s[2]), 0);
+	cr_assert_eq(cbox_cred_setresuid(&t, k->t[0], k->t[1], k->t[2]), 0);
+	cr_expect_eq(cbox_cred_may_signal(s, t), kernel_allows, "%s: the kernel %s, the model %s",
+	             k->name, kernel_allows ? "allows" : "refuses",
+	             cbox_cred_may_signal(s, t) ? "allows" : "refuses");
+	cbox_cred_put(s);
+	cbox_cred_put(t);
 }
