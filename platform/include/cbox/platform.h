@@ -110,7 +110,8 @@ CBOX_API int cbox_platform_build_refuse_filter(struct sock_filter **prog, unsign
 
 /*
  * Whether the filter allows nr on the fast path (for a given platform and strictness). The
- * host-surface listing and the filter are built from this one predicate.
+ * host-surface listing and the filter are built from this one predicate. Strict keeps only the
+ * calls that wait for a signal or a time on the seccomp platform's fast path (see filter.c).
  */
 CBOX_API bool cbox_platform_fastpath(const struct cbox_platform_ops *ops, bool strict, int nr);
 /* For a fast-path syscall that the filter still traps in some cases, a phrase saying when
