@@ -273,6 +273,18 @@ if [ -f "$ROOT/box/cgroup" ]; then
 	check_match "  ... and is undone: the container is running" '"status": ?"running"' "$OUT"
 	oci delete --force fifo
 
+	# A cgroup left frozen by a runtime killed in the middle of a pause bears the container's
+	# name: a new container of that name must not stop on joining it.
+	edit "c['process']['args'] = ['sleep', '30']"
+	oci run --detach --bundle "$BUNDLE" relic
+	fz1=$(cg_dir relic 3) fz2=$(cg_dir relic 4)
+	oci delete --force relic
+	[ -n "$fz1" ] && mkdir -p "$fz1" && echo FROZEN >"$fz1/freezer.state"
+	[ -n "$fz2" ] && mkdir -p "$fz2" && echo 1 >"$fz2/cgroup.freeze"
+	edit "c['process']['args'] = ['echo', 'alive']"
+	oci run --bundle "$BUNDLE" relic
+	check "a leftover frozen cgroup of the same name: the container runs" alive "$OUT"
+
 	echo '{"memory": {"limit": 134217728}, "pids": {"limit": 64}}' >"$SCRATCH/res.json"
 	oci_in "$SCRATCH/res.json" update --resources - box
 	check_status "update --resources -" 0

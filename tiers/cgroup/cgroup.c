@@ -203,6 +203,16 @@ int cbox_cgroup_create(const struct cbox_cgroup_layout *l, const char *cgroups_p
 			return -1;
 		}
 	}
+	/* The directory bears the container's name, so one left by a runtime killed in the middle
+	 * of a pause is reused, still frozen: every process that joined it would stop at once. A
+	 * new sandbox starts thawed in both freezers (whichever the dead runtime used; a host
+	 * without one has nothing to undo). */
+	const char *u = cg->d[CBOX_CGROUP_UNIFIED].path, *f = cg->d[CBOX_CGROUP_FREEZER].path;
+	struct cbox_err *ignored = NULL;
+	if (u && cg_has(u, "cgroup.freeze") && cg_write(u, "cgroup.freeze", "0", &ignored) < 0)
+		cbox_err_free(&ignored);
+	if (f && cg_write(f, "freezer.state", "THAWED", &ignored) < 0)
+		cbox_err_free(&ignored);
 	*out = cbox_steal_ptr(&cg);
 	return 0;
 }
