@@ -79,9 +79,10 @@ static inline bool cbox_gofer_wants_owner(const struct cbox_gofer_req *q)
 {
 	return q->uid != (uint32_t)-1 || q->gid != (uint32_t)-1;
 }
-/* serve.c: give the node just made, open at fd (its own fd: an open file or O_PATH), the owner q
- * carries (nothing when it carries none), and refresh *st from fd. Returns 0 or the chown's
- * -errno; the caller then removes the node (why: see serve.c). */
+/* serve.c: give the node just made, open at fd (its own fd: an open file or O_PATH) and stat'ed
+ * into *st, the owner q carries (nothing when it carries none or the node has it already), and
+ * refresh *st after a chown. Returns 0 or the chown's -errno; the caller then removes the node
+ * (why: see serve.c). */
 int cbox_gofer_own_new(int fd, const struct cbox_gofer_req *q, struct stat *st);
 /* serve.c: remove name (resolved from dirfd, not followed) when it still holds the node just made:
  * the inode *st, or when st is NULL any node of that type (S_IFDIR, S_IFLNK, ...). Anything else
