@@ -160,12 +160,6 @@ static bool has_task(enum cbox_proc_kind k)
 	return k >= P_PIDDIR;
 }
 
-/* The guest task with pid or tid vid (a thread's /proc/<tid> is found too, as on Linux). */
-static struct cbox_task *resolve(struct cbox_sentry *s, pid_t vid)
-{
-	return cbox_task_by_vtid(s, vid);
-}
-
 static int parse_num(const char *name)
 {
 	if (!*name || strlen(name) > 9)
@@ -230,18 +224,18 @@ static int lookup_dynamic(struct cbox_sentry *s, struct cbox_dentry *dir, const 
 {
 	enum cbox_proc_kind k = KIND(dir->priv);
 	pid_t pid = PID(dir->priv);
-	struct cbox_task *pt = has_task(k) ? resolve(s, pid) : NULL;
+	struct cbox_task *pt = has_task(k) ? cbox_task_by_vtid(s, pid) : NULL;
 	if (has_task(k) && !pt)
 		return -ENOENT;
 	int v = parse_num(name);
 	switch (k) {
 	case P_ROOT:
-		if (!resolve(s, v))
+		if (!cbox_task_by_vtid(s, v))
 			return -ENOENT;
 		*out = mk(dir, name, DIR_MODE, PRIV(P_PIDDIR, v, 0));
 		break;
 	case P_TASKDIR: {
-		struct cbox_task *th = resolve(s, v);
+		struct cbox_task *th = cbox_task_by_vtid(s, v);
 		if (!th || th->tg != pt->tg)
 			return -ENOENT;
 		*out = mk(dir, name, DIR_MODE, PRIV(P_TIDDIR, v, 0));
@@ -296,7 +290,7 @@ static int p_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 	const struct entry *e = table_of(KIND(dir->priv), &n);
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(name, e[i].name) == 0) {
-			if (has_task(e[i].kind) && !resolve(s, PID(dir->priv)))
+			if (has_task(e[i].kind) && !cbox_task_by_vtid(s, PID(dir->priv)))
 				return -ENOENT;
 			*out = mk(dir, name, e[i].mode, PRIV(e[i].kind, PID(dir->priv), 0));
 			return *out ? 0 : -ENOMEM;
@@ -316,7 +310,7 @@ static int p_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	st->st_blksize = 1024;
 	if (!has_task(KIND(d->priv)))
 		return 0;
-	struct cbox_task *pt = resolve(s, PID(d->priv));
+	struct cbox_task *pt = cbox_task_by_vtid(s, PID(d->priv));
 	if (!pt)
 		return -ENOENT; /* the process went away */
 	/* A process's files belong to its effective ids, as Linux shows them (ps reads them). */
@@ -351,7 +345,7 @@ static int open_write(struct cbox_task *pt, struct cbox_dentry *d, int flags)
 static int p_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags)
 {
 	enum cbox_proc_kind k = KIND(d->priv);
-	struct cbox_task *pt = has_task(k) ? resolve(s, PID(d->priv)) : NULL;
+	struct cbox_task *pt = has_task(k) ? cbox_task_by_vtid(s, PID(d->priv)) : NULL;
 	if (has_task(k) && !pt)
 		return -ENOENT;
 	if (k == P_FD_TARGET) {
@@ -420,7 +414,7 @@ struct cbox_dentry *cbox_proc_fd_unlinked(struct cbox_sentry *s, struct cbox_den
 {
 	if (d->mnt->ops != &cbox_fs_proc || KIND(d->priv) != P_FD)
 		return NULL;
-	struct cbox_task *pt = resolve(s, PID(d->priv));
+	struct cbox_task *pt = cbox_task_by_vtid(s, PID(d->priv));
 	int err = 0;
 	struct cbox_dentry *f = pt ? cbox_fd_lookup(s, pt, PARG(d->priv), NULL, &err) : NULL;
 	return f && f->unlinked ? cbox_dentry_get(f) : NULL;
@@ -430,7 +424,7 @@ static int p_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_de
                       size_t size)
 {
 	enum cbox_proc_kind k = KIND(d->priv);
-	struct cbox_task *pt = has_task(k) ? resolve(s, PID(d->priv)) : NULL;
+	struct cbox_task *pt = has_task(k) ? cbox_task_by_vtid(s, PID(d->priv)) : NULL;
 	if (has_task(k) && !pt)
 		return -ENOENT;
 	switch (k) {
@@ -525,7 +519,7 @@ static int p_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
                      emit_fn emit, void *ctx)
 {
 	enum cbox_proc_kind k = KIND(d->priv);
-	struct cbox_task *pt = has_task(k) ? resolve(s, PID(d->priv)) : NULL;
+	struct cbox_task *pt = has_task(k) ? cbox_task_by_vtid(s, PID(d->priv)) : NULL;
 	if (has_task(k) && !pt)
 		return -ENOENT;
 	int r = emit(ctx, ".", d->ino, DT_DIR);
