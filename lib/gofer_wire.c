@@ -1,114 +1,19 @@
 /*
- * The gofer wire format: encoders and strict decoders. Pure code (no syscalls) so that the
- * fuzzer can drive it directly. Every read goes through struct rd, which checks the remaining
- * length first; a decoder accepts a packet only when its body is consumed exactly.
+ * The gofer wire format: the checks of names and fields, and the requests' encoder and strict
+ * decoder (the replies' are in gofer_wire_reply.c). Pure code (no syscalls) so that the fuzzer
+ * can drive it directly. A decoder accepts a packet only when its body is consumed exactly.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "cbox/gofer_wire.h"
+#include "gofer_wire_io.h"
 
 _Static_assert(sizeof(struct cbox_gofer_hdr) == 16, "header is 16 bytes on the wire");
 _Static_assert(sizeof(struct cbox_gofer_stat) == 120, "stat has no padding");
 _Static_assert(sizeof(struct cbox_gofer_statfs) == 80, "statfs has no padding");
 _Static_assert(sizeof(struct cbox_gofer_walked) == 128, "a WALKN entry has no padding");
-
-struct rd {
-	const unsigned char *p;
-	size_t left;
-	bool bad;
-};
-
-static const void *rd_take(struct rd *r, size_t n)
-{
-	if (r->bad || r->left < n) {
-		r->bad = true;
-		return NULL;
-	}
-	const void *p = r->p;
-	r->p += n;
-	r->left -= n;
-	return p;
-}
-
-static uint32_t rd_u32(struct rd *r)
-{
-	uint32_t v = 0;
-	const void *p = rd_take(r, sizeof(v));
-	if (p)
-		memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static int64_t rd_i64(struct rd *r)
-{
-	int64_t v = 0;
-	const void *p = rd_take(r, sizeof(v));
-	if (p)
-		memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-/* A u16 length followed by that many bytes. */
-static const char *rd_str(struct rd *r, size_t *len)
-{
-	uint16_t n = 0;
-	const void *p = rd_take(r, sizeof(n));
-	if (p)
-		memcpy(&n, p, sizeof(n));
-	*len = n;
-	return rd_take(r, n);
-}
-
-/* A u32 length followed by that many bytes (xattr values). The length is checked against what is
- * left before anything is taken, so a huge length only marks the reader bad. */
-static const void *rd_blob(struct rd *r, size_t *len)
-{
-	uint32_t n = rd_u32(r);
-	*len = n;
-	return rd_take(r, n);
-}
-
-struct wr {
-	unsigned char *p;
-	size_t size, len;
-	bool bad;
-};
-
-static void wr_put(struct wr *w, const void *src, size_t n)
-{
-	if (w->bad || w->size - w->len < n) {
-		w->bad = true;
-		return;
-	}
-	memcpy(w->p + w->len, src, n);
-	w->len += n;
-}
-
-static void wr_u32(struct wr *w, uint32_t v)
-{
-	wr_put(w, &v, sizeof(v));
-}
-
-static void wr_i64(struct wr *w, int64_t v)
-{
-	wr_put(w, &v, sizeof(v));
-}
-
-static void wr_str(struct wr *w, const char *s, size_t len)
-{
-	uint16_t n = (uint16_t)len;
-	wr_put(w, &n, sizeof(n));
-	wr_put(w, s, len);
-}
-
-static void wr_blob(struct wr *w, const void *p, size_t len)
-{
-	wr_u32(w, (uint32_t)len);
-	if (len > 0)
-		wr_put(w, p, len);
-}
 
 int cbox_gofer_check_name(const char *name, size_t len)
 {
@@ -158,12 +63,6 @@ int cbox_gofer_check_walk_path(const char *path, size_t len)
 			return n + 1;
 		p = e + 1;
 	}
-}
-
-void cbox_gofer_reply_walked(const struct cbox_gofer_reply *r, uint32_t i,
-                             struct cbox_gofer_walked *out)
-{
-	memcpy(out, (const unsigned char *)r->walked + (size_t)i * sizeof(*out), sizeof(*out));
 }
 
 int cbox_gofer_check_sockpath(const char *path, size_t len)
@@ -284,19 +183,6 @@ static void wr_head(struct wr *w, const struct cbox_gofer_req *q)
 }
 
 /* Header checks shared by both directions: length, then the header's own len field. */
-static int read_hdr(struct rd *r, size_t len, uint32_t *type, uint32_t *tag)
-{
-	struct cbox_gofer_hdr h;
-	if (len < sizeof(h))
-		return -EPROTO;
-	memcpy(&h, rd_take(r, sizeof(h)), sizeof(h));
-	if (h.len != len)
-		return -EPROTO;
-	*type = h.type;
-	*tag = h.tag;
-	return 0;
-}
-
 static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 {
 	uint32_t pad = 0;
@@ -443,22 +329,6 @@ int cbox_gofer_decode_request(const void *buf, size_t len, struct cbox_gofer_req
 	return check_req_fields(out);
 }
 
-static void put_hdr(struct wr *w, uint32_t type, uint32_t tag)
-{
-	struct cbox_gofer_hdr h = {.type = type, .tag = tag};
-	wr_put(w, &h, sizeof(h));
-}
-
-/* Write the final length into the header. */
-static int finish(struct wr *w)
-{
-	if (w->bad)
-		return -ENOBUFS;
-	uint32_t len = (uint32_t)w->len;
-	memcpy(w->p + offsetof(struct cbox_gofer_hdr, len), &len, sizeof(len));
-	return (int)w->len;
-}
-
 static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 {
 	switch (q->type) {
@@ -586,239 +456,5 @@ int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *buf, size_
 	struct wr w = {.p = buf, .size = size};
 	put_hdr(&w, req->type, req->tag);
 	encode_req_body(&w, req);
-	return finish(&w);
-}
-
-static bool known_ok_type(uint32_t type)
-{
-	if ((type & ~0x7fu) != CBOX_GOFER_REPLY_OK)
-		return false;
-	uint32_t t = type & 0x7fu;
-	return t >= CBOX_GOFER_WALK && t <= CBOX_GOFER_TYPE_MAX;
-}
-
-static void decode_reply_body(struct rd *r, struct cbox_gofer_reply *o)
-{
-	const void *p;
-	switch (o->type & 0x7fu) {
-	case CBOX_GOFER_WALK:
-	case CBOX_GOFER_CREATE:
-	case CBOX_GOFER_TMPFILE:
-	case CBOX_GOFER_MKNOD:
-		o->fid = rd_u32(r);
-		__attribute__((fallthrough));
-	case CBOX_GOFER_STAT:
-		if ((p = rd_take(r, sizeof(o->stat))))
-			memcpy(&o->stat, p, sizeof(o->stat));
-		break;
-	case CBOX_GOFER_STATFS:
-		if ((p = rd_take(r, sizeof(o->statfs))))
-			memcpy(&o->statfs, p, sizeof(o->statfs));
-		break;
-	case CBOX_GOFER_READLINK:
-		o->target = rd_str(r, &o->target_len);
-		break;
-	case CBOX_GOFER_GETXATTR:
-	case CBOX_GOFER_LISTXATTR:
-		o->value = rd_blob(r, &o->value_len);
-		break;
-	case CBOX_GOFER_INOTIFY:
-		o->fid = rd_u32(r); /* the watch descriptor */
-		break;
-	case CBOX_GOFER_WALKN:
-		o->nwalked = rd_u32(r);
-		o->walk_error = (int32_t)rd_u32(r);
-		/* (bounded before the multiplication; a bad count only marks the reader bad) */
-		if (o->nwalked >= 1 && o->nwalked <= CBOX_GOFER_WALKN_MAX)
-			o->walked = rd_take(r, o->nwalked * sizeof(struct cbox_gofer_walked));
-		else
-			r->bad = true;
-		break;
-	case CBOX_GOFER_WALKDIR:
-		/* The records are checked one by one after the layout (check_walkdir_reply). */
-		o->nwalked = rd_u32(r);
-		o->walked_len = r->left;
-		o->walked = rd_take(r, r->left);
-		break;
-	default: /* empty bodies */
-		break;
-	}
-}
-
-/* A WALKN reply's entries and error, checked as a decoded reply is: the caller may trust each
- * entry's pad and stat flags, and an error that is a real errno. */
-/* A walked entry as WALKN and WALKDIR carry it: pad 0, and no stat flag but RDONLY. */
-static bool walked_ok(const struct cbox_gofer_walked *w)
-{
-	return w->pad == 0 && !(w->stat.flags & ~(uint64_t)CBOX_GOFER_STAT_RDONLY);
-}
-
-static int check_walkn_reply(const struct cbox_gofer_reply *o)
-{
-	if (o->nwalked < 1 || o->nwalked > CBOX_GOFER_WALKN_MAX || o->walked == NULL)
-		return -EINVAL;
-	if (o->walk_error < 0 || o->walk_error > 4095)
-		return -EINVAL;
-	for (uint32_t i = 0; i < o->nwalked; i++) {
-		struct cbox_gofer_walked w;
-		cbox_gofer_reply_walked(o, i, &w);
-		if (!walked_ok(&w))
-			return -EINVAL;
-	}
-	return 0;
-}
-
-int cbox_gofer_reply_dirent(const struct cbox_gofer_reply *r, size_t *off,
-                            struct cbox_gofer_walked *out, const char **name, size_t *name_len)
-{
-	if (r->walked == NULL || *off >= r->walked_len)
-		return -ENOENT;
-	struct rd rd = {.p = (const unsigned char *)r->walked + *off, .left = r->walked_len - *off};
-	const void *p = rd_take(&rd, sizeof(*out));
-	const char *n = rd_str(&rd, name_len);
-	if (rd.bad || p == NULL)
-		return -ENOENT;
-	memcpy(out, p, sizeof(*out));
-	*name = n;
-	*off = r->walked_len - rd.left;
-	return 0;
-}
-
-uint32_t cbox_gofer_req_fid(const struct cbox_gofer_req *q, size_t i)
-{
-	uint32_t fid;
-	memcpy(&fid, (const unsigned char *)q->value + i * sizeof(fid), sizeof(fid));
-	return fid;
-}
-
-int cbox_gofer_put_dirent(void *buf, size_t size, size_t *len, const struct cbox_gofer_walked *w,
-                          const char *name, size_t name_len)
-{
-	if (name_len > CBOX_GOFER_NAME_MAX || *len > size)
-		return -ENOBUFS;
-	struct wr wr = {.p = buf, .size = size, .len = *len};
-	wr_put(&wr, w, sizeof(*w));
-	wr_str(&wr, name, name_len);
-	if (wr.bad)
-		return -ENOBUFS;
-	*len = wr.len;
-	return 0;
-}
-
-/* A WALKDIR reply: nwalked records exactly filling the body, each with pad 0, known stat flags
- * and a valid name, so that a caller may use every record it reads. */
-static int check_walkdir_reply(const struct cbox_gofer_reply *o)
-{
-	if (o->nwalked < 1 || o->nwalked > CBOX_GOFER_WALKDIR_MAX || o->walked == NULL)
-		return -EINVAL;
-	size_t off = 0;
-	uint32_t n = 0;
-	struct cbox_gofer_walked w;
-	const char *name;
-	size_t len;
-	while (n < o->nwalked && cbox_gofer_reply_dirent(o, &off, &w, &name, &len) == 0) {
-		if (!walked_ok(&w) || cbox_gofer_check_name(name, len) < 0)
-			return -EINVAL;
-		n++;
-	}
-	return n == o->nwalked && off == o->walked_len ? 0 : -EINVAL;
-}
-
-/* A GETXATTR value or LISTXATTR list: bounded, and a list is NUL-separated names, so a caller
- * splitting it never runs off its end. */
-static int check_value_reply(uint32_t t, const void *value, size_t len)
-{
-	if (t != CBOX_GOFER_GETXATTR && t != CBOX_GOFER_LISTXATTR)
-		return 0;
-	if (len > CBOX_GOFER_XVALUE_MAX || (len > 0 && value == NULL))
-		return -EINVAL;
-	if (t == CBOX_GOFER_LISTXATTR && len > 0 && ((const char *)value)[len - 1] != '\0')
-		return -EINVAL;
-	return 0;
-}
-
-int cbox_gofer_decode_reply(const void *buf, size_t len, struct cbox_gofer_reply *out)
-{
-	struct rd r = {.p = buf, .left = len};
-	memset(out, 0, sizeof(*out));
-	if (buf == NULL)
-		return -EPROTO;
-	int rc = read_hdr(&r, len, &out->type, &out->tag);
-	if (rc < 0)
-		return rc;
-	if (out->type == CBOX_GOFER_REPLY_ERROR) {
-		out->error = (int32_t)rd_u32(&r);
-		if (r.bad || r.left != 0)
-			return -EINVAL;
-		/* Only a real errno may reach the caller, which returns it negated as a result. */
-		return out->error >= 1 && out->error <= 4095 ? 0 : -EINVAL;
-	}
-	if (!known_ok_type(out->type))
-		return -EPROTO;
-	decode_reply_body(&r, out);
-	if (r.bad || r.left != 0)
-		return -EINVAL;
-	uint64_t known = CBOX_GOFER_STAT_RDONLY;
-	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_STAT))
-		known |= CBOX_GOFER_STAT_STALE;
-	if (out->stat.flags & ~known)
-		return -EINVAL; /* a flag this sentry does not know, or one out of place */
-	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_READLINK) &&
-	    cbox_gofer_check_target(out->target, out->target_len) < 0)
-		return -EINVAL;
-	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKN) && check_walkn_reply(out) < 0)
-		return -EINVAL;
-	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKDIR) && check_walkdir_reply(out) < 0)
-		return -EINVAL;
-	return check_value_reply(out->type & 0x7fu, out->value, out->value_len);
-}
-
-int cbox_gofer_encode_reply(const struct cbox_gofer_reply *rep, void *buf, size_t size)
-{
-	struct wr w = {.p = buf, .size = size};
-	if (rep->type == CBOX_GOFER_REPLY_ERROR) {
-		if (rep->error < 1 || rep->error > 4095)
-			return -EINVAL;
-		put_hdr(&w, rep->type, rep->tag);
-		wr_u32(&w, (uint32_t)rep->error);
-		return finish(&w);
-	}
-	if (!known_ok_type(rep->type))
-		return -EINVAL;
-	uint32_t t = rep->type & 0x7fu;
-	if (t == CBOX_GOFER_READLINK) {
-		int rc = cbox_gofer_check_target(rep->target, rep->target_len);
-		if (rc < 0)
-			return rc;
-	}
-	if (check_value_reply(t, rep->value, rep->value_len) < 0)
-		return -EINVAL;
-	if (t == CBOX_GOFER_WALKN && check_walkn_reply(rep) < 0)
-		return -EINVAL;
-	if (t == CBOX_GOFER_WALKDIR && check_walkdir_reply(rep) < 0)
-		return -EINVAL;
-	put_hdr(&w, rep->type, rep->tag);
-	bool new_fid = t == CBOX_GOFER_WALK || t == CBOX_GOFER_CREATE || t == CBOX_GOFER_TMPFILE ||
-	               t == CBOX_GOFER_MKNOD;
-	if (new_fid)
-		wr_u32(&w, rep->fid);
-	if (new_fid || t == CBOX_GOFER_STAT)
-		wr_put(&w, &rep->stat, sizeof(rep->stat));
-	else if (t == CBOX_GOFER_STATFS)
-		wr_put(&w, &rep->statfs, sizeof(rep->statfs));
-	else if (t == CBOX_GOFER_READLINK)
-		wr_str(&w, rep->target, rep->target_len);
-	else if (t == CBOX_GOFER_GETXATTR || t == CBOX_GOFER_LISTXATTR)
-		wr_blob(&w, rep->value, rep->value_len);
-	else if (t == CBOX_GOFER_INOTIFY)
-		wr_u32(&w, rep->fid);
-	else if (t == CBOX_GOFER_WALKN) {
-		wr_u32(&w, rep->nwalked);
-		wr_u32(&w, (uint32_t)rep->walk_error);
-		wr_put(&w, rep->walked, rep->nwalked * sizeof(struct cbox_gofer_walked));
-	} else if (t == CBOX_GOFER_WALKDIR) {
-		wr_u32(&w, rep->nwalked);
-		wr_put(&w, rep->walked, rep->walked_len);
-	}
 	return finish(&w);
 }

@@ -4,6 +4,7 @@
 set(gofer_fuzz_sources ${CMAKE_CURRENT_SOURCE_DIR}/fuzz_gofer_wire.c)
 if(CBOX_FUZZ)
 	list(APPEND gofer_fuzz_sources ${PROJECT_SOURCE_DIR}/lib/gofer_wire.c
+		${PROJECT_SOURCE_DIR}/lib/gofer_wire_reply.c
 		${PROJECT_SOURCE_DIR}/gofer/serve.c ${PROJECT_SOURCE_DIR}/gofer/serve_batch.c
 		${PROJECT_SOURCE_DIR}/gofer/session.c)
 endif()
