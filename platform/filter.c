@@ -55,6 +55,11 @@ static const struct by_value {
     /* The thread's name (the loader sets it at every exec), which
      * the sentry only continued; every other option still reaches it (sys_proc.c). */
     {SYS_prctl, 0, PR_SET_NAME, PR_GET_NAME, true, false},
+    /* A task's own CPU mask (pid 0). Another task's is read or set by the sentry
+     * (syscalls/sys_proc.c): never while that task is held on one CPU for an fd install
+     * (seccomp.c), when its mask is not its own. */
+    {SYS_sched_setaffinity, 0, 0, 0, true, false},
+    {SYS_sched_getaffinity, 0, 0, 0, true, false},
 };
 
 static const struct by_value *by_value_of(int nr)
@@ -134,6 +139,8 @@ const char *cbox_platform_fastpath_condition(const struct cbox_platform_ops *ops
 		           : "trapped for F_NOTIFY and F_SETLEASE";
 	if (nr == SYS_prctl)
 		return "trapped except PR_SET_NAME and PR_GET_NAME";
+	if (nr == SYS_sched_setaffinity || nr == SYS_sched_getaffinity)
+		return "trapped except on the caller itself (pid 0)";
 	if (ops->needs_install_fd && nr == SYS_close)
 		return "trapped on the install fd (ptrace)";
 	if (ops->needs_install_fd && (nr == SYS_dup2 || nr == SYS_dup3))

@@ -1,6 +1,8 @@
 /* The seccomp platform: SECCOMP_RET_USER_NOTIF for trapped calls. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/seccomp.h>
@@ -107,26 +109,90 @@ static int addfd(struct cbox_trap *t, int hostfd, bool cloexec, uint32_t flags)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * Installing an fd wakes the trapped task, which installs it itself, and puts the sentry to sleep
+ * until it has; both are ordinary wake-ups, not the synchronous ones of the answer (above). The
+ * scheduler then sends the task to the idle CPU rather than queue it behind the sentry, and the
+ * sentry back to the other one: two cross-CPU wake-ups, which on this nested 2-CPU VM cost 15-20
+ * us each (open+close took 55 us where a stat takes 10). So while an fd is installed, the task
+ * and the sentry are held on the CPU the sentry runs on, which is the task's (the synchronous
+ * wake-up brought the sentry there): both wake-ups stay on it.
+ *
+ * The task's own mask is put back before it is answered: it never runs an instruction of its
+ * own while held (the install happens in its syscall, in the kernel), and another task's
+ * sched_setaffinity or sched_getaffinity on it is trapped (filter.c) and made by the sentry
+ * itself (syscalls/sys_proc.c), so only between two answers, and sees or changes the real mask.
+ * Without a CPU to hold on (a mask larger than cpu_set_t, a task barred from this CPU) the install
+ * simply goes the ordinary way.
+ */
+struct hold {
+	cpu_set_t task, self;
+	bool on;
+};
+
+static void hold_here(pid_t tid, struct hold *h)
+{
+	h->on = false;
+	int cpu = sched_getcpu();
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
+		return;
+	if (sched_getaffinity(tid, sizeof(h->task), &h->task) < 0 || !CPU_ISSET(cpu, &h->task) ||
+	    CPU_COUNT(&h->task) == 1 || sched_getaffinity(0, sizeof(h->self), &h->self) < 0)
+		return;
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (sched_setaffinity(tid, sizeof(one), &one) < 0)
+		return;
+	if (sched_setaffinity(0, sizeof(one), &one) < 0) {
+		sched_setaffinity(tid, sizeof(h->task), &h->task);
+		return;
+	}
+	h->on = true;
+}
+
+static void release(pid_t tid, const struct hold *h)
+{
+	if (!h->on)
+		return;
+	/* (ESRCH: the task was killed meanwhile; nothing else can fail on a mask it had.) */
+	sched_setaffinity(tid, sizeof(h->task), &h->task);
+	sched_setaffinity(0, sizeof(h->self), &h->self);
+}
+
 static int sc_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd, bool cloexec)
 {
 	(void)p;
-	return addfd(t, hostfd, cloexec, 0);
+	if (t->ptrace_stop)
+		return -EINVAL;
+	struct hold h;
+	hold_here(t->tid, &h);
+	int fd = addfd(t, hostfd, cloexec, 0);
+	release(t->tid, &h);
+	return fd;
 }
 
 /* SECCOMP_ADDFD_FLAG_SEND (Linux 5.14): the task installs the fd and returns it from its call in
- * one wake-up, instead of waking for the fd and again for the answer. A failed ADDFD sends
- * nothing, so the caller may still answer otherwise. An older kernel refuses the flag (EINVAL):
- * there the two steps are made one after the other. */
+ * one wake-up, instead of waking for the fd and again for the answer. It is used when the task
+ * cannot be held (above): held, the install and a synchronous answer are two local wake-ups,
+ * and the task's mask is back before it runs. A failed ADDFD sends nothing, so the caller may
+ * still answer otherwise. An older kernel refuses the flag (EINVAL): there the two steps are
+ * made one after the other. */
 static int sc_install_answer(struct cbox_platform *p, struct cbox_trap *t, int hostfd, bool cloexec)
 {
 	static bool no_send;
-	if (!no_send) {
+	if (t->ptrace_stop)
+		return -EINVAL;
+	struct hold h;
+	hold_here(t->tid, &h);
+	if (!h.on && !no_send) {
 		int fd = addfd(t, hostfd, cloexec, SECCOMP_ADDFD_FLAG_SEND);
-		if (fd != -EINVAL || t->ptrace_stop)
+		if (fd != -EINVAL)
 			return fd;
 		no_send = true;
 	}
 	int fd = addfd(t, hostfd, cloexec, 0);
+	release(t->tid, &h);
 	if (fd < 0)
 		return fd;
 	int r = sc_send(p, t, fd, 0);

@@ -62,6 +62,7 @@ static const int allowed[] = {
     SYS_getrandom,
     SYS_prlimit64,
     SYS_sched_getaffinity,
+    SYS_sched_setaffinity, /* holding a task on the CPU while an fd is installed (seccomp.c) */
     SYS_sysinfo,
     SYS_uname,
     SYS_statx,

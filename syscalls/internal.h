@@ -118,6 +118,8 @@ int64_t sys_statx(struct cbox_sysctx *c);
 int64_t sys_symlink(struct cbox_sysctx *c);
 int64_t sys_symlinkat(struct cbox_sysctx *c);
 int64_t sys_sysinfo(struct cbox_sysctx *c);
+int64_t sys_sched_setaffinity(struct cbox_sysctx *c);
+int64_t sys_sched_getaffinity(struct cbox_sysctx *c);
 int64_t sys_truncate(struct cbox_sysctx *c);
 int64_t sys_umask(struct cbox_sysctx *c);
 int64_t sys_uname(struct cbox_sysctx *c);

@@ -6,6 +6,7 @@
  */
 #include "compat_test.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -107,6 +108,117 @@ CT_TEST(sched_setaffinity, errors)
 	CPU_ZERO(&none);
 	CT_ERR(syscall(SYS_sched_setaffinity, 0, sizeof(none), &none), EINVAL);
 	CT_ERR(syscall(SYS_sched_setaffinity, 0, sizeof(none), (void *)8), EFAULT);
+}
+
+/* Opening a file installs an fd, for which the sentry holds the task on one CPU (seccomp
+ * platform, platform/seccomp.c): nothing of that may show in the task's mask. */
+static void open_close_many(int n)
+{
+	for (int i = 0; i < n; i++) {
+		int fd = open("/etc/hostname", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			CT_FAIL("open /etc/hostname: %s", ct_errname(errno));
+		close(fd);
+	}
+}
+
+static void *mask_of_new_thread(void *arg)
+{
+	cpu_set_t *got = arg;
+	return (void *)syscall(SYS_sched_getaffinity, 0, sizeof(*got), got);
+}
+
+CT_TEST(sched_getaffinity, unchanged_by_opens)
+{
+	/* (The kernel writes only its own mask size: the rest must be zero to compare.) */
+	cpu_set_t before, after, thread;
+	CPU_ZERO(&before);
+	CPU_ZERO(&after);
+	CPU_ZERO(&thread);
+	CT_OK(syscall(SYS_sched_getaffinity, 0, sizeof(before), &before));
+	open_close_many(200);
+	CT_OK(syscall(SYS_sched_getaffinity, 0, sizeof(after), &after));
+	CT_TRUE(CPU_EQUAL(&before, &after));
+	/* A thread started right after an open inherits the whole mask. */
+	open_close_many(1);
+	pthread_t t;
+	void *r = (void *)-1;
+	CT_EQ(pthread_create(&t, NULL, mask_of_new_thread, &thread), 0);
+	CT_EQ(pthread_join(t, &r), 0);
+	CT_TRUE((long)r > 0);
+	CT_TRUE(CPU_EQUAL(&before, &thread));
+}
+
+CT_TEST(sched_setaffinity, own_mask_kept_by_opens)
+{
+	cpu_set_t all, one, got;
+	CPU_ZERO(&all);
+	CPU_ZERO(&got);
+	CT_OK(syscall(SYS_sched_getaffinity, 0, sizeof(all), &all));
+	if (CPU_COUNT(&all) < 2)
+		ct_skip("one CPU");
+	int last = -1;
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &all))
+			last = i;
+	CPU_ZERO(&one);
+	CPU_SET(last, &one);
+	CT_OK(syscall(SYS_sched_setaffinity, 0, sizeof(one), &one));
+	open_close_many(100);
+	CT_OK(syscall(SYS_sched_getaffinity, 0, sizeof(got), &got));
+	unsigned cpu;
+	CT_OK(syscall(SYS_getcpu, &cpu, NULL, NULL));
+	CT_OK(syscall(SYS_sched_setaffinity, 0, sizeof(all), &all));
+	CT_TRUE(CPU_EQUAL(&one, &got));
+	CT_EQ(cpu, last);
+}
+
+struct opener {
+	pid_t tid;
+	volatile int stop;
+};
+
+static void *opener_main(void *arg)
+{
+	struct opener *o = arg;
+	o->tid = (pid_t)syscall(SYS_gettid);
+	while (!o->stop)
+		open_close_many(1);
+	return NULL;
+}
+
+/* Another thread's mask, read and set while that thread keeps opening files: every read gives
+ * the mask last set, never one the sentry held it on. */
+CT_TEST(sched_setaffinity, other_thread_while_it_opens)
+{
+	cpu_set_t all, one, got;
+	CPU_ZERO(&all);
+	CT_OK(syscall(SYS_sched_getaffinity, 0, sizeof(all), &all));
+	if (CPU_COUNT(&all) < 2)
+		ct_skip("one CPU");
+	int first = -1;
+	for (int i = 0; i < CPU_SETSIZE && first < 0; i++)
+		if (CPU_ISSET(i, &all))
+			first = i;
+	CPU_ZERO(&one);
+	CPU_SET(first, &one);
+	struct opener o = {0};
+	pthread_t t;
+	CT_EQ(pthread_create(&t, NULL, opener_main, &o), 0);
+	while (__atomic_load_n(&o.tid, __ATOMIC_SEQ_CST) == 0)
+		sched_yield();
+	int bad = 0;
+	for (int i = 0; i < 300 && !bad; i++) {
+		const cpu_set_t *want = i % 2 ? &all : &one;
+		CPU_ZERO(&got);
+		if (syscall(SYS_sched_setaffinity, o.tid, sizeof(*want), want) < 0 ||
+		    syscall(SYS_sched_getaffinity, o.tid, sizeof(got), &got) < 0 ||
+		    !CPU_EQUAL(&got, want))
+			bad = i + 1;
+	}
+	o.stop = 1;
+	CT_EQ(pthread_join(t, NULL), 0);
+	CT_EQ(bad, 0);
 }
 
 CT_TEST(sched_getparam, normal_priority_zero)
