@@ -4,11 +4,11 @@
  * gofer. The same array is published by `cbox syscalls --host-surface`.
  */
 #include <errno.h>
-#include <seccomp.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 
 #include "cbox/gofer.h"
+#include "cbox/seccomp_allow.h"
 #include "internal.h"
 
 /* fchmodat2 (Linux 6.6) has no __NR_ macro in glibc 2.36's headers. */
@@ -91,34 +91,25 @@ const int *cbox_gofer_allowed_syscalls(size_t *n)
 	return allowed;
 }
 
-static int add_rule(scmp_filter_ctx ctx, int nr, int sock, int log_fd)
-{
-	/* The socket calls and write are pinned to their one fd: a gofer taken over through a bug
-	 * cannot talk on, or write into, anything else it holds. */
-	struct scmp_arg_cmp fd_is = {.arg = 0, .op = SCMP_CMP_EQ, .datum_a = 0, .datum_b = 0};
-	if (nr == __NR_sendmsg || nr == __NR_recvmsg) {
-		fd_is.datum_a = (scmp_datum_t)sock;
-		return seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, 1, &fd_is);
-	}
-	if (nr == __NR_write) {
-		fd_is.datum_a = (scmp_datum_t)log_fd;
-		return seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, 1, &fd_is);
-	}
-	return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
-}
-
 int cbox_gofer_seccomp_install(int sock, int log_fd)
 {
 	/* Kill the whole process: a gofer that makes an unexpected call is compromised or broken,
-	 * and an errno it could handle would let an exploit probe the filter. */
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
-	if (ctx == NULL)
-		return -ENOMEM;
-	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < CBOX_ARRAY_SIZE(allowed); i++)
-		rc = add_rule(ctx, allowed[i], sock, log_fd);
-	if (rc == 0)
-		rc = seccomp_load(ctx);
-	seccomp_release(ctx);
-	return rc;
+	 * and an errno it could handle would let an exploit probe the filter. The socket calls
+	 * and write are pinned to their one fd: a gofer taken over through a bug cannot talk on,
+	 * or write into, anything else it holds (without a log fd it cannot write at all). */
+	if (sock < 0)
+		return -EBADF;
+	struct cbox_allow rules[CBOX_ARRAY_SIZE(allowed)];
+	size_t n = 0;
+	for (size_t i = 0; i < CBOX_ARRAY_SIZE(allowed); i++) {
+		int nr = allowed[i], arg0 = CBOX_ALLOW_ANY;
+		if (nr == __NR_sendmsg || nr == __NR_recvmsg)
+			arg0 = sock;
+		else if (nr == __NR_write && log_fd < 0)
+			continue;
+		else if (nr == __NR_write)
+			arg0 = log_fd;
+		rules[n++] = (struct cbox_allow){.nr = nr, .arg0 = arg0};
+	}
+	return cbox_allow_load(rules, n);
 }

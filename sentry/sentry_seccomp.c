@@ -4,11 +4,11 @@
  * once the sandbox is set up (mounts, namespaces and the guest's first task exist).
  */
 #include <errno.h>
-#include <seccomp.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 
 #include "cbox/log.h"
+#include "cbox/seccomp_allow.h"
 #include "internal.h"
 
 static const int allowed[] = {
@@ -86,16 +86,7 @@ const int *cbox_sentry_allowed_syscalls(size_t *n)
 
 int cbox_seccomp_allowlist_load(const int *nrs, size_t n)
 {
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
-	if (!ctx)
-		return -ENOMEM;
-	int r = 0;
-	for (size_t i = 0; r == 0 && i < n; i++)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nrs[i], 0);
-	if (r == 0)
-		r = seccomp_load(ctx);
-	seccomp_release(ctx);
-	return r;
+	return cbox_allow_load_nrs(nrs, n);
 }
 
 int cbox_sentry_seccomp_install(void)
