@@ -71,19 +71,28 @@ static int drop_privileges(void)
 	return 0;
 }
 
-static int install_filter(struct cbox_sentry *s)
+/* The guest filter, built before the task tells the sentry it is ready (cbox_guest_prepare) and
+ * installed only after the go (cbox_guest_exec): every call it traps must find the sentry
+ * listening, and under --strict that is every call. */
+static struct sock_fprog guest_filter;
+
+static int build_filter(struct cbox_sentry *s)
 {
 	struct sock_filter *prog;
 	unsigned short len;
 	int r = cbox_platform_build_filter(s->cfg->platform, s->cfg->strict, &prog, &len);
 	if (r < 0)
 		return r;
-	struct sock_fprog fp = {.len = len, .filter = prog};
+	guest_filter = (struct sock_fprog){.len = len, .filter = prog};
+	return 0;
+}
+
+static int install_filter(struct cbox_sentry *s)
+{
 	unsigned long flags = 0;
 	if (s->cfg->platform->trap_action == SECCOMP_RET_USER_NOTIF)
 		flags = SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
-	r = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &fp);
-	free(prog);
+	int r = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &guest_filter);
 	return r < 0 ? -errno : (flags ? r : -1);
 }
 
@@ -123,11 +132,12 @@ CBOX_NORETURN void cbox_guest_init(struct cbox_sentry *s, int sync_fd, int insta
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	if (install_fd >= 0)
 		fcntl(CBOX_PTRACE_INSTALL_FD, F_SETFD, 0);
+	cbox_guest_prepare(s, s->cfg->tty);
 	char go = 'r';
 	if (write(sync_fd, &go, 1) != 1 || read(sync_fd, &go, 1) != 1)
 		_exit(125); /* the sentry gave up */
 	close(sync_fd);
-	cbox_guest_exec(s, s->cfg->argv, s->cfg->envp, s->cfg->tty);
+	cbox_guest_exec(s, s->cfg->argv, s->cfg->envp);
 }
 
 /*
@@ -212,7 +222,7 @@ CBOX_NORETURN void cbox_guest_tiny_init(struct cbox_sentry *s, int sync_fd, int 
 	}
 }
 
-void cbox_guest_exec(struct cbox_sentry *s, char *const *argv, char *const *envp, bool tty)
+void cbox_guest_prepare(struct cbox_sentry *s, bool tty)
 {
 	/* Its own session and process group, as a container's init has (pgid = sid = pid 1). */
 	setsid();
@@ -224,6 +234,13 @@ void cbox_guest_exec(struct cbox_sentry *s, char *const *argv, char *const *envp
 	int r = drop_privileges();
 	if (r < 0)
 		fail(125, "dropping privileges", -r);
+	r = build_filter(s);
+	if (r < 0)
+		fail(125, "building the guest filter", -r);
+}
+
+void cbox_guest_exec(struct cbox_sentry *s, char *const *argv, char *const *envp)
+{
 	int listener = install_filter(s);
 	if (listener < -1)
 		fail(125, "installing the guest filter", -listener);
@@ -282,10 +299,11 @@ CBOX_NORETURN void cbox_guest_exec_task(struct cbox_sentry *s, const struct cbox
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	if (install_fd >= 0)
 		fcntl(CBOX_PTRACE_INSTALL_FD, F_SETFD, 0);
+	cbox_guest_prepare(s, (req->flags & CBOX_EXEC_TTY) != 0);
 	/* Dumpable now (above): the sentry may seize it. */
 	char go = 'r';
 	if (write(sync_fd, &go, 1) != 1 || read(sync_fd, &go, 1) != 1 || go != 'g')
 		_exit(125); /* the sentry gave up */
 	close(sync_fd);
-	cbox_guest_exec(s, req->argv, req->envp, (req->flags & CBOX_EXEC_TTY) != 0);
+	cbox_guest_exec(s, req->argv, req->envp);
 }

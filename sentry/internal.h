@@ -176,10 +176,12 @@ bool cbox_exec_ctl_quiet(const struct cbox_sentry *s);
 CBOX_NORETURN void cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd);
 /* --init: pid 1 of the guest, the program's parent (guest_init.c). */
 CBOX_NORETURN void cbox_guest_tiny_init(struct cbox_sentry *s, int sync_fd, int install_fd);
-/* Session, terminal, no privileges, the guest filter, then exec of argv[0] (searched in the
- * environment's PATH): the part every task the sentry starts shares. */
-CBOX_NORETURN void cbox_guest_exec(struct cbox_sentry *s, char *const *argv, char *const *envp,
-                                   bool tty);
+/* What every task the sentry starts does before it says it is ready: its own session, the
+ * terminal, no privileges, the guest filter built (exits on failure). */
+void cbox_guest_prepare(struct cbox_sentry *s, bool tty);
+/* Then, once the sentry traces it: the guest filter installed, and exec of argv[0] (searched
+ * in the environment's PATH). */
+CBOX_NORETURN void cbox_guest_exec(struct cbox_sentry *s, char *const *argv, char *const *envp);
 struct cbox_exec_req;
 /* A `cbox exec` task: stdio from the request, the install fd (ptrace), then waits for 'g' on
  * sync_fd (sent once the sentry traces it) and runs the request. */

@@ -247,9 +247,10 @@ static int gofer_ready(struct cbox_sentry *s)
 	return 0;
 }
 
-/* Start the guest's first task. Its own set-up (namespaces, capabilities, its seccomp filter)
- * runs while the gofer may still be building its tree; the VFS is needed only from
- * cbox_sentry_task_start on, which resolves the working directory. */
+/* Start the guest's first task. Its own set-up (namespaces, session, capabilities, its seccomp
+ * filter built) runs while the sentry reads the root from the gofer, which may still be
+ * building its tree; the task is traced once it says it is ready, and starts its program on the
+ * go the sentry sends after cbox_sentry_task_start (which resolves the working directory). */
 static int start_guest(struct cbox_sentry *s, int install_peer)
 {
 	int sync[2], on = 1;
@@ -274,13 +275,15 @@ static int start_guest(struct cbox_sentry *s, int install_peer)
 	}
 	close(sync[0]);
 	pid_t init = pid;
-	int r = read_ready(sync[1], &pid);
+	/* The root and the mount points from the gofer first: those round trips overlap the
+	 * task's own set-up (its root, session, privileges, filter) instead of following it. */
+	int r = gofer_ready(s);
+	if (r == 0)
+		r = read_ready(sync[1], &pid);
 	if (r == 0 && install_peer >= 0)
 		close(install_peer);
 	if (r == 0 && ptrace(PTRACE_SEIZE, pid, 0, CBOX_PTRACE_OPTIONS) < 0)
 		r = -errno;
-	if (r == 0)
-		r = gofer_ready(s);
 	if (r == 0) {
 		s->init_tid = pid;
 		const struct cbox_sentry_config *cfg = s->cfg;
