@@ -57,7 +57,33 @@ except OSError as e:
 	check "an outside address is unreachable" "Network is unreachable" "$OUT"
 }
 
+# The host's other secrets, hidden by cbox-run's defaults (empty or absent inside): the password
+# files and their backups (a glob of /etc/shadow* and /etc/gshadow*: a backup made for this test
+# when the test may write /etc), the host keys, root's home, and the runtime and state trees.
+SHADOW_COPY=/etc/shadow.cbox-test-$$
+if [ -w /etc ] && [ -r /etc/shadow ]; then
+	cp /etc/shadow "$SHADOW_COPY" && chmod 600 "$SHADOW_COPY"
+	trap 'kill $LISTENER 2>/dev/null; [ $MADE_KEY = 1 ] && rm -f "$KEY"; rm -f "$SHADOW_COPY"; rm -rf "$SCRATCH" "$ITEST_TMP"' EXIT
+fi
+SECRET_FILES=""
+for f in /etc/shadow /etc/shadow- /etc/gshadow /etc/gshadow- "$SHADOW_COPY"; do
+	[ -s "$f" ] && SECRET_FILES="$SECRET_FILES $f"
+done
+SECRET_DIRS=""
+for d in /root /etc/ssh /run /var/lib; do
+	[ -n "$(ls -A "$d" 2>/dev/null)" ] && SECRET_DIRS="$SECRET_DIRS $d"
+done
+t_hidden() {
+	[ -n "$SECRET_FILES$SECRET_DIRS" ] || return 0
+	box /bin/sh -c 'for f in '"$SECRET_FILES"'; do echo "$f: $(cat "$f" 2>/dev/null | wc -c)"; done
+for d in '"$SECRET_DIRS"'; do echo "$d: $(ls -A "$d" 2>/dev/null | wc -l)"; done'
+	for p in $SECRET_FILES $SECRET_DIRS; do
+		check "$p is hidden" "$p: 0" "$(printf '%s\n' "$OUT" | grep "^$p: ")"
+	done
+}
+
 # The ns tier (cbox-run --tier=ns) gives the same view: it must stop the attack as well.
 CONFIGS+=("--tier=ns")
 for_each_config t_attack
+for_each_config t_hidden
 finish
