@@ -5,6 +5,7 @@
  * connection is then marked broken and every later call fails with -EIO.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@ struct cbox_gofer_client {
 	int sock;
 	uint32_t next_tag;
 	bool broken;
+	uint64_t changes; /* requests sent that may have changed a file (cbox_gofer_changes) */
 	/* The last reply; a READLINK target points into it until the next call. */
 	unsigned char rbuf[CBOX_GOFER_MSG_MAX];
 };
@@ -127,6 +129,36 @@ static int recv_reply(struct cbox_gofer_client *c, const struct cbox_gofer_req *
 	return 0;
 }
 
+/* Whether q may change a file's attributes or a directory's entries (counted before it is sent,
+ * whatever its outcome). An open for writing counts too: writes through the fd never come here,
+ * but the sentry notes the file as written (cbox_text_note_writer). */
+static bool may_change(const struct cbox_gofer_req *q)
+{
+	switch (q->type) {
+	case CBOX_GOFER_WALK:
+	case CBOX_GOFER_WALKN:
+	case CBOX_GOFER_WALKDIR:
+	case CBOX_GOFER_CLUNK:
+	case CBOX_GOFER_CLUNKN:
+	case CBOX_GOFER_STAT:
+	case CBOX_GOFER_READLINK:
+	case CBOX_GOFER_STATFS:
+	case CBOX_GOFER_GETXATTR:
+	case CBOX_GOFER_LISTXATTR:
+	case CBOX_GOFER_INOTIFY:
+		return false;
+	case CBOX_GOFER_OPEN:
+		return (q->flags & (O_ACCMODE | O_TRUNC)) != O_RDONLY;
+	default:
+		return true;
+	}
+}
+
+uint64_t cbox_gofer_changes(const struct cbox_gofer_client *c)
+{
+	return c ? c->changes : 0;
+}
+
 /* One request (carrying in_fd when >= 0) and its reply (with an fd into *fd when not NULL). */
 static int rpc_fd(struct cbox_gofer_client *c, struct cbox_gofer_req *q, struct cbox_gofer_reply *r,
                   int *fd, int in_fd)
@@ -134,6 +166,8 @@ static int rpc_fd(struct cbox_gofer_client *c, struct cbox_gofer_req *q, struct 
 	if (c == NULL || c->broken)
 		return -EIO;
 	q->tag = c->next_tag++;
+	if (may_change(q))
+		c->changes++;
 	int rc = send_req(c, q, in_fd);
 	if (rc < 0)
 		return rc;

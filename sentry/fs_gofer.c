@@ -114,6 +114,8 @@ struct cbox_dentry *cbox_fs_gofer_walked(struct cbox_sentry *s, struct cbox_dent
 	           (d->walk_stat = malloc(sizeof(struct stat)))) {
 		fill_stat(s, st, d->walk_stat);
 		d->walk_trap = s->trap_seq;
+		d->walk_ns = cbox_vfs_now_ns();
+		d->walk_changes = cbox_gofer_changes(s->gofer);
 	}
 	return d;
 }
@@ -131,6 +133,26 @@ static int g_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 	return *out ? 0 : -ENOMEM;
 }
 
+/*
+ * A walk's attributes of a writable file are still the file's own when the guest cannot have
+ * changed them since: no request that may change a file went to the gofer (each of the guest's
+ * own changes but a write through an fd is one), no guest task may hold the file open for
+ * writing (every open for writing is noted, task.c), and little time passed, as the host (or
+ * another sandbox sharing the folder) may change its files at any time. du, find, ls -l and
+ * rm -r stat each entry of a directory the sentry has just read ahead (vfs.c): 2000 files were
+ * 2000 STAT round trips after the read-aheads' walks had brought the same attributes. A change
+ * the host makes shows after at most WALK_STAT_TTL_NS, as on NFS with a short attribute cache;
+ * an access time a read updates in the meantime shows late likewise.
+ */
+#define WALK_STAT_TTL_NS 100000000ULL
+
+static bool walk_is_current(struct cbox_sentry *s, const struct cbox_dentry *d)
+{
+	return cbox_vfs_now_ns() - d->walk_ns < WALK_STAT_TTL_NS &&
+	       cbox_gofer_changes(s->gofer) == d->walk_changes &&
+	       !cbox_text_maybe_written(s, d->host_dev, d->host_ino);
+}
+
 static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
                   struct stat *st)
 {
@@ -140,11 +162,12 @@ static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 		return 0;
 	}
 	/* A writable file's attributes are asked for afresh every time (the host and the guest's
-	 * own writes, which the sentry does not see, may change them), except within the call
-	 * whose walk just brought them: stat("new/path") was a WALK and then a STAT round trip
-	 * for the same answer. (The walk is part of the call: any other write is concurrent.) */
+	 * own writes, which the sentry does not see, may change them), except once after the walk
+	 * that brought them: within the same call (stat("new/path") was a WALK and then a STAT
+	 * round trip for the same answer; the walk is part of the call, any other write is
+	 * concurrent), or soon after while the guest cannot have changed them (walk_is_current). */
 	if (d->walk_stat) {
-		bool fresh = d->walk_trap == s->trap_seq;
+		bool fresh = d->walk_trap == s->trap_seq || walk_is_current(s, d);
 		if (fresh)
 			*st = *d->walk_stat;
 		free(d->walk_stat);

@@ -98,6 +98,8 @@ bool cbox_text_writers(struct cbox_sentry *s, int fd);
  * cbox_text_note_fds notes every regular file task tgid has open for writing (a task the
  * sentry starts, whose fds it did not install). */
 void cbox_text_note_writer(struct cbox_sentry *s, uint64_t dev, uint64_t ino);
+/* Whether a guest task may hold the file open for writing (false: certainly not; task.c). */
+bool cbox_text_maybe_written(const struct cbox_sentry *s, uint64_t dev, uint64_t ino);
 void cbox_text_note_fds(struct cbox_sentry *s, pid_t tgid);
 /* A forked thread group (to) runs the same image as from. */
 void cbox_text_fork(struct cbox_sentry *s, struct cbox_thread_group *to,

@@ -132,7 +132,7 @@ void cbox_text_note_writer(struct cbox_sentry *s, uint64_t dev, uint64_t ino)
 	}
 }
 
-static bool maybe_written(const struct cbox_sentry *s, uint64_t dev, uint64_t ino)
+bool cbox_text_maybe_written(const struct cbox_sentry *s, uint64_t dev, uint64_t ino)
 {
 	for (uint64_t k = 0; k < 2; k++) {
 		uint64_t b = written_bit(dev, ino, k);
@@ -191,7 +191,7 @@ bool cbox_text_writers(struct cbox_sentry *s, int fd)
 	struct stat st;
 	if (fstat(fd, &st) < 0)
 		return false;
-	if (!maybe_written(s, (uint64_t)st.st_dev, (uint64_t)st.st_ino))
+	if (!cbox_text_maybe_written(s, (uint64_t)st.st_dev, (uint64_t)st.st_ino))
 		return false;
 	for (unsigned h = 0; h < CBOX_TASK_HASH; h++)
 		for (struct cbox_task *t = s->tasks[h]; t; t = t->next_in_hash)

@@ -248,5 +248,48 @@ executable
 		"600 1000000000 m2" "$(stat -c '%a %Y' mode.txt) $(cat mode.txt)"
 }
 
-for_each_config t_python t_pip t_gcc_make t_bash t_git t_node t_tree t_host_changes
+# Directories the host filled, listed and stat'ed entry by entry as du does: the sentry may
+# answer a stat with attributes it read ahead, but never hide a change the guest made since, and
+# a change the host made shows once its short attribute time-out (0.1 s) is over.
+fill_dirs() {
+	local d i
+	for d in "$@"; do
+		mkdir "$d"
+		for i in $(seq -w 0 39); do echo -n a >"$d/f$i"; done
+	done
+}
+t_listed_changes() {
+	have python $PY || return
+	workdir
+	fill_dirs d0 d1 d2 d3 d4 d5 d6 h
+	box $PY ./listed_changes.py own
+	check "the guest's own changes after a listing" "write through an earlier fd: 3
+write through a later fd: 4
+chmod: 0o600
+fchmod: 0o640
+truncate: 0
+rename over: True 5
+through a hard link: 0o604 2" "$OUT"
+	# stdout a file of the listed directory, opened by the caller (no open of the guest's).
+	fill_dirs d7
+	# shellcheck disable=SC2086
+	timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -- $PY ./listed_changes.py stdout \
+		>d7/out 2>"$SCRATCH/lc"
+	check "a write to an inherited fd after a listing" "write to an inherited fd: 5" \
+		"$(cat "$SCRATCH/lc")"
+	# shellcheck disable=SC2086
+	timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -- $PY ./listed_changes.py host \
+		>"$SCRATCH/lc" 2>&1 &
+	local pid=$! i
+	for i in $(seq 1 200); do
+		[ -s ready ] && break
+		sleep 0.05
+	done
+	for i in h/f*; do echo -n more >>"$i"; done
+	: >go
+	wait $pid
+	check "the host's change after a listing, later" "host's append, later: 5" "$(cat "$SCRATCH/lc")"
+}
+
+for_each_config t_python t_pip t_gcc_make t_bash t_git t_node t_tree t_host_changes t_listed_changes
 finish

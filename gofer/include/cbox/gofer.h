@@ -115,6 +115,10 @@ CBOX_API const int *cbox_gofer_allowed_syscalls(size_t *n);
 struct cbox_gofer_client;
 CBOX_API struct cbox_gofer_client *cbox_gofer_client_new(int sock);
 CBOX_API void cbox_gofer_client_free(struct cbox_gofer_client *c); /* NULL-safe, closes sock */
+/* How many requests that may change a file (create, remove, rename, link, set attributes or
+ * xattrs, open for writing or truncating) the client has sent: while it stays the same, nothing
+ * in the tree changed through this client. */
+CBOX_API uint64_t cbox_gofer_changes(const struct cbox_gofer_client *c);
 
 /* Walk one component name (no '/', not "." or "..", 1..255 bytes) from dir fid; on success
  * *newfid is a new fid and *st the stat of the entry (lstat: symlinks are not followed). */

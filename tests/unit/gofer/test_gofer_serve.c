@@ -682,3 +682,37 @@ Test(gofer_ro, setattr_mknod_refused)
 	cr_expect_eq(setattr(f, (struct cbox_gofer_setattr){.valid = 1u << 7}), -EINVAL);
 	walk("dir", NULL);
 }
+
+/* The client's change count (cbox_gofer_changes): what the sentry's attribute reuse relies on
+ * (fs_gofer.c). Lookups, stats, reads and read-only opens leave it; every request that may
+ * change a file moves it, failed or not. */
+Test(gofer_rw, change_count)
+{
+	struct cbox_gofer_client *c = S.c;
+	uint64_t n = cbox_gofer_changes(c);
+	struct cbox_gofer_stat st;
+	uint32_t f = walk("file.txt", &st);
+	cr_expect_eq(cbox_gofer_stat(c, f, &st), 0);
+	int fd = cbox_gofer_open(c, f, O_RDONLY);
+	cr_assert(fd >= 0);
+	close(fd);
+	char buf[64];
+	cr_expect_eq(cbox_gofer_readlink(c, walk("link", NULL), buf, sizeof(buf)), 8);
+	cr_expect_eq(cbox_gofer_changes(c), n, "lookups and reads change nothing");
+	fd = cbox_gofer_open(c, f, O_WRONLY);
+	cr_assert(fd >= 0);
+	close(fd);
+	cr_expect_eq(cbox_gofer_changes(c), n + 1, "an open for writing");
+	fd = cbox_gofer_open(c, f, O_RDONLY | O_TRUNC);
+	if (fd >= 0)
+		close(fd);
+	cr_expect_eq(cbox_gofer_changes(c), n + 2, "an open that truncates");
+	struct cbox_gofer_setattr a = {.valid = CBOX_GOFER_SET_MODE, .mode = 0600};
+	cr_expect_eq(cbox_gofer_setattr(c, f, &a), 0);
+	cr_expect_eq(cbox_gofer_changes(c), n + 3, "a chmod");
+	cr_expect_eq(cbox_gofer_mkdir(c, 0, "dir", 0755, (uint32_t)-1, (uint32_t)-1), -EEXIST);
+	cr_expect_eq(cbox_gofer_changes(c), n + 4, "a failed mkdir counts too");
+	cr_expect_eq(cbox_gofer_unlink(c, 0, "file.txt", false), 0);
+	cr_expect_eq(cbox_gofer_changes(c), n + 5, "an unlink");
+	cr_expect_eq(cbox_gofer_changes(NULL), 0);
+}
