@@ -203,6 +203,15 @@ t_tree() {
 # Files the host changes while the sandbox runs: the guest sees each change at its next stat or
 # open, as it would outside (an editor saves by renaming a new file over the old one), never the
 # old file or ESTALE, although the sentry had the names cached.
+# wait_for TEST FILE: until test TEST FILE holds (the guest's signal), 10 s at most.
+wait_for() {
+	local i
+	for i in $(seq 1 200); do
+		test "$1" "$2" && return
+		sleep 0.05
+	done
+}
+
 t_host_changes() {
 	workdir
 	echo old >kept.txt
@@ -222,11 +231,8 @@ t_host_changes() {
 		/usr/bin/python3 -c "import os; os.chmod(\"mode.txt\", 0o600); os.utime(\"mode.txt\", (1e9, 1e9))"
 		/usr/bin/python3 -c "import os; os.chmod(\"gone.txt\", 0o600)" 2>&1 | grep -c "No such"' \
 		>"$SCRATCH/hc" 2>&1 &
-	local pid=$! i
-	for i in $(seq 1 200); do
-		[ -e ready ] && break
-		sleep 0.05
-	done
+	local pid=$!
+	wait_for -e ready
 	echo "new content" >kept.tmp && mv kept.tmp kept.txt
 	rm gone.txt
 	chmod +x same.txt
@@ -280,12 +286,9 @@ through a hard link: 0o604 2" "$OUT"
 	# shellcheck disable=SC2086
 	timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -- $PY ./listed_changes.py host \
 		>"$SCRATCH/lc" 2>&1 &
-	local pid=$! i
-	for i in $(seq 1 200); do
-		[ -s ready ] && break
-		sleep 0.05
-	done
-	for i in h/f*; do echo -n more >>"$i"; done
+	local pid=$! f
+	wait_for -s ready
+	for f in h/f*; do echo -n more >>"$f"; done
 	: >go
 	wait $pid
 	check "the host's change after a listing, later" "host's append, later: 5" "$(cat "$SCRATCH/lc")"
