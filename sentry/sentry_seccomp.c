@@ -62,7 +62,9 @@ static const int allowed[] = {
     SYS_getrandom,
     SYS_prlimit64,
     SYS_sched_getaffinity,
-    SYS_sched_setaffinity, /* holding a task on the CPU while an fd is installed (seccomp.c) */
+    SYS_sched_setaffinity, /* holding a task on one CPU while an fd is installed
+                            * (platform/seccomp.c); its pid names only a task of the
+                            * sandbox's pid namespace, never one of the host's */
     SYS_sysinfo,
     SYS_uname,
     SYS_statx,

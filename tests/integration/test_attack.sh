@@ -82,8 +82,25 @@ for d in '"$SECRET_DIRS"'; do echo "$d: $(ls -A "$d" 2>/dev/null | wc -l)"; done
 	done
 }
 
+# Another task's CPU mask is set through the sentry (sched_setaffinity with a pid): a host
+# process, named by its host pid, is out of reach (no such process inside) and keeps its mask.
+t_affinity() {
+	local before after
+	before=$(taskset -p $$ | awk '{print $NF}')
+	box "$PY" -c 'import errno, os, sys
+try:
+    os.sched_setaffinity('"$$"', {0})
+    print("set")
+except OSError as e:
+    print(errno.errorcode[e.errno])'
+	after=$(taskset -p $$ | awk '{print $NF}')
+	check "a host process's CPU mask is out of reach" "ESRCH" "$OUT"
+	check "the host process keeps its CPU mask" "$before" "$after"
+}
+
 # The ns tier (cbox-run --tier=ns) gives the same view: it must stop the attack as well.
 CONFIGS+=("--tier=ns")
 for_each_config t_attack
 for_each_config t_hidden
+for_each_config t_affinity
 finish
