@@ -283,6 +283,7 @@ static int g_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_de
 		d->link = strdup(target);
 		if (!d->link)
 			return -ENOMEM;
+		d->link_ns = cbox_vfs_now_ns();
 	}
 	size_t n = strlen(d->link);
 	if (n >= size)

@@ -347,9 +347,16 @@ static int64_t do_readlink(struct cbox_sysctx *c, int dirfd, uint64_t upath, uin
 	if (r < 0)
 		return r;
 	struct cbox_dentry *d;
-	r = cbox_vfs_walk(c->s, c->task, dirfd, path, CBOX_WALK_EMPTY_OK, &d, NULL);
-	if (r < 0)
-		return r;
+	/* A symlink the host replaced is looked up again (cbox_vfs_link_current). */
+	for (int tries = 0;; tries++) {
+		r = cbox_vfs_walk(c->s, c->task, dirfd, path, CBOX_WALK_EMPTY_OK, &d, NULL);
+		if (r < 0)
+			return r;
+		if (tries > 0 || path[0] == '\0' || !S_ISLNK(d->mode) ||
+		    cbox_vfs_link_current(c->s, c->task, d))
+			break;
+		cbox_dentry_put(c->s, d);
+	}
 	if (!S_ISLNK(d->mode) || !d->mnt->ops->readlink)
 		r = -EINVAL;
 	else

@@ -294,5 +294,38 @@ through a hard link: 0o604 2" "$OUT"
 	check "the host's change after a listing, later" "host's append, later: 5" "$(cat "$SCRATCH/lc")"
 }
 
-for_each_config t_python t_pip t_gcc_make t_bash t_git t_node t_tree t_host_changes t_listed_changes
+# A symlink the host swaps while the guest runs (ln -sfn, or Kubernetes updating a ConfigMap
+# volume through its ..data link): the guest follows and reads the new one within a few seconds,
+# in the working folder and in a read-only bind (under the guest's /tmp: a bind needs its mount point).
+t_host_symlink() {
+	workdir
+	mkdir -p a b ro/a ro/b
+	echo A >a/x
+	echo B >b/x
+	echo A >ro/a/x
+	echo B >ro/b/x
+	ln -s a cur
+	ln -s a ro/cur
+	# shellcheck disable=SC2016,SC2086
+	timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -v "$WD/ro:/tmp/ro:ro" -- /usr/bin/bash -c '
+		for p in . /tmp/ro; do cat $p/cur/x; readlink $p/cur; done
+		: >ready; while [ ! -e go ]; do sleep 0.05; done; sleep 2.5
+		for p in . /tmp/ro; do cat $p/cur/x; readlink $p/cur; done' >"$SCRATCH/hs" 2>&1 &
+	local pid=$! d
+	wait_for -e ready
+	for d in . ro; do ln -s b "$d/cur.new" && mv -T "$d/cur.new" "$d/cur"; done
+	: >go
+	wait $pid
+	check "a symlink the host swapped, followed and read" "A
+a
+A
+a
+B
+b
+B
+b" "$(cat "$SCRATCH/hs")"
+}
+
+for_each_config t_python t_pip t_gcc_make t_bash t_git t_node t_tree t_host_changes t_listed_changes \
+	t_host_symlink
 finish

@@ -84,9 +84,11 @@ struct cbox_dentry {
 	/* gofer: its last STAT said the name no longer leads to this file (the host removed or
 	 * replaced it): a lookup by name should be made again (cbox_vfs_drop_stale) */
 	bool stale;
-	/* gofer: a symlink's target once read (NUL-terminated). A symlink's target never changes:
-	 * replacing one makes a new inode, which a new walk finds. */
+	/* gofer: a symlink's target once read (NUL-terminated), and when it was read or last
+	 * found to be still the name's (link_ns). A symlink's target never changes: replacing one
+	 * makes a new inode, which a new walk finds (cbox_vfs_link_current). */
 	char *link;
+	uint64_t link_ns;
 	uint64_t ino;      /* inode number the guest sees */
 	uint64_t host_dev; /* gofer: the host file's dev/ino, to recognise its fds */
 	uint64_t host_ino;
@@ -157,6 +159,11 @@ CBOX_API const struct cbox_fs_ops *cbox_vfs_gofer_ops(void);
 /* stat of a dentry as the guest sees it. */
 CBOX_API int cbox_vfs_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
                            struct stat *st);
+/* Whether d, a symlink about to be read or followed, is still what its name leads to: false when
+ * the host replaced or removed it (the name is then forgotten, and a new lookup finds what is
+ * there now). Checked at most once a second per symlink (vfs.c). */
+CBOX_API bool cbox_vfs_link_current(struct cbox_sentry *s, struct cbox_task *t,
+                                    struct cbox_dentry *d);
 /* The absolute guest path of d into buf. Returns the length or -ENAMETOOLONG. */
 CBOX_API int cbox_vfs_path(struct cbox_dentry *d, char *buf, size_t size);
 /* Open d for the guest: a host fd (owned by the caller) or -errno. Checks the open flags
