@@ -218,18 +218,20 @@ t_host_changes() {
 	echo gone >gone.txt
 	echo same >same.txt
 	echo m1 >mode.txt
+	echo x1 >xattr.txt
 	printf '#!/bin/sh\necho v1\n' >prog.sh
 	chmod +x prog.sh
 	# shellcheck disable=SC2016,SC2086
 	timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -- /usr/bin/bash -c '
 		cat kept.txt gone.txt same.txt >/dev/null; stat -c %s kept.txt gone.txt >/dev/null
-		./prog.sh >/dev/null; chmod 644 mode.txt
+		./prog.sh >/dev/null; chmod 644 mode.txt; cat xattr.txt >/dev/null
 		: >ready; while [ ! -e go ]; do sleep 0.05; done
 		stat -c %s kept.txt; cat kept.txt; stat gone.txt 2>&1 | grep -c "No such"
 		cat gone.txt 2>&1 | grep -c "No such"; cat same.txt; ./prog.sh
 		test -e gone.txt || echo gone; test -x same.txt && echo executable
 		/usr/bin/python3 -c "import os; os.chmod(\"mode.txt\", 0o600); os.utime(\"mode.txt\", (1e9, 1e9))"
-		/usr/bin/python3 -c "import os; os.chmod(\"gone.txt\", 0o600)" 2>&1 | grep -c "No such"' \
+		/usr/bin/python3 -c "import os; os.chmod(\"gone.txt\", 0o600)" 2>&1 | grep -c "No such"
+		/usr/bin/python3 -c "import os; os.setxattr(\"xattr.txt\", \"user.k\", b\"v\")"' \
 		>"$SCRATCH/hc" 2>&1 &
 	local pid=$!
 	wait_for -e ready
@@ -237,6 +239,7 @@ t_host_changes() {
 	rm gone.txt
 	chmod +x same.txt
 	echo m2 >mode.tmp && mv mode.tmp mode.txt
+	echo x2 >xattr.tmp && mv xattr.tmp xattr.txt
 	printf '#!/bin/sh\necho v2\n' >prog.tmp && chmod +x prog.tmp && mv prog.tmp prog.sh
 	: >go
 	wait $pid
@@ -252,6 +255,8 @@ executable
 	# (python's os.chmod and os.utime: no stat first, which would find the change itself)
 	check "  ... chmod and utimes by a name the host replaced reach the new file" \
 		"600 1000000000 m2" "$(stat -c '%a %Y' mode.txt) $(cat mode.txt)"
+	check "  ... and setxattr" "b'v' x2" \
+		"$($PY -c 'import os; print(os.getxattr("xattr.txt", "user.k"))' 2>&1) $(cat xattr.txt)"
 }
 
 # Directories the host filled, listed and stat'ed entry by entry as du does: the sentry may
