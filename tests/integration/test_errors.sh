@@ -51,6 +51,21 @@ t_errors() {
 	check_status "missing program in PATH status" 127
 	check_match "missing program in PATH message" "cbox-no-such-program-in-path" "$ERR"
 
+	# A bare name searched in PATH, the way execvp searches it: directories without the name
+	# are passed over, a file there that may not run is remembered (126 if nothing else runs),
+	# and a later directory still wins. (PATH is the guest's, as cbox-run passes its own:
+	# /usr/bin stays last, for timeout.)
+	local nx
+	nx=$(dirname "$NOEXEC")
+	PATH="/cbox-none-1:/cbox-none-2:/usr/bin:/bin" box true
+	check_status "a name found after two missing PATH directories" 0
+	PATH="$nx:/cbox-none:/usr/bin:/bin" box "$(basename "$NOEXEC")"
+	check_status "a name only present without the execute bit" 126
+	mkdir -p "$ITEST_TMP/later" # (not under /tmp, which is the guest's own tmpfs)
+	cp /bin/true "$ITEST_TMP/later/$(basename "$NOEXEC")"
+	PATH="$nx:$ITEST_TMP/later:/usr/bin:/bin" box "$(basename "$NOEXEC")"
+	check_status "a name found after one without the execute bit" 0
+
 	box "$NOEXEC"
 	check_status "non-executable file status" 126
 	check_nomatch "non-executable file did not run" "should not run" "$OUT"
