@@ -306,9 +306,11 @@ static void prefetch(struct cbox_sentry *s, struct cbox_dentry *dir, const char 
 }
 
 /* How long after a getdents64 of a directory a lookup in it counts as reading it entry by entry,
- * and the first and largest read-ahead. */
+ * and the first and largest read-ahead (64 first: a tool that reads a directory entry by entry
+ * mostly goes through all of it, and a batch of 16 then cost two more round trips for a
+ * directory of 50). */
 #define LISTED_NS  1000000000ULL
-#define RA_FIRST   16u
+#define RA_FIRST   64u
 #define RA_LARGEST CBOX_GOFER_WALKDIR_MAX
 
 void cbox_vfs_listed(struct cbox_dentry *d)
