@@ -23,6 +23,7 @@
 
 #include "cbox/exec_req.h"
 #include "cbox/log.h"
+#include "cbox/seccomp_allow.h"
 #include "internal.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -208,7 +209,7 @@ CBOX_NORETURN void cbox_guest_tiny_init(struct cbox_sentry *s, int sync_fd, int 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	if (cbox_seccomp_allowlist_load(tiny_allowed, CBOX_ARRAY_SIZE(tiny_allowed)) < 0) {
+	if (cbox_allow_load_nrs(tiny_allowed, CBOX_ARRAY_SIZE(tiny_allowed)) < 0) {
 		kill(child, SIGKILL);
 		_exit(125);
 	}

@@ -157,8 +157,6 @@ void cbox_vfs_lru_del(struct cbox_sentry *s, struct cbox_dentry *d);
 /* Put d (a gofer dentry) in dir's cache, replacing a stale entry of the same name. */
 void cbox_vfs_cache(struct cbox_sentry *s, struct cbox_dentry *dir, struct cbox_dentry *d);
 int cbox_sentry_seccomp_install(void);
-/* A KILL_PROCESS filter allowing exactly the n syscalls nrs (also the --init allowlist). */
-int cbox_seccomp_allowlist_load(const int *nrs, size_t n);
 /* A traced task the sentry started (the first, or one of `cbox exec`): its state, with its
  * working directory at cwd (guest path; "/" when not in the tree) and credentials cred
  * (consumed; NULL, from a failed cbox_cred_new, gives -ENOMEM). */

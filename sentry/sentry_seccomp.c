@@ -86,12 +86,7 @@ const int *cbox_sentry_allowed_syscalls(size_t *n)
 	return allowed;
 }
 
-int cbox_seccomp_allowlist_load(const int *nrs, size_t n)
-{
-	return cbox_allow_load_nrs(nrs, n);
-}
-
 int cbox_sentry_seccomp_install(void)
 {
-	return cbox_seccomp_allowlist_load(allowed, CBOX_ARRAY_SIZE(allowed));
+	return cbox_allow_load_nrs(allowed, CBOX_ARRAY_SIZE(allowed));
 }
