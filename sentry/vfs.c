@@ -474,14 +474,15 @@ static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path
  * links a thousand times a compile. But the host may replace a symlink (ln -sfn, and
  * Kubernetes swaps the ..data link of a ConfigMap or Secret volume that way on every update),
  * and a dentry kept forever would go on leading to the old target. So a symlink read more than
- * LINK_CHECK_NS ago is checked before it is read or followed again: a stat of it (a STAT round
+ * LINK_CHECK_NS ago is checked whenever a walk looks it up again (to follow it, or to end on
+ * it for readlink or lstat): a stat of it (a STAT round
  * trip on a writable file system; on a read-only one the attributes kept for two seconds) says
  * whether its name still leads to it, and if not the name is looked up anew. A host's swap
  * shows within LINK_CHECK_NS (plus the read-only attribute time-out).
  */
 #define LINK_CHECK_NS 1000000000ULL
 
-bool cbox_vfs_link_current(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d)
+static bool link_current(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d)
 {
 	if (d->mnt->ops != &cbox_fs_gofer || !d->link ||
 	    cbox_vfs_now_ns() - d->link_ns < LINK_CHECK_NS)
@@ -591,7 +592,7 @@ static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path
 			         !cbox_vfs_cached_child(cur, name))
 				read_ahead(w->s, cur, name);
 			r = lookup(w->s, w->t, cur, name, &nx);
-			if (r == 0 && S_ISLNK(nx->mode) && !cbox_vfs_link_current(w->s, w->t, nx)) {
+			if (r == 0 && S_ISLNK(nx->mode) && !link_current(w->s, w->t, nx)) {
 				cbox_dentry_put(w->s, nx);
 				r = lookup(w->s, w->t, cur, name, &nx);
 			}

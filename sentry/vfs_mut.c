@@ -52,6 +52,21 @@ bool cbox_vfs_drop_stale(struct cbox_sentry *s, struct cbox_dentry *d, int err)
 	return true;
 }
 
+int cbox_vfs_walk_current(struct cbox_sentry *s, struct cbox_task *t, int dirfd, const char *path,
+                          int flags, struct cbox_dentry **out)
+{
+	for (int tries = 0;; tries++) {
+		int r = cbox_vfs_walk(s, t, dirfd, path, flags, out, NULL);
+		if (r < 0 || !is_gofer(*out))
+			return r;
+		struct stat st;
+		int sr = cbox_vfs_stat(s, t, *out, &st);
+		if (tries > 0 || path[0] == '\0' || !cbox_vfs_drop_stale(s, *out, sr))
+			return 0;
+		cbox_dentry_put(s, *out);
+	}
+}
+
 /*
  * Linux gives a new node its creator's fs uid, and its fs gid unless the directory is
  * set-group-ID (then the directory's group, which the host kernel gives the gofer's node too:

@@ -347,16 +347,10 @@ static int64_t do_readlink(struct cbox_sysctx *c, int dirfd, uint64_t upath, uin
 	if (r < 0)
 		return r;
 	struct cbox_dentry *d;
-	/* A symlink the host replaced is looked up again (cbox_vfs_link_current). */
-	for (int tries = 0;; tries++) {
-		r = cbox_vfs_walk(c->s, c->task, dirfd, path, CBOX_WALK_EMPTY_OK, &d, NULL);
-		if (r < 0)
-			return r;
-		if (tries > 0 || path[0] == '\0' || !S_ISLNK(d->mode) ||
-		    cbox_vfs_link_current(c->s, c->task, d))
-			break;
-		cbox_dentry_put(c->s, d);
-	}
+	/* (A symlink the host replaced is looked up again by the walk itself: vfs.c.) */
+	r = cbox_vfs_walk(c->s, c->task, dirfd, path, CBOX_WALK_EMPTY_OK, &d, NULL);
+	if (r < 0)
+		return r;
 	if (!S_ISLNK(d->mode) || !d->mnt->ops->readlink)
 		r = -EINVAL;
 	else
@@ -388,24 +382,14 @@ static int64_t access_check(struct cbox_sysctx *c, int dirfd, const char *path, 
 	int wf = (flags & AT_SYMLINK_NOFOLLOW) ? 0 : CBOX_WALK_FOLLOW;
 	if (flags & AT_EMPTY_PATH)
 		wf |= CBOX_WALK_EMPTY_OK;
+	/* A file the gofer serves is checked by its mode now, not the one cached with its name: the
+	 * attributes are refreshed as a stat would (cached for a while on a read-only mount), and a
+	 * name the host replaced or removed is looked up again. The sentry's own file systems keep
+	 * their modes. */
 	struct cbox_dentry *d;
-	int r;
-	for (int tries = 0;; tries++) {
-		r = cbox_vfs_walk(c->s, c->task, dirfd, path, wf, &d, NULL);
-		if (r < 0)
-			return r;
-		/* A file the gofer serves is checked by its mode now, not the one cached with its
-		 * name: the attributes are refreshed as a stat would (cached for a while on a
-		 * read-only mount), and a name the host replaced or removed is looked up again (see
-		 * stat_path in sys_stat.c). The sentry's own file systems keep their modes. */
-		if (d->mnt->ops != cbox_vfs_gofer_ops())
-			break;
-		struct stat st;
-		int sr = cbox_vfs_stat(c->s, c->task, d, &st);
-		if (tries > 0 || path[0] == '\0' || !cbox_vfs_drop_stale(c->s, d, sr))
-			break;
-		cbox_dentry_put(c->s, d);
-	}
+	int r = cbox_vfs_walk_current(c->s, c->task, dirfd, path, wf, &d);
+	if (r < 0)
+		return r;
 	r = cbox_vfs_may(c->task, d, mode);
 	if (r == 0 && (mode & W_OK) && (S_ISREG(d->mode) || S_ISDIR(d->mode) || S_ISLNK(d->mode)))
 		r = cbox_vfs_writable(c->s, d);

@@ -106,20 +106,10 @@ static int64_t resolve(struct cbox_sysctx *c, const struct xtarget *x, struct cb
 	int r = cbox_sys_read_path(c, x->upath, path);
 	if (r < 0)
 		return r;
-	for (int tries = 0;; tries++) {
-		r = cbox_vfs_walk(c->s, c->task, AT_FDCWD, path, x->follow ? CBOX_WALK_FOLLOW : 0,
-		                  out, NULL);
-		if (r < 0 || tries > 0 || !on_gofer(*out))
-			return r;
-		/* A name the host replaced or removed is looked up again (as stat, access and
-		 * chmod by name do), so that the attribute goes to the file the name leads to now;
-		 * the stat also refreshes the mode the permission check reads. */
-		struct stat st;
-		int sr = cbox_vfs_stat(c->s, c->task, *out, &st);
-		if (!cbox_vfs_drop_stale(c->s, *out, sr))
-			return 0;
-		cbox_dentry_put(c->s, *out);
-	}
+	/* A name the host replaced or removed is looked up again, so that the attribute goes to
+	 * the file the name leads to now; the permission check reads its current mode. */
+	return cbox_vfs_walk_current(c->s, c->task, AT_FDCWD, path,
+	                             x->follow ? CBOX_WALK_FOLLOW : 0, out);
 }
 
 /* set (value != NULL or len 0 with set) and remove share their checks after the lookup. */

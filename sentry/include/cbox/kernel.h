@@ -86,7 +86,7 @@ struct cbox_dentry {
 	bool stale;
 	/* gofer: a symlink's target once read (NUL-terminated), and when it was read or last
 	 * found to be still the name's (link_ns). A symlink's target never changes: replacing one
-	 * makes a new inode, which a new walk finds (cbox_vfs_link_current). */
+	 * makes a new inode, which a new walk finds (link_current, vfs.c). */
 	char *link;
 	uint64_t link_ns;
 	uint64_t ino;      /* inode number the guest sees */
@@ -159,11 +159,6 @@ CBOX_API const struct cbox_fs_ops *cbox_vfs_gofer_ops(void);
 /* stat of a dentry as the guest sees it. */
 CBOX_API int cbox_vfs_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
                            struct stat *st);
-/* Whether d, a symlink about to be read or followed, is still what its name leads to: false when
- * the host replaced or removed it (the name is then forgotten, and a new lookup finds what is
- * there now). Checked at most once a second per symlink (vfs.c). */
-CBOX_API bool cbox_vfs_link_current(struct cbox_sentry *s, struct cbox_task *t,
-                                    struct cbox_dentry *d);
 /* The absolute guest path of d into buf. Returns the length or -ENAMETOOLONG. */
 CBOX_API int cbox_vfs_path(struct cbox_dentry *d, char *buf, size_t size);
 /* Open d for the guest: a host fd (owned by the caller) or -errno. Checks the open flags
@@ -222,6 +217,11 @@ CBOX_API void cbox_vfs_forget(struct cbox_sentry *s, struct cbox_dentry *dir, co
  * path again looks the name up anew. Returns whether the caller should walk again: only for a
  * cached gofer dentry, and only once it is dropped. */
 CBOX_API bool cbox_vfs_drop_stale(struct cbox_sentry *s, struct cbox_dentry *d, int err);
+/* cbox_vfs_walk (no last name), then for a file the gofer serves a stat of it, so that the mode
+ * and owner the permission checks read are its current ones; a name (a non-empty path) the host
+ * replaced or removed is dropped and the path walked once more, as stat does. */
+CBOX_API int cbox_vfs_walk_current(struct cbox_sentry *s, struct cbox_task *t, int dirfd,
+                                   const char *path, int flags, struct cbox_dentry **out);
 
 /* getdents64's record. */
 struct cbox_dirent64 {
