@@ -1,6 +1,6 @@
 # The two commands of the README: `make run` and `make test`. Both install what is missing
 # (as root, with apt-get on Debian 12), configure and build.
-DEB_PACKAGES := cmake make gcc pkgconf libseccomp-dev libunwind-dev libxxhash-dev \
+DEB_PACKAGES := cmake make gcc pkgconf libseccomp-dev libxxhash-dev \
 	libcriterion-dev busybox-static clang libclang-rt-14-dev clang-format python3 procps \
 	python3-venv python3-pip git make nodejs libjson-c-dev \
 	docker.io iproute2 debootstrap strace

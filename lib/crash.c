@@ -9,22 +9,26 @@
  * ASAN_OPTIONS such as handle_segv=0 are needed. ASan still reports its own findings (bad
  * accesses it instruments) itself; ours covers the faults it does not see.
  */
-#define UNW_LOCAL_ONLY
 #include "cbox/crash.h"
 
+#include <elf.h>
 #include <errno.h>
-#include <libunwind.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
+#include <unwind.h>
 
 #include "cbox/log.h"
 
 #define ALTSTACK_SIZE (64 * 1024)
 #define MAX_FRAMES    64
+/* The handler's own frames and the signal trampoline come before the interrupted one. */
+#define MAX_WALKED (MAX_FRAMES + 16)
 
 static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS};
 
@@ -84,44 +88,179 @@ static const char *signal_name(int sig)
 	}
 }
 
-static void print_backtrace(ucontext_t *uc)
-{
-	unw_context_t ctx;
-	unw_cursor_t cursor;
-	struct line l = {.len = 0};
+/*
+ * The walk: libgcc's unwinder (the one C++ exceptions use) reads the .eh_frame tables and steps
+ * through the signal trampoline into the interrupted code. It replaces libunwind, which Debian
+ * ships as a static archive built without -fPIC, so that cbox-run and cbox can be static PIEs.
+ */
+struct walk {
+	uintptr_t ip[MAX_WALKED];
+	bool exact[MAX_WALKED]; /* ip is the faulting instruction, not a return address */
+	int n;
+};
 
-	/* Start at the interrupted instruction rather than in this handler: on x86_64 the
-	 * unw_context_t is a ucontext_t. Fall back to the handler's own frame if that fails. */
-	if (uc == NULL ||
-	    unw_init_local2(&cursor, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0) {
-		if (unw_getcontext(&ctx) < 0 || unw_init_local(&cursor, &ctx) < 0) {
-			put_str(&l, "  (no backtrace: libunwind could not start)");
-			flush(&l);
-			return;
+static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *arg)
+{
+	struct walk *w = arg;
+	int before = 0;
+	uintptr_t ip = _Unwind_GetIPInfo(ctx, &before);
+
+	if (ip == 0)
+		return _URC_END_OF_STACK;
+	w->ip[w->n] = ip;
+	w->exact[w->n] = before != 0;
+	return ++w->n == MAX_WALKED ? _URC_END_OF_STACK : _URC_NO_REASON;
+}
+
+/* The running executable as it is mapped: where it starts (its ELF header, which the linker
+ * names __ehdr_start), the bias added to its link-time addresses, and its end. */
+struct image {
+	uintptr_t bias, start, end;
+};
+
+extern const Elf64_Ehdr __ehdr_start;
+
+static struct image image_of_self(void)
+{
+	const Elf64_Ehdr *eh = &__ehdr_start;
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)((const char *)eh + eh->e_phoff);
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		if (ph[i].p_vaddr < lo)
+			lo = ph[i].p_vaddr;
+		if (ph[i].p_vaddr + ph[i].p_memsz > hi)
+			hi = ph[i].p_vaddr + ph[i].p_memsz;
+	}
+	if (lo > hi)
+		return (struct image){0, 0, 0};
+	/* The lowest segment starts at file offset 0, where the header is. */
+	uintptr_t bias = (uintptr_t)eh - (lo & ~(uintptr_t)0xfff);
+	return (struct image){bias, bias + lo, bias + hi};
+}
+
+static bool pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	return pread(fd, buf, len, (off_t)off) == (ssize_t)len;
+}
+
+/*
+ * Name the function holding link-time address addr from the executable's symbol table, read
+ * from /proc/self/exe with pread into stack buffers (no allocation: the process may be broken).
+ * False when the file cannot be opened (the sentry and the gofer live in mount namespaces
+ * without it) or has no symbol table (stripped): the caller then prints the offset, which
+ * addr2line resolves.
+ */
+static bool symbol_name(int fd, uint64_t addr, char *name, size_t cap, uint64_t *off)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh, strtab;
+	Elf64_Sym syms[64];
+	/* A sized function that holds addr wins; else the nearest function start below it. */
+	bool holds = false, below = false;
+	uint64_t holds_at = 0, holds_name = 0, below_at = 0, below_name = 0;
+
+	if (!pread_all(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_shentsize != sizeof(Elf64_Shdr))
+		return false;
+	for (unsigned i = 0;; i++) {
+		if (i == eh.e_shnum ||
+		    !pread_all(fd, &sh, sizeof(sh), eh.e_shoff + (uint64_t)i * sizeof(sh)))
+			return false;
+		if (sh.sh_type == SHT_SYMTAB && sh.sh_entsize == sizeof(Elf64_Sym))
+			break;
+	}
+	if (sh.sh_link >= eh.e_shnum ||
+	    !pread_all(fd, &strtab, sizeof(strtab), eh.e_shoff + sh.sh_link * sizeof(strtab)))
+		return false;
+	for (uint64_t done = 0, total = sh.sh_size / sizeof(Elf64_Sym); done < total;) {
+		uint64_t n = total - done;
+		if (n > CBOX_ARRAY_SIZE(syms))
+			n = CBOX_ARRAY_SIZE(syms);
+		if (!pread_all(fd, syms, n * sizeof(Elf64_Sym),
+		               sh.sh_offset + done * sizeof(Elf64_Sym)))
+			return false;
+		done += n;
+		for (uint64_t i = 0; i < n; i++) {
+			const Elf64_Sym *s = &syms[i];
+			if (ELF64_ST_TYPE(s->st_info) != STT_FUNC || s->st_value > addr)
+				continue;
+			if (addr < s->st_value + s->st_size) {
+				holds = true;
+				holds_at = s->st_value;
+				holds_name = s->st_name;
+			} else if (!below || s->st_value > below_at) {
+				below = true;
+				below_at = s->st_value;
+				below_name = s->st_name;
+			}
 		}
 	}
-	for (int i = 0; i < MAX_FRAMES; i++) {
-		unw_word_t pc = 0, off = 0;
-		char name[256];
+	if (!holds && !below)
+		return false;
+	uint64_t best = holds ? holds_at : below_at, best_name = holds ? holds_name : below_name;
+	if (best_name >= strtab.sh_size)
+		return false;
+	ssize_t got = pread(fd, name, cap - 1, (off_t)(strtab.sh_offset + best_name));
+	if (got <= 0)
+		return false;
+	name[got] = '\0'; /* the string ends earlier; a longer name is cut */
+	*off = addr - best;
+	return true;
+}
 
-		if (unw_get_reg(&cursor, UNW_REG_IP, &pc) < 0)
-			break;
+static void print_backtrace(const ucontext_t *uc)
+{
+	struct walk w = {.n = 0};
+	struct line l = {.len = 0};
+	struct image self = image_of_self();
+	int first = 0, fd;
+
+	_Unwind_Backtrace(walk_frame, &w);
+	if (w.n == 0) {
+		put_str(&l, "  (no backtrace: the unwinder found no frame)");
+		flush(&l);
+		return;
+	}
+	/* Start at the interrupted instruction rather than in this handler. */
+	if (uc != NULL) {
+		uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+		for (int i = 0; i < w.n; i++) {
+			if (w.ip[i] == pc) {
+				first = i;
+				break;
+			}
+		}
+	}
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	for (int i = first; i < w.n && i - first < MAX_FRAMES; i++) {
+		uintptr_t pc = w.ip[i];
+		/* A return address may be one past a call that never returns: name the call. */
+		uintptr_t at = w.exact[i] ? pc : pc - 1;
+		char name[256];
+		uint64_t off = 0;
+
 		put_str(&l, "  #");
-		put_num(&l, (uint64_t)i, 10, 1);
+		put_num(&l, (uint64_t)(i - first), 10, 1);
 		put_str(&l, " 0x");
 		put_num(&l, pc, 16, 16);
-		if (unw_get_proc_name(&cursor, name, sizeof(name), &off) == 0) {
+		if (at < self.start || at >= self.end) {
+			put_str(&l, " ??");
+		} else if (fd >= 0 && symbol_name(fd, at - self.bias, name, sizeof(name), &off)) {
 			put_str(&l, " ");
 			put_str(&l, name);
 			put_str(&l, "+0x");
-			put_num(&l, off, 16, 1);
+			put_num(&l, off + (pc - at), 16, 1);
 		} else {
-			put_str(&l, " ??");
+			put_str(&l, " exe+0x");
+			put_num(&l, pc - self.bias, 16, 1);
 		}
 		flush(&l);
-		if (unw_step(&cursor) <= 0)
-			break;
 	}
+	if (fd >= 0)
+		close(fd);
 }
 
 static void crash_handler(int sig, siginfo_t *si, void *uctx)

@@ -1,5 +1,6 @@
 /* Test helper for test_crash.c: installs the crash handler and then crashes on purpose.
  * Usage: cbox_crash_helper [segv|abort|overflow] */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +11,9 @@
 int cbox_test_crash_here(volatile int *p);
 void cbox_test_abort_here(void);
 int cbox_test_recurse(int depth);
+extern const char __ehdr_start;
 
-/* Exported and never inlined so that the backtrace names it. The sanitizers are off here: the
+/* Global and never inlined so that the backtrace names it. The sanitizers are off here: the
  * point is a real fault, not UBSan's null-pointer report. */
 __attribute__((visibility("default"), noinline, no_sanitize("address", "undefined"))) int
 cbox_test_crash_here(volatile int *p)
@@ -51,6 +53,9 @@ int main(int argc, char **argv)
 		cbox_test_abort_here();
 	if (argc > 1 && strcmp(argv[1], "overflow") == 0)
 		return cbox_test_recurse(0);
+	/* Where the faulting function is, as the report of a stripped helper gives it. */
+	fprintf(stderr, "cbox_test_crash_here is at exe+0x%lx\n",
+	        (unsigned long)((uintptr_t)cbox_test_crash_here - (uintptr_t)&__ehdr_start));
 	/* Not a tail call, so main stays on the stack at -O2 too. */
 	int r = cbox_test_crash_here(null);
 	fprintf(stderr, "survived a NULL dereference (%d)\n", r);

@@ -1,6 +1,9 @@
 /* Unit tests for lib/crash.c: run a helper that crashes and check the report and exit status.
- * CBOX_CRASH_HELPER is the helper's path, set by CMake. */
+ * CBOX_CRASH_HELPER is the helper built like the rest of this build, CBOX_CRASH_HELPER_STATIC a
+ * static PIE like the release cbox-run and cbox (and ".stripped", the same without symbols);
+ * paths set by CMake. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,7 +14,7 @@
 static char output[65536];
 
 /* Run the helper with stderr to a pipe; return its wait status, output in `output`. */
-static int run_helper(const char *mode)
+static int run_helper(const char *helper, const char *mode)
 {
 	int p[2], status = 0;
 	size_t len = 0;
@@ -26,7 +29,7 @@ static int run_helper(const char *mode)
 		dup2(p[1], 2);
 		close(p[0]);
 		close(p[1]);
-		execl(CBOX_CRASH_HELPER, CBOX_CRASH_HELPER, mode, (char *)NULL);
+		execl(helper, helper, mode, (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);
@@ -42,25 +45,65 @@ static int run_helper(const char *mode)
 	return status;
 }
 
-Test(crash, segv_reports_signal_and_backtrace)
+/* The report of a NULL dereference in cbox_test_crash_here, called from main. */
+static void check_segv_report(void)
 {
-	int status = run_helper("segv");
-	char want[128];
-
-	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, "status %#x, output:\n%s",
-	          status, output);
 	cr_assert_not_null(strstr(output, "fatal signal 11 (SIGSEGV) at 0x0000000000000000 in "
 	                                  "crash-helper pid "),
 	                   "output:\n%s", output);
-	snprintf(want, sizeof(want), "  #0 0x");
-	cr_assert_not_null(strstr(output, want), "output:\n%s", output);
-	cr_assert_not_null(strstr(output, " cbox_test_crash_here+0x"), "output:\n%s", output);
+	/* Frame 0 is the faulting instruction, not the handler. */
+	const char *f0 = strstr(output, "  #0 0x");
+	cr_assert_not_null(f0, "output:\n%s", output);
+	cr_assert(strncmp(f0 + strlen("  #0 0x") + 16, " cbox_test_crash_here+0x",
+	                  strlen(" cbox_test_crash_here+0x")) == 0,
+	          "output:\n%s", output);
 	cr_assert_not_null(strstr(output, " main+0x"), "output:\n%s", output);
+}
+
+Test(crash, segv_reports_signal_and_backtrace)
+{
+	int status = run_helper(CBOX_CRASH_HELPER, "segv");
+
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, "status %#x, output:\n%s",
+	          status, output);
+	check_segv_report();
+}
+
+Test(crash, static_pie_reports_names)
+{
+	int status = run_helper(CBOX_CRASH_HELPER_STATIC, "segv");
+
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, "status %#x, output:\n%s",
+	          status, output);
+	check_segv_report();
+	status = run_helper(CBOX_CRASH_HELPER_STATIC, "overflow");
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, "status %#x", status);
+	cr_assert_not_null(strstr(output, " cbox_test_recurse+0x"), "output:\n%.2000s", output);
+	cr_assert_not_null(strstr(output, "  #63 0x"), "64 frames expected:\n%.2000s", output);
+}
+
+/* Without a symbol table a frame is an offset into the executable, for addr2line. */
+Test(crash, stripped_reports_offsets)
+{
+	int status = run_helper(CBOX_CRASH_HELPER_STATIC ".stripped", "segv");
+	uint64_t func = 0, at = 0;
+
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, "status %#x, output:\n%s",
+	          status, output);
+	const char *said = strstr(output, "cbox_test_crash_here is at exe+0x");
+	cr_assert_not_null(said, "output:\n%s", output);
+	cr_assert_eq(sscanf(said, "cbox_test_crash_here is at exe+0x%" SCNx64, &func), 1);
+	const char *f0 = strstr(output, "  #0 0x");
+	cr_assert_not_null(f0, "output:\n%s", output);
+	cr_assert_eq(sscanf(f0 + strlen("  #0 0x") + 16, " exe+0x%" SCNx64, &at), 1, "output:\n%s",
+	             output);
+	cr_assert(at >= func && at < func + 64, "frame 0 at %#" PRIx64 ", function at %#" PRIx64,
+	          at, func);
 }
 
 Test(crash, abort_reports_sigabrt)
 {
-	int status = run_helper("abort");
+	int status = run_helper(CBOX_CRASH_HELPER, "abort");
 
 	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT, "status %#x, output:\n%s",
 	          status, output);
@@ -71,7 +114,7 @@ Test(crash, abort_reports_sigabrt)
 
 Test(crash, stack_overflow_reported_from_alternate_stack)
 {
-	int status = run_helper("overflow");
+	int status = run_helper(CBOX_CRASH_HELPER, "overflow");
 
 	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV, "status %#x, output:\n%s",
 	          status, output);
