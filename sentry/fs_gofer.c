@@ -192,11 +192,25 @@ static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	return 0;
 }
 
+/*
+ * A copy of fd that later opens of its file reopen through /proc/self/fd: an O_PATH open of its
+ * own, not a dup. A dup would share the open file description the guest was given, and with it
+ * the guest's flock(2) lock, which Linux drops only with the description's last fd: after the
+ * guest closed its fd the lock stayed (held by the sentry's copy), and the next flock of the
+ * file by any guest process waited forever.
+ */
+static int keep_copy(int fd)
+{
+	char link[64];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	return open(link, O_PATH | O_CLOEXEC);
+}
+
 void cbox_fs_gofer_keep_anon(struct cbox_sentry *s, struct cbox_dentry *d, int fd)
 {
 	if (d->anon_fd1 || s->n_anon_fds >= ANON_FDS_MAX)
 		return;
-	int kept = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	int kept = keep_copy(fd);
 	if (kept >= 0) {
 		d->anon_fd1 = kept + 1;
 		s->n_anon_fds++;
@@ -244,7 +258,7 @@ static int g_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	}
 	int fd = cbox_gofer_open(s->gofer, d->fid, (flags & keep) | O_CLOEXEC);
 	if (fd >= 0 && plain_read && !d->ro_fd1 && s->n_ro_fds < RO_FDS_MAX) {
-		int kept = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		int kept = keep_copy(fd);
 		if (kept >= 0) {
 			d->ro_fd1 = kept + 1;
 			s->n_ro_fds++;

@@ -331,6 +331,27 @@ B
 b" "$(cat "$SCRATCH/hs")"
 }
 
+# Files of a read-only mount, whose fd the sentry keeps for later opens: every open is still one
+# of its own (its own offset, its own flock lock), with the flags asked for.
+t_ro_opens() {
+	have python $PY || return
+	workdir
+	mkdir -p ro/d
+	for f in a b c e; do printf 0123456789 >"ro/$f"; done
+	: >ro/d/x
+	: >ro/d/y
+	# shellcheck disable=SC2086
+	timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -v "$WD/ro:/tmp/ro:ro" -- \
+		$PY ./ro_opens.py /tmp/ro >"$SCRATCH/ro" 2>&1
+	check "opens of read-only files, each its own" "offsets: 0123 0123
+a: second lock waits
+b: lock released by close
+O_NONBLOCK: True False False 0123456789
+d: ['x', 'y']
+d is a directory: True
+a for writing: EROFS" "$(cat "$SCRATCH/ro")"
+}
+
 for_each_config t_python t_pip t_gcc_make t_bash t_git t_node t_tree t_host_changes t_listed_changes \
-	t_host_symlink
+	t_host_symlink t_ro_opens
 finish
