@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@ struct cbox_gofer_client {
 	uint32_t next_tag;
 	bool broken;
 	uint64_t changes; /* requests sent that may have changed a file (cbox_gofer_changes) */
+	bool cpu_hint;    /* tell the gofer the CPU each request is sent from */
 	/* The last reply; a READLINK target points into it until the next call. */
 	unsigned char rbuf[CBOX_GOFER_MSG_MAX];
 };
@@ -154,6 +156,12 @@ static bool may_change(const struct cbox_gofer_req *q)
 	}
 }
 
+void cbox_gofer_client_hint_cpu(struct cbox_gofer_client *c, bool on)
+{
+	if (c)
+		c->cpu_hint = on;
+}
+
 uint64_t cbox_gofer_changes(const struct cbox_gofer_client *c)
 {
 	return c ? c->changes : 0;
@@ -168,6 +176,8 @@ static int rpc_fd(struct cbox_gofer_client *c, struct cbox_gofer_req *q, struct 
 	q->tag = c->next_tag++;
 	if (may_change(q))
 		c->changes++;
+	int cpu = c->cpu_hint ? sched_getcpu() : -1; /* (the vDSO: no syscall) */
+	q->cpu = cpu >= 0 ? (uint32_t)cpu + 1 : 0;
 	int rc = send_req(c, q, in_fd);
 	if (rc < 0)
 		return rc;

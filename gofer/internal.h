@@ -46,6 +46,7 @@ struct cbox_gofer_server {
 	struct cbox_gofer_node *wd_node;
 	int wd_fd;
 	int64_t wd_next;
+	uint32_t cpu; /* the CPU the server waits on, + 1 (0: not pinned; session.c) */
 };
 
 /* The node of fid, or NULL when fid is not in use. */

@@ -60,6 +60,7 @@ static const int allowed[] = {
     __NR_fgetxattr,         /* 193: GETXATTR, likewise */
     __NR_flistxattr,        /* 196: LISTXATTR, likewise */
     __NR_fremovexattr,      /* 199: REMOVEXATTR, likewise */
+    __NR_sched_setaffinity, /* 203: waiting on the sentry's CPU (its own only, see below) */
     __NR_getdents64,        /* 217: WALKDIR reads the directory's listing */
     __NR_clock_gettime,     /* 228: the logger's time stamp when the vDSO is unavailable */
     __NR_exit_group,        /* 231: exit */
@@ -96,7 +97,8 @@ int cbox_gofer_seccomp_install(int sock, int log_fd)
 	/* Kill the whole process: a gofer that makes an unexpected call is compromised or broken,
 	 * and an errno it could handle would let an exploit probe the filter. The socket calls
 	 * and write are pinned to their one fd: a gofer taken over through a bug cannot talk on,
-	 * or write into, anything else it holds (without a log fd it cannot write at all). */
+	 * or write into, anything else it holds (without a log fd it cannot write at all); and
+	 * sched_setaffinity to pid 0, the gofer itself. */
 	if (sock < 0)
 		return -EBADF;
 	struct cbox_allow rules[CBOX_ARRAY_SIZE(allowed)];
@@ -105,6 +107,10 @@ int cbox_gofer_seccomp_install(int sock, int log_fd)
 		int nr = allowed[i], arg0 = CBOX_ALLOW_ANY;
 		if (nr == __NR_sendmsg || nr == __NR_recvmsg)
 			arg0 = sock;
+		else if (nr == __NR_sched_setaffinity)
+			arg0 = 0;
+		else if (nr == __NR_sched_setaffinity)
+			arg0 = 0; /* pid 0, itself: never another process's CPUs */
 		else if (nr == __NR_write && log_fd < 0)
 			continue;
 		else if (nr == __NR_write)

@@ -320,7 +320,7 @@ int cbox_gofer_decode_request(const void *buf, size_t len, struct cbox_gofer_req
 	memset(out, 0, sizeof(*out));
 	if (buf == NULL)
 		return -EPROTO;
-	int rc = read_hdr(&r, len, &out->type, &out->tag);
+	int rc = read_hdr(&r, len, &out->type, &out->tag, &out->cpu);
 	if (rc < 0)
 		return rc;
 	rc = decode_req_body(&r, out);
@@ -454,7 +454,7 @@ int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *buf, size_
 	if (rc < 0)
 		return rc;
 	struct wr w = {.p = buf, .size = size};
-	put_hdr(&w, req->type, req->tag);
+	put_hdr(&w, req->type, req->tag, req->cpu);
 	encode_req_body(&w, req);
 	return finish(&w);
 }

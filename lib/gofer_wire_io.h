@@ -108,9 +108,9 @@ static inline void wr_blob(struct wr *w, const void *p, size_t len)
 		wr_put(w, p, len);
 }
 
-static inline void put_hdr(struct wr *w, uint32_t type, uint32_t tag)
+static inline void put_hdr(struct wr *w, uint32_t type, uint32_t tag, uint32_t pad)
 {
-	struct cbox_gofer_hdr h = {.type = type, .tag = tag};
+	struct cbox_gofer_hdr h = {.type = type, .tag = tag, .pad = pad};
 	wr_put(w, &h, sizeof(h));
 }
 
@@ -124,8 +124,9 @@ static inline int finish(struct wr *w)
 	return (int)w->len;
 }
 
-/* The header of a packet of len bytes (its length field must say len): its type and tag. */
-static inline int read_hdr(struct rd *r, size_t len, uint32_t *type, uint32_t *tag)
+/* The header of a packet of len bytes (its length field must say len): its type, tag and (when
+ * pad is not NULL) pad. */
+static inline int read_hdr(struct rd *r, size_t len, uint32_t *type, uint32_t *tag, uint32_t *pad)
 {
 	struct cbox_gofer_hdr h;
 	if (len < sizeof(h))
@@ -135,5 +136,7 @@ static inline int read_hdr(struct rd *r, size_t len, uint32_t *type, uint32_t *t
 		return -EPROTO;
 	*type = h.type;
 	*tag = h.tag;
+	if (pad)
+		*pad = h.pad;
 	return 0;
 }

@@ -169,7 +169,7 @@ int cbox_gofer_decode_reply(const void *buf, size_t len, struct cbox_gofer_reply
 	memset(out, 0, sizeof(*out));
 	if (buf == NULL)
 		return -EPROTO;
-	int rc = read_hdr(&r, len, &out->type, &out->tag);
+	int rc = read_hdr(&r, len, &out->type, &out->tag, NULL);
 	if (rc < 0)
 		return rc;
 	if (out->type == CBOX_GOFER_REPLY_ERROR) {
@@ -205,7 +205,7 @@ int cbox_gofer_encode_reply(const struct cbox_gofer_reply *rep, void *buf, size_
 	if (rep->type == CBOX_GOFER_REPLY_ERROR) {
 		if (rep->error < 1 || rep->error > 4095)
 			return -EINVAL;
-		put_hdr(&w, rep->type, rep->tag);
+		put_hdr(&w, rep->type, rep->tag, 0);
 		wr_u32(&w, (uint32_t)rep->error);
 		return finish(&w);
 	}
@@ -223,7 +223,7 @@ int cbox_gofer_encode_reply(const struct cbox_gofer_reply *rep, void *buf, size_
 		return -EINVAL;
 	if (t == CBOX_GOFER_WALKDIR && check_walkdir_reply(rep) < 0)
 		return -EINVAL;
-	put_hdr(&w, rep->type, rep->tag);
+	put_hdr(&w, rep->type, rep->tag, 0);
 	bool new_fid = t == CBOX_GOFER_WALK || t == CBOX_GOFER_CREATE || t == CBOX_GOFER_TMPFILE ||
 	               t == CBOX_GOFER_MKNOD;
 	if (new_fid)

@@ -115,6 +115,10 @@ CBOX_API const int *cbox_gofer_allowed_syscalls(size_t *n);
 struct cbox_gofer_client;
 CBOX_API struct cbox_gofer_client *cbox_gofer_client_new(int sock);
 CBOX_API void cbox_gofer_client_free(struct cbox_gofer_client *c); /* NULL-safe, closes sock */
+/* With on, each request tells the gofer the CPU it is sent from, and the gofer waits for the
+ * next one there (gofer/session.c): for a caller that stays on its guest's CPU, the seccomp
+ * platform's sentry. Off by default. */
+CBOX_API void cbox_gofer_client_hint_cpu(struct cbox_gofer_client *c, bool on);
 /* How many requests that may change a file (create, remove, rename, link, set attributes or
  * xattrs, open for writing or truncating) the client has sent: while it stays the same, nothing
  * in the tree changed through this client. */

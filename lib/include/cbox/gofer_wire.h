@@ -50,7 +50,9 @@ struct cbox_gofer_statfs {
 /*
  * Message layout. Every packet starts with this header; len is the length of the whole packet
  * (header included) and must equal the number of bytes received. The tag of a request is echoed
- * in its reply. pad is sent as 0 and ignored.
+ * in its reply. A request's pad is a hint, any value of which decodes: the CPU the sender ran on
+ * when it sent, plus 1 (0: none), where the gofer then waits for the next request (see
+ * gofer/session.c). A reply's pad is sent as 0 and ignored.
  *
  * Request bodies ("name" = u16 length + that many bytes, no NUL; "target" likewise; "owner" =
  * u32 uid, u32 gid, see below):
@@ -201,6 +203,7 @@ struct cbox_gofer_walked {
 struct cbox_gofer_req {
 	uint32_t type; /* enum cbox_gofer_type */
 	uint32_t tag;
+	uint32_t cpu;  /* the header's pad: the sender's CPU + 1, 0 for none (a hint) */
 	uint32_t fid;  /* WALK/CREATE/TMPFILE/MKDIR/UNLINK/SYMLINK/MKNOD dirfid; RENAME olddir; BIND
 	                  cwdfid; others fid */
 	uint32_t fid2; /* RENAME newdir; LINK dirfid */

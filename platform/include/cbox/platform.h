@@ -44,6 +44,10 @@ struct cbox_platform_ops {
 	uint32_t trap_action;
 	/* Whether the guest needs CBOX_PTRACE_INSTALL_FD. */
 	bool needs_install_fd;
+	/* Whether the sentry is woken on the CPU of the task that trapped (seccomp's synchronous
+	 * wake-up), so that the gofer may wait for its requests there (cbox_gofer_client_hint_cpu).
+	 * A ptrace stop wakes the sentry wherever the scheduler puts it. */
+	bool runs_on_guest_cpu;
 	/* Take a seccomp listener (seccomp platform): the guest's first task's, and one per task
 	 * started later by `cbox exec` (each installed a filter of its own); the platform owns it.
 	 * Platforms that use none close it. -ENOSPC when CBOX_PLATFORM_MAX_LISTENERS are held. */

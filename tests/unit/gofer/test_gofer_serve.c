@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -715,4 +716,79 @@ Test(gofer_rw, change_count)
 	cr_expect_eq(cbox_gofer_unlink(c, 0, "file.txt", false), 0);
 	cr_expect_eq(cbox_gofer_changes(c), n + 5, "an unlink");
 	cr_expect_eq(cbox_gofer_changes(NULL), 0);
+}
+
+/* Send a STAT of the root with the given CPU hint as a raw packet; the reply must be OK. */
+static void stat_with_hint(uint32_t cpu)
+{
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_STAT, .tag = 900, .fid = 0, .cpu = cpu};
+	unsigned char b[512];
+	int len = cbox_gofer_encode_request(&q, b, sizeof(b));
+	cr_assert_gt(len, 0);
+	struct cbox_gofer_req d;
+	cr_assert_eq(cbox_gofer_decode_request(b, (size_t)len, &d), 0);
+	cr_expect_eq(d.cpu, cpu, "the hint travels in the header");
+	cr_assert_eq(send(S.sv[0], b, (size_t)len, 0), len);
+	ssize_t n = recv(S.sv[0], b, sizeof(b), 0);
+	cr_assert_gt(n, 0);
+	struct cbox_gofer_reply r;
+	cr_assert_eq(cbox_gofer_decode_reply(b, (size_t)n, &r), 0);
+	cr_expect_eq(r.type, CBOX_GOFER_REPLY_OK | CBOX_GOFER_STAT, "hint %u", cpu);
+}
+
+/* The affinity of the server thread: the one task of this process pinned to a single CPU, or
+ * -1 when none is. */
+static int pinned_server_cpu(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	cr_assert_not_null(d);
+	int found = -1;
+	for (struct dirent *e; (e = readdir(d));) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+		cpu_set_t set;
+		if (tid <= 0 || tid == gettid() || sched_getaffinity(tid, sizeof(set), &set) < 0 ||
+		    CPU_COUNT(&set) != 1)
+			continue;
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &set))
+				found = i;
+	}
+	closedir(d);
+	return found;
+}
+
+/* A request's CPU hint: the server waits on that CPU from then on. The hint is the sentry's
+ * word: none, one past CPU_SETSIZE or a CPU it may not use changes nothing, and it still
+ * answers. */
+Test(gofer_ro, cpu_hint)
+{
+	cpu_set_t mine;
+	cr_assert_eq(sched_getaffinity(0, sizeof(mine), &mine), 0);
+	int last = -1, unusable = -1;
+	for (int i = 0; i < CPU_SETSIZE; i++) {
+		if (CPU_ISSET(i, &mine))
+			last = i;
+		else if (unusable < 0)
+			unusable = i;
+	}
+	cr_expect_eq(pinned_server_cpu(), -1);
+	stat_with_hint(0);
+	cr_expect_eq(pinned_server_cpu(), -1, "no hint, no pin");
+	stat_with_hint((uint32_t)last + 1);
+	cr_expect_eq(pinned_server_cpu(), last);
+	static const uint32_t bad[] = {CPU_SETSIZE + 1, 0xffffffffu, 0};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		stat_with_hint(bad[i]);
+		cr_expect_eq(pinned_server_cpu(), last, "hint %u", bad[i]);
+	}
+	if (unusable >= 0) {
+		stat_with_hint((uint32_t)unusable + 1);
+		cr_expect_eq(pinned_server_cpu(), last, "a CPU it may not use");
+	}
+	int first = -1;
+	for (int i = 0; i < CPU_SETSIZE && first < 0; i++)
+		if (CPU_ISSET(i, &mine))
+			first = i;
+	stat_with_hint((uint32_t)first + 1);
+	cr_expect_eq(pinned_server_cpu(), first, "it follows the sender");
 }

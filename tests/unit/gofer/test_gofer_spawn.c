@@ -72,10 +72,26 @@ Test(gofer_spawn, serves_read_only_rootfs)
 	cr_assert_eq(sched_getaffinity(pid, sizeof(its), &its), 0);
 	cr_expect(CPU_EQUAL(&mine, &its), "the gofer was left on %d of %d CPUs", CPU_COUNT(&its),
 	          CPU_COUNT(&mine));
+	/* Told the CPU each request comes from, it waits there: its seccomp filter lets it set its
+	 * own affinity (a call the filter refused would kill it). Sent from our last CPU. */
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	for (int i = CPU_SETSIZE - 1; i >= 0; i--) {
+		if (CPU_ISSET(i, &mine)) {
+			CPU_SET(i, &one);
+			break;
+		}
+	}
+	cr_assert_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	cbox_gofer_client_hint_cpu(c, true);
 	uint32_t fid = 0, nf;
 	struct cbox_gofer_stat st;
 	cr_assert_eq(cbox_gofer_walk(c, CBOX_GOFER_ROOT_FID, "f", &fid, &st), 0);
 	cr_expect_eq(st.size, 7);
+	cr_assert_eq(sched_getaffinity(pid, sizeof(its), &its), 0);
+	cr_expect(CPU_EQUAL(&one, &its), "the gofer is on %d CPUs, not on the sender's",
+	          CPU_COUNT(&its));
+	cr_assert_eq(sched_setaffinity(0, sizeof(mine), &mine), 0);
 	int fd = cbox_gofer_open(c, fid, O_RDONLY);
 	cr_assert_geq(fd, 0, "open: %s", strerror(-fd));
 	char b[16] = {0};
