@@ -22,13 +22,18 @@ first = os.read(f1, 4)
 f2 = os.open(path("a"), os.O_RDONLY)
 print("offsets:", first.decode(), os.read(f2, 4).decode())
 
+def try_lock(fd, taken, waits):
+    """Print taken when an exclusive flock on fd is granted at once, waits when it would wait."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        print(taken)
+    except BlockingIOError:
+        print(waits)
+
+
 # ... and two flock(2) locks: the second waits while the first is held, not once it is closed.
 fcntl.flock(f1, fcntl.LOCK_EX)
-try:
-    fcntl.flock(f2, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    print("a: second lock taken while the first is held")
-except BlockingIOError:
-    print("a: second lock waits")
+try_lock(f2, "a: second lock taken while the first is held", "a: second lock waits")
 os.close(f1)
 fcntl.flock(f2, fcntl.LOCK_EX | fcntl.LOCK_NB)
 os.close(f2)
@@ -38,11 +43,7 @@ f3 = os.open(path("b"), os.O_RDONLY)
 fcntl.flock(f3, fcntl.LOCK_EX)
 os.close(f3)
 f4 = os.open(path("b"), os.O_RDONLY)
-try:
-    fcntl.flock(f4, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    print("b: lock released by close")
-except BlockingIOError:
-    print("b: lock still held after close")
+try_lock(f4, "b: lock released by close", "b: lock still held after close")
 os.close(f4)
 
 # The flags asked for, on a first open and on a later one.
