@@ -21,7 +21,7 @@ usage: bench/run.sh [--quick] [--build DIR] [--configs LIST]
   --configs LIST  comma-separated subset of: ${ALL_CONFIGS// /,}
 Environment: CBOX_RUN (default DIR/cbox-run), RUNSC, BWRAP, HYPERFINE (empty: time startup and
 programs with bash's EPOCHREALTIME), BENCH_PYTHON (default /usr/bin/python3), BENCH_CC (default
-/usr/bin/gcc), RUN_TIMEOUT (default 180 s per run).
+/usr/bin/gcc), BENCH_GIT (default /usr/bin/git), RUN_TIMEOUT (default 180 s per run).
 Build first: cmake --preset release && cmake --build build-release -j2
 EOF
 }
@@ -60,6 +60,7 @@ HYPERFINE=${HYPERFINE-$(command -v hyperfine || true)} # set it empty to time wi
 # under /root, which cbox-run hides.
 PYTHON=${BENCH_PYTHON:-/usr/bin/python3}
 CC_PROG=${BENCH_CC:-/usr/bin/gcc}
+GIT_PROG=${BENCH_GIT:-/usr/bin/git}
 for p in "$GUEST" "$BASELINE"; do
 	if [ ! -x "$p" ]; then
 		echo "bench/run.sh: $p is missing; run: cmake --build $BUILD --target $(basename "$p")" >&2
@@ -89,6 +90,19 @@ mkdir -p "$WORK/home" && cp "$ROOT/bench/data/compile.c" "$WORK/" && cd "$WORK" 
 for d in $(seq -w 1 40); do
 	mkdir -p "tree/d$d" && for f in $(seq -w 1 50); do echo "$d$f" >"tree/d$d/f$f"; done
 done
+# A git repository of 400 committed files in 20 directories: git status lstat()s each file by its
+# path in the index's sorted order (no listing first), then lists the directories for untracked
+# files; an agent runs it all the time.
+if [ -x "$GIT_PROG" ]; then
+	for d in $(seq -w 1 20); do
+		mkdir -p "repo/d$d" && for f in $(seq -w 1 20); do echo "$d$f" >"repo/d$d/f$f"; done
+	done
+	if ! { "$GIT_PROG" -C repo init -q && "$GIT_PROG" -C repo add -A &&
+		"$GIT_PROG" -C repo -c user.name=bench -c user.email=bench@cbox.invalid \
+			commit -q -m files; } >/dev/null 2>&1; then
+		GIT_PROG=""
+	fi
+fi
 # Programs run with the same small environment everywhere (cbox-run passes only PATH, HOME, TERM
 # and LANG): the host's (PYTHON* variables, a pyenv PATH) would change what python3 does.
 CLEAN_ENV=(env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$WORK/home" LANG=C.UTF-8 TERM=dumb)
@@ -101,7 +115,7 @@ GUEST_PROGS="write-read fork-exec"
 declare -A ITERS=([getppid]=50000 [open-close]=10000 [stat]=10000 [pipe-pingpong]=10000
 	[fork-wait]=1000 [write-read]=64 [fork-exec]=200)
 # Programs table, timed from outside (wall time of one run), and startup.
-EXT_PROGS="python-pass python-import gcc-c du-tree"
+EXT_PROGS="python-pass python-import gcc-c du-tree git-status"
 BASE_ITERS=50000
 MICRO_RUNS=5
 STARTUP_RUNS=30
@@ -149,6 +163,7 @@ ext_argv() {
 	python-import) printf '%s\n' "$PYTHON" -c 'import json, sqlite3' ;;
 	gcc-c) printf '%s\n' "$CC_PROG" -O2 -c compile.c -o compile.o ;;
 	du-tree) printf '%s\n' du -s tree ;;
+	git-status) printf '%s\n' "$GIT_PROG" -C repo status --short ;;
 	esac
 }
 
@@ -258,6 +273,7 @@ measure_all() {
 		python-*) [ -x "$PYTHON" ] && rows="$rows $r" ;;
 		gcc-c) [ -x "$CC_PROG" ] && rows="$rows $r" ;;
 		du-tree) rows="$rows $r" ;;
+		git-status) [ -x "$GIT_PROG" ] && rows="$rows $r" ;;
 		esac
 	done
 	for ((i = -1; i < max; i++)); do
@@ -330,7 +346,7 @@ cell() {
 }
 
 MICRO_ROWS="startup $BENCHES baseline-sysemu baseline-unotify baseline-sigsys"
-PROG_ROWS="python-pass python-import gcc-c du-tree write-read-64m fork-exec-true"
+PROG_ROWS="python-pass python-import gcc-c du-tree git-status write-read-64m fork-exec-true"
 COLS="native"
 for c in $ACTIVE; do [ "$c" = native ] || COLS="$COLS $c"; done
 label() {
@@ -340,6 +356,7 @@ label() {
 	python-import) echo 'python3 -c "import json, sqlite3"' ;;
 	gcc-c) echo 'gcc -O2 -c compile.c' ;;
 	du-tree) echo 'du -s (40 dirs, 2000 files)' ;;
+	git-status) echo 'git status (400 files)' ;;
 	write-read-64m) echo 'write+read 64 MiB' ;;
 	fork-exec-true) echo 'fork+exec+wait /bin/true' ;;
 	*) echo "$1" ;;
