@@ -92,9 +92,16 @@ static int take_fds(struct msghdr *mh, bool want_fd, int *fd)
 	return rc;
 }
 
+/* The requests whose OK reply may carry an fd or not: the walks that open (WALKOPEN). */
+static bool fd_optional(uint32_t type)
+{
+	return type == CBOX_GOFER_WALKOPEN || type == CBOX_GOFER_WALKNOPEN;
+}
+
 /*
  * Receive the reply to q into *r. fd (when not NULL) receives the fd of an OK reply that must
- * carry one. Returns 0 for OK, -errno for an ERROR reply, -EIO when the reply is malformed.
+ * carry one (-1 when it may not, for fd_optional types). Returns 0 for OK, -errno for an ERROR
+ * reply, -EIO when the reply is malformed.
  */
 static int recv_reply(struct cbox_gofer_client *c, const struct cbox_gofer_req *q,
                       struct cbox_gofer_reply *r, int *fd)
@@ -124,7 +131,7 @@ static int recv_reply(struct cbox_gofer_client *c, const struct cbox_gofer_req *
 		return got >= 0 ? broken(c, "error reply with an fd") : -r->error;
 	if (r->type != (CBOX_GOFER_REPLY_OK | q->type))
 		return broken(c, "reply of an unexpected type");
-	if (fd != NULL && got < 0)
+	if (fd != NULL && got < 0 && !fd_optional(q->type))
 		return broken(c, "reply without its fd");
 	if (fd != NULL)
 		*fd = cbox_steal_fd(&got);
@@ -139,6 +146,8 @@ static bool may_change(const struct cbox_gofer_req *q)
 	switch (q->type) {
 	case CBOX_GOFER_WALK:
 	case CBOX_GOFER_WALKN:
+	case CBOX_GOFER_WALKOPEN:
+	case CBOX_GOFER_WALKNOPEN:
 	case CBOX_GOFER_WALKDIR:
 	case CBOX_GOFER_CLUNK:
 	case CBOX_GOFER_CLUNKN:
@@ -210,31 +219,62 @@ int cbox_gofer_walk(struct cbox_gofer_client *c, uint32_t dir, const char *name,
 	return 0;
 }
 
+int cbox_gofer_walk_open(struct cbox_gofer_client *c, uint32_t dir, const char *name,
+                         uint32_t *newfid, struct cbox_gofer_stat *st, int *fd)
+{
+	struct cbox_gofer_req q = {
+	    .type = CBOX_GOFER_WALKOPEN, .fid = dir, .name = name, .name_len = slen(name)};
+	struct cbox_gofer_reply r;
+	CBOX_AUTOCLOSE int got = -1;
+	int rc = rpc(c, &q, &r, &got);
+	if (rc < 0)
+		return rc;
+	/* The fd and the flag that announces it come together or not at all. */
+	if (((r.stat.flags & CBOX_GOFER_STAT_OPENED) != 0) != (got >= 0))
+		return broken(c, "a WALKOPEN reply whose fd and OPENED flag disagree");
+	r.stat.flags &= ~(uint64_t)CBOX_GOFER_STAT_OPENED;
+	*newfid = r.fid;
+	*st = r.stat;
+	*fd = cbox_steal_fd(&got);
+	return 0;
+}
+
 int cbox_gofer_walk_many(struct cbox_gofer_client *c, uint32_t dir, const char *path, size_t len,
-                         struct cbox_gofer_walked *out, int *walk_error)
+                         struct cbox_gofer_walked *out, int *walk_error, int *fd)
 {
 	int names = cbox_gofer_check_walk_path(path, len);
 	if (names < 0)
 		return names;
-	struct cbox_gofer_req q = {
-	    .type = CBOX_GOFER_WALKN, .fid = dir, .name2 = path, .name2_len = len};
+	struct cbox_gofer_req q = {.type = fd ? CBOX_GOFER_WALKNOPEN : CBOX_GOFER_WALKN,
+	                           .fid = dir,
+	                           .name2 = path,
+	                           .name2_len = len};
 	struct cbox_gofer_reply r;
-	int rc = rpc(c, &q, &r, NULL);
+	CBOX_AUTOCLOSE int got = -1;
+	int rc = rpc(c, &q, &r, fd ? &got : NULL);
 	if (rc < 0)
 		return rc;
 	/* A gofer that answers for names it was not given, goes on past a file or a symlink, or
 	 * fails a name it never reached is not following the protocol: nothing it said is used. */
 	bool bad = r.nwalked > (uint32_t)names || (r.walk_error && r.nwalked == (uint32_t)names);
+	bool opened = false;
 	for (uint32_t i = 0; i < r.nwalked; i++) {
 		cbox_gofer_reply_walked(&r, i, &out[i]);
 		if (i + 1 < r.nwalked && !S_ISDIR(out[i].stat.mode))
 			bad = true;
+		opened = (out[i].stat.flags & CBOX_GOFER_STAT_OPENED) != 0;
+		out[i].stat.flags &= ~(uint64_t)CBOX_GOFER_STAT_OPENED;
 	}
+	/* Only the request's last name is opened, and its fd comes with the flag. */
+	if (opened != (got >= 0) || (opened && r.nwalked != (uint32_t)names))
+		bad = true;
 	if (bad) {
 		/* (its fids are left to the gofer, which is now considered gone) */
 		return broken(c, "a WALKN reply that does not fit its request");
 	}
 	*walk_error = r.walk_error;
+	if (fd)
+		*fd = cbox_steal_fd(&got);
 	return (int)r.nwalked;
 }
 

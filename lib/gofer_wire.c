@@ -188,6 +188,7 @@ static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 	uint32_t pad = 0;
 	switch (o->type) {
 	case CBOX_GOFER_WALK:
+	case CBOX_GOFER_WALKOPEN:
 		o->fid = rd_u32(r);
 		o->name = rd_str(r, &o->name_len);
 		break;
@@ -260,6 +261,7 @@ static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 		o->flags = rd_u32(r);
 		break;
 	case CBOX_GOFER_WALKN:
+	case CBOX_GOFER_WALKNOPEN:
 		o->fid = rd_u32(r);
 		o->name2 = rd_str(r, &o->name2_len);
 		break;
@@ -305,7 +307,8 @@ static int check_req_fields(const struct cbox_gofer_req *o)
 		return -EINVAL;
 	if (o->type == CBOX_GOFER_BIND && cbox_gofer_check_sockpath(o->name2, o->name2_len) < 0)
 		return -EINVAL;
-	if (o->type == CBOX_GOFER_WALKN && cbox_gofer_check_walk_path(o->name2, o->name2_len) < 0)
+	if ((o->type == CBOX_GOFER_WALKN || o->type == CBOX_GOFER_WALKNOPEN) &&
+	    cbox_gofer_check_walk_path(o->name2, o->name2_len) < 0)
 		return -EINVAL;
 	if (is_xattr_named(o->type) && check_xattr_req(o) < 0)
 		return -EINVAL;
@@ -333,6 +336,7 @@ static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 {
 	switch (q->type) {
 	case CBOX_GOFER_WALK:
+	case CBOX_GOFER_WALKOPEN:
 		wr_u32(w, q->fid);
 		wr_str(w, q->name, q->name_len);
 		break;
@@ -396,6 +400,7 @@ static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 		wr_u32(w, q->flags);
 		break;
 	case CBOX_GOFER_WALKN:
+	case CBOX_GOFER_WALKNOPEN:
 		wr_u32(w, q->fid);
 		wr_str(w, q->name2, q->name2_len);
 		break;
@@ -417,7 +422,8 @@ static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 static bool req_has_name(uint32_t type)
 {
 	return type == CBOX_GOFER_WALK || (type >= CBOX_GOFER_CREATE && type <= CBOX_GOFER_LINK) ||
-	       type == CBOX_GOFER_MKNOD || type == CBOX_GOFER_WALKDIR;
+	       type == CBOX_GOFER_MKNOD || type == CBOX_GOFER_WALKDIR ||
+	       type == CBOX_GOFER_WALKOPEN;
 }
 
 int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *buf, size_t size)
@@ -445,7 +451,7 @@ int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *buf, size_
 		rc = check_setattr(&req->attr);
 	if (rc == 0 && req->type == CBOX_GOFER_BIND)
 		rc = cbox_gofer_check_sockpath(req->name2, req->name2_len);
-	if (rc == 0 && req->type == CBOX_GOFER_WALKN) {
+	if (rc == 0 && (req->type == CBOX_GOFER_WALKN || req->type == CBOX_GOFER_WALKNOPEN)) {
 		int n = cbox_gofer_check_walk_path(req->name2, req->name2_len);
 		rc = n < 0 ? n : 0;
 	}

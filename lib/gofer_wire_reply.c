@@ -28,6 +28,7 @@ static void decode_reply_body(struct rd *r, struct cbox_gofer_reply *o)
 	const void *p;
 	switch (o->type & 0x7fu) {
 	case CBOX_GOFER_WALK:
+	case CBOX_GOFER_WALKOPEN:
 	case CBOX_GOFER_CREATE:
 	case CBOX_GOFER_TMPFILE:
 	case CBOX_GOFER_MKNOD:
@@ -52,6 +53,7 @@ static void decode_reply_body(struct rd *r, struct cbox_gofer_reply *o)
 		o->fid = rd_u32(r); /* the watch descriptor */
 		break;
 	case CBOX_GOFER_WALKN:
+	case CBOX_GOFER_WALKNOPEN:
 		o->nwalked = rd_u32(r);
 		o->walk_error = (int32_t)rd_u32(r);
 		/* (bounded before the multiplication; a bad count only marks the reader bad) */
@@ -71,24 +73,28 @@ static void decode_reply_body(struct rd *r, struct cbox_gofer_reply *o)
 	}
 }
 
-/* A WALKN reply's entries and error, checked as a decoded reply is: the caller may trust each
- * entry's pad and stat flags, and an error that is a real errno. */
-/* A walked entry as WALKN and WALKDIR carry it: pad 0, and no stat flag but RDONLY. */
-static bool walked_ok(const struct cbox_gofer_walked *w)
+/* A walked entry as WALKN and WALKDIR carry it: pad 0, and no stat flag but RDONLY (and
+ * OPENED where opened is allowed). */
+static bool walked_ok(const struct cbox_gofer_walked *w, bool opened)
 {
-	return w->pad == 0 && !(w->stat.flags & ~(uint64_t)CBOX_GOFER_STAT_RDONLY);
+	uint64_t known = CBOX_GOFER_STAT_RDONLY | (opened ? CBOX_GOFER_STAT_OPENED : 0);
+	return w->pad == 0 && !(w->stat.flags & ~known);
 }
 
+/* A WALKN or WALKNOPEN reply's entries and error, checked as a decoded reply is: the caller may
+ * trust each entry's pad and stat flags, and an error that is a real errno. Only WALKNOPEN's
+ * last entry, and only when no name failed after it, may say it was opened. */
 static int check_walkn_reply(const struct cbox_gofer_reply *o)
 {
 	if (o->nwalked < 1 || o->nwalked > CBOX_GOFER_WALKN_MAX || o->walked == NULL)
 		return -EINVAL;
 	if (o->walk_error < 0 || o->walk_error > 4095)
 		return -EINVAL;
+	bool may_open = (o->type & 0x7fu) == CBOX_GOFER_WALKNOPEN && o->walk_error == 0;
 	for (uint32_t i = 0; i < o->nwalked; i++) {
 		struct cbox_gofer_walked w;
 		cbox_gofer_reply_walked(o, i, &w);
-		if (!walked_ok(&w))
+		if (!walked_ok(&w, may_open && i + 1 == o->nwalked))
 			return -EINVAL;
 	}
 	return 0;
@@ -143,7 +149,7 @@ static int check_walkdir_reply(const struct cbox_gofer_reply *o)
 	const char *name;
 	size_t len;
 	while (n < o->nwalked && cbox_gofer_reply_dirent(o, &off, &w, &name, &len) == 0) {
-		if (!walked_ok(&w) || cbox_gofer_check_name(name, len) < 0)
+		if (!walked_ok(&w, false) || cbox_gofer_check_name(name, len) < 0)
 			return -EINVAL;
 		n++;
 	}
@@ -187,12 +193,16 @@ int cbox_gofer_decode_reply(const void *buf, size_t len, struct cbox_gofer_reply
 	uint64_t known = CBOX_GOFER_STAT_RDONLY;
 	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_STAT))
 		known |= CBOX_GOFER_STAT_STALE;
+	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKOPEN))
+		known |= CBOX_GOFER_STAT_OPENED;
 	if (out->stat.flags & ~known)
 		return -EINVAL; /* a flag this sentry does not know, or one out of place */
 	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_READLINK) &&
 	    cbox_gofer_check_target(out->target, out->target_len) < 0)
 		return -EINVAL;
-	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKN) && check_walkn_reply(out) < 0)
+	if ((out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKN) ||
+	     out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKNOPEN)) &&
+	    check_walkn_reply(out) < 0)
 		return -EINVAL;
 	if (out->type == (CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKDIR) && check_walkdir_reply(out) < 0)
 		return -EINVAL;
@@ -219,13 +229,13 @@ int cbox_gofer_encode_reply(const struct cbox_gofer_reply *rep, void *buf, size_
 	}
 	if (check_value_reply(t, rep->value, rep->value_len) < 0)
 		return -EINVAL;
-	if (t == CBOX_GOFER_WALKN && check_walkn_reply(rep) < 0)
+	if ((t == CBOX_GOFER_WALKN || t == CBOX_GOFER_WALKNOPEN) && check_walkn_reply(rep) < 0)
 		return -EINVAL;
 	if (t == CBOX_GOFER_WALKDIR && check_walkdir_reply(rep) < 0)
 		return -EINVAL;
 	put_hdr(&w, rep->type, rep->tag, 0);
-	bool new_fid = t == CBOX_GOFER_WALK || t == CBOX_GOFER_CREATE || t == CBOX_GOFER_TMPFILE ||
-	               t == CBOX_GOFER_MKNOD;
+	bool new_fid = t == CBOX_GOFER_WALK || t == CBOX_GOFER_WALKOPEN || t == CBOX_GOFER_CREATE ||
+	               t == CBOX_GOFER_TMPFILE || t == CBOX_GOFER_MKNOD;
 	if (new_fid)
 		wr_u32(&w, rep->fid);
 	if (new_fid || t == CBOX_GOFER_STAT)
@@ -238,7 +248,7 @@ int cbox_gofer_encode_reply(const struct cbox_gofer_reply *rep, void *buf, size_
 		wr_blob(&w, rep->value, rep->value_len);
 	else if (t == CBOX_GOFER_INOTIFY)
 		wr_u32(&w, rep->fid);
-	else if (t == CBOX_GOFER_WALKN) {
+	else if (t == CBOX_GOFER_WALKN || t == CBOX_GOFER_WALKNOPEN) {
 		wr_u32(&w, rep->nwalked);
 		wr_u32(&w, (uint32_t)rep->walk_error);
 		wr_put(&w, rep->walked, rep->nwalked * sizeof(struct cbox_gofer_walked));

@@ -28,7 +28,8 @@ static int open_checked(struct cbox_sentry *s, struct cbox_task *t, int dirfd, c
 {
 	for (int tries = 0;; tries++) {
 		struct cbox_dentry *d;
-		int r = cbox_vfs_walk(s, t, dirfd, path, walk_flags, &d, NULL);
+		int r =
+		    cbox_vfs_walk(s, t, dirfd, path, walk_flags | CBOX_WALK_OPEN_READ, &d, NULL);
 		if (r < 0)
 			return r;
 		/* Linux: only regular files with an execute bit for the caller run; a symlink that

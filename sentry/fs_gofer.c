@@ -16,7 +16,8 @@
  * Read-only file systems (the rootfs, -v ...:ro) do not change through the sandbox, so the sentry
  * keeps what it learned of their files instead of asking the gofer again: the attributes from
  * the walk (for a short while, since the host may still change its own files), and one open fd
- * per file, reopened locally through the sentry's /proc/self/fd for each later open. A reopen
+ * per file, reopened locally through the sentry's /proc/self/fd for each later open (that fd
+ * comes with the walk when the walk was made to open the file: cbox_fs_gofer_lookup_open). A reopen
  * gives a new open file description, as every open must, and reads nothing the gofer's open did
  * not already grant (it is read-only, and the host checks the sentry's own identity too).
  */
@@ -130,6 +131,58 @@ static int g_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 	if (r < 0)
 		return r;
 	*out = cbox_fs_gofer_walked(s, dir, name, fid, &st);
+	return *out ? 0 : -ENOMEM;
+}
+
+void cbox_fs_gofer_keep_walk_fd(struct cbox_sentry *s, struct cbox_dentry *d, int fd)
+{
+	if (fd < 0)
+		return;
+	/* Only where g_open would have kept the OPEN's fd: a read-only mount, within the budget. */
+	if (d && d->ro_stat && !d->ro_fd1 && (S_ISREG(d->mode) || S_ISDIR(d->mode)) &&
+	    s->n_ro_fds < RO_FDS_MAX) {
+		d->ro_fd1 = fd + 1;
+		d->ro_fd_fresh = true;
+		s->n_ro_fds++;
+		return;
+	}
+	close(fd);
+}
+
+/*
+ * The fd a walk brought (cbox_fs_gofer_keep_walk_fd) is an open of its own that nobody used:
+ * the first open for reading of the file takes it as it is, when the flags asked for are ones
+ * it has or can be given (a reopen costs 5 us more). A later open asks the gofer, whose fd is
+ * kept in turn (as a copy of its own: keep_copy).
+ */
+static int take_walk_fd(struct cbox_sentry *s, struct cbox_dentry *d, int flags)
+{
+	int as_is = O_ACCMODE | O_NONBLOCK | O_DIRECTORY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW;
+	if (!d->ro_fd_fresh || (flags & ~as_is))
+		return -1;
+	int fd = d->ro_fd1 - 1;
+	d->ro_fd1 = 0;
+	d->ro_fd_fresh = false;
+	s->n_ro_fds--;
+	/* (the gofer opened it with O_RDONLY alone) */
+	if ((flags & O_NONBLOCK) && fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int cbox_fs_gofer_lookup_open(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
+                              struct cbox_dentry **out)
+{
+	uint32_t fid;
+	struct cbox_gofer_stat st;
+	int fd = -1;
+	int r = cbox_gofer_walk_open(s->gofer, dir->fid, name, &fid, &st, &fd);
+	if (r < 0)
+		return r;
+	*out = cbox_fs_gofer_walked(s, dir, name, fid, &st);
+	cbox_fs_gofer_keep_walk_fd(s, *out, fd);
 	return *out ? 0 : -ENOMEM;
 }
 
@@ -248,6 +301,11 @@ static int g_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	bool plain_read = (flags & (O_ACCMODE | O_TRUNC | O_DIRECT)) == O_RDONLY &&
 	                  (S_ISREG(d->mode) || S_ISDIR(d->mode)) && d->ro_stat;
 	if (plain_read && d->ro_fd1) {
+		int fd = take_walk_fd(s, d, flags);
+		if (fd >= 0)
+			return fd;
+	}
+	if (plain_read && d->ro_fd1) {
 		char link[64];
 		snprintf(link, sizeof(link), "/proc/self/fd/%d", d->ro_fd1 - 1);
 		int fd = open(link, (flags & (O_NONBLOCK | O_DIRECTORY | O_NOATIME)) | O_RDONLY |
@@ -317,6 +375,7 @@ static void g_release(struct cbox_sentry *s, struct cbox_dentry *d)
 	if (d->ro_fd1) {
 		close(d->ro_fd1 - 1);
 		d->ro_fd1 = 0;
+		d->ro_fd_fresh = false;
 		s->n_ro_fds--;
 	}
 	if (d->anon_fd1) {

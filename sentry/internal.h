@@ -147,6 +147,13 @@ void cbox_fs_gofer_batch_clunks(struct cbox_sentry *s, bool on);
 struct cbox_dentry *cbox_fs_gofer_walked(struct cbox_sentry *s, struct cbox_dentry *dir,
                                          const char *name, uint32_t fid,
                                          const struct cbox_gofer_stat *st);
+/* fd is d's file opened read-only by the walk that found it (WALKOPEN, WALKNOPEN): keep it as
+ * the fd later opens of d reopen, as an OPEN's would be kept; closed when d cannot keep it. */
+void cbox_fs_gofer_keep_walk_fd(struct cbox_sentry *s, struct cbox_dentry *d, int fd);
+/* Look name up in dir (a gofer directory on a read-only mount) for an open for reading: one
+ * WALKOPEN round trip brings the dentry and the fd an OPEN would have (kept as above). */
+int cbox_fs_gofer_lookup_open(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
+                              struct cbox_dentry **out);
 /* A coarse monotonic clock (ns), and whether d's cached read-only facts are still fresh. */
 uint64_t cbox_vfs_now_ns(void);
 bool cbox_vfs_ro_fresh(const struct cbox_dentry *d);

@@ -245,7 +245,9 @@ static void remember_absent(struct cbox_sentry *s, struct cbox_dentry *dir, cons
  * last name of a CBOX_WALK_PARENT walk is the caller's); the gofer stops after a symlink or a
  * file, which the walk then handles as always. Nothing here answers the guest: a name the
  * gofer could not walk is left to lookup(), except a missing one in a read-only directory,
- * which is remembered as lookup() would (it would only ask again).
+ * which is remembered as lookup() would (it would only ask again). A walk for an open for
+ * reading (CBOX_WALK_OPEN_READ) whose last name is in the batch asks for it opened too
+ * (WALKNOPEN), as lookup() would.
  */
 static void prefetch(struct cbox_sentry *s, struct cbox_dentry *dir, const char *p, int flags)
 {
@@ -274,8 +276,11 @@ static void prefetch(struct cbox_sentry *s, struct cbox_dentry *dir, const char 
 	struct cbox_gofer_walked got[CBOX_GOFER_WALKN_MAX];
 	struct cbox_dentry *chain[CBOX_GOFER_WALKN_MAX];
 	char name[NAME_MAX + 1];
-	int err = 0;
-	int k = cbox_gofer_walk_many(s->gofer, dir->fid, path, len, got, &err);
+	int err = 0, fd = -1;
+	bool open_last =
+	    (flags & CBOX_WALK_OPEN_READ) && !*p && !(flags & CBOX_WALK_PARENT) && dir->ro_stat;
+	int k =
+	    cbox_gofer_walk_many(s->gofer, dir->fid, path, len, got, &err, open_last ? &fd : NULL);
 	struct cbox_dentry *parent = dir;
 	int made = 0;
 	for (int i = 0; i < k; i++) {
@@ -296,6 +301,8 @@ static void prefetch(struct cbox_sentry *s, struct cbox_dentry *dir, const char 
 	}
 	if (k < 0)
 		err = -k;
+	if (fd >= 0) /* the last name's: k == n */
+		cbox_fs_gofer_keep_walk_fd(s, made == k ? chain[made - 1] : NULL, fd);
 	if (made == (k < 0 ? 0 : k) && err == ENOENT && (unsigned)made < n && parent->ro_stat) {
 		memcpy(name, names[made], lens[made]);
 		name[lens[made]] = '\0';
@@ -374,9 +381,10 @@ static void read_ahead(struct cbox_sentry *s, struct cbox_dentry *dir, const cha
 }
 
 /* Look one name up in dir (a directory of the guest's tree): mounts first, then the cache, then
- * the file system. Returns a new reference. */
+ * the file system (with open_read, a name of a read-only gofer directory comes with its open
+ * fd: cbox_fs_gofer_lookup_open). Returns a new reference. */
 static int lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
-                  const char *name, struct cbox_dentry **out)
+                  const char *name, bool open_read, struct cbox_dentry **out)
 {
 	struct cbox_dentry *c = cbox_vfs_cached_child(dir, name);
 	if (c && c->negative) {
@@ -396,7 +404,9 @@ static int lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	} else {
 		if (!dir->mnt->ops->lookup)
 			return -ENOENT;
-		int r = dir->mnt->ops->lookup(s, t, dir, name, &c);
+		int r = open_read && dir->mnt->ops == &cbox_fs_gofer && dir->ro_stat
+		            ? cbox_fs_gofer_lookup_open(s, dir, name, &c)
+		            : dir->mnt->ops->lookup(s, t, dir, name, &c);
 		if (r == -ENOENT && dir->mnt->ops == &cbox_fs_gofer && dir->ro_stat)
 			remember_absent(s, dir, name);
 		if (r < 0)
@@ -495,8 +505,9 @@ static bool link_current(struct cbox_sentry *s, struct cbox_task *t, struct cbox
 	return true;
 }
 
-/* Replace *cur (a symlink) by what it points to, relative to dir. */
-static int follow(struct walk *w, struct cbox_dentry *dir, struct cbox_dentry **cur)
+/* Replace *cur (a symlink) by what it points to, relative to dir; open_read (CBOX_WALK_OPEN_READ
+ * or 0) when the link is the last name of a walk for an open. */
+static int follow(struct walk *w, struct cbox_dentry *dir, struct cbox_dentry **cur, int open_read)
 {
 	if (++w->links > CBOX_SYMLOOP_MAX)
 		return -ELOOP;
@@ -522,7 +533,7 @@ static int follow(struct walk *w, struct cbox_dentry *dir, struct cbox_dentry **
 		return -EXDEV;
 	struct cbox_dentry *start = target[0] == '/' ? w->root : dir;
 	struct cbox_dentry *res;
-	int r = walk_path(w, start, target, CBOX_WALK_FOLLOW, &res, NULL);
+	int r = walk_path(w, start, target, CBOX_WALK_FOLLOW | open_read, &res, NULL);
 	if (r < 0)
 		return r;
 	cbox_dentry_put(w->s, l);
@@ -591,10 +602,11 @@ static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path
 			         cbox_vfs_now_ns() - cur->listed_ns < LISTED_NS &&
 			         !cbox_vfs_cached_child(cur, name))
 				read_ahead(w->s, cur, name);
-			r = lookup(w->s, w->t, cur, name, &nx);
+			bool open_read = is_last && (flags & CBOX_WALK_OPEN_READ);
+			r = lookup(w->s, w->t, cur, name, open_read, &nx);
 			if (r == 0 && S_ISLNK(nx->mode) && !link_current(w->s, w->t, nx)) {
 				cbox_dentry_put(w->s, nx);
-				r = lookup(w->s, w->t, cur, name, &nx);
+				r = lookup(w->s, w->t, cur, name, open_read, &nx);
 			}
 			if (r < 0)
 				break;
@@ -606,7 +618,7 @@ static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path
 		}
 		if (S_ISLNK(nx->mode) &&
 		    (!is_last || trailing_slash || (flags & CBOX_WALK_FOLLOW))) {
-			r = follow(w, cur, &nx);
+			r = follow(w, cur, &nx, is_last ? flags & CBOX_WALK_OPEN_READ : 0);
 			if (r < 0) {
 				cbox_dentry_put(w->s, nx);
 				break;

@@ -181,6 +181,9 @@ static int64_t open_path(struct cbox_sysctx *c, int dirfd, const char *path, int
 	int wf = ((flags & O_NOFOLLOW) ? 0 : CBOX_WALK_FOLLOW) | rflags;
 	if (flags & O_DIRECTORY)
 		wf |= CBOX_WALK_DIRECTORY;
+	/* An open for reading: the gofer may open what the walk finds in the same round trip. */
+	if ((flags & (O_ACCMODE | O_TRUNC | O_PATH | O_DIRECT | O_CREAT)) == O_RDONLY)
+		wf |= CBOX_WALK_OPEN_READ;
 	struct cbox_dentry *d = NULL;
 	if (flags & O_CREAT) {
 		char last[NAME_MAX + 1];

@@ -331,8 +331,9 @@ B
 b" "$(cat "$SCRATCH/hs")"
 }
 
-# Files of a read-only mount, whose fd the sentry keeps for later opens: every open is still one
-# of its own (its own offset, its own flock lock), with the flags asked for.
+# Files of a read-only mount, whose first open is the walk's (WALKOPEN) and whose later opens
+# reopen the fd the sentry keeps: every open is still one of its own (its own offset, its own
+# flock lock), with the flags asked for.
 t_ro_opens() {
 	have python $PY || return
 	workdir

@@ -128,6 +128,11 @@ CBOX_API uint64_t cbox_gofer_changes(const struct cbox_gofer_client *c);
  * *newfid is a new fid and *st the stat of the entry (lstat: symlinks are not followed). */
 CBOX_API int cbox_gofer_walk(struct cbox_gofer_client *c, uint32_t dir, const char *name,
                              uint32_t *newfid, struct cbox_gofer_stat *st);
+/* cbox_gofer_walk for a name about to be opened for reading (WALKOPEN): *fd is also an fd of
+ * the entry opened read-only when the gofer could give one (a regular file or a directory on a
+ * read-only mount), -1 otherwise; st is required. */
+CBOX_API int cbox_gofer_walk_open(struct cbox_gofer_client *c, uint32_t dir, const char *name,
+                                  uint32_t *newfid, struct cbox_gofer_stat *st, int *fd);
 /*
  * Walk the names of path (WALKN: 1..CBOX_GOFER_WALKN_MAX names joined by '/', each as for
  * cbox_gofer_walk) from dir fid in one round trip. Returns the number of names walked (>= 1),
@@ -135,9 +140,13 @@ CBOX_API int cbox_gofer_walk(struct cbox_gofer_client *c, uint32_t dir, const ch
  * directory, and at a name that fails, whose errno goes to *walk_error (0 when none failed).
  * Returns -errno when the first name fails. The reply is checked against the request: no more
  * entries than names, only directories before the last, an error only when names were left.
+ * With fd not NULL (WALKNOPEN, for a path about to be opened for reading), *fd is an fd of the
+ * path's last name opened read-only when the walk reached it and the gofer could give one (as
+ * cbox_gofer_walk_open), -1 otherwise.
  */
 CBOX_API int cbox_gofer_walk_many(struct cbox_gofer_client *c, uint32_t dir, const char *path,
-                                  size_t len, struct cbox_gofer_walked *out, int *walk_error);
+                                  size_t len, struct cbox_gofer_walked *out, int *walk_error,
+                                  int *fd);
 /* One entry of a WALKDIR answer: its new fid, stat and name (NUL-terminated). */
 struct cbox_gofer_dirent {
 	uint32_t fid;

@@ -33,6 +33,9 @@ struct cbox_gofer_stat {
 /* STAT replies only: the name the fid was walked by no longer leads to this file (the host
  * removed or replaced it since); the stat is the file's own all the same. */
 #define CBOX_GOFER_STAT_STALE 2u
+/* WALKOPEN and WALKNOPEN replies only (the file walked last): an fd of the file, opened
+ * read-only, travels beside the reply. */
+#define CBOX_GOFER_STAT_OPENED 4u
 
 struct cbox_gofer_statfs {
 	uint64_t type;
@@ -90,6 +93,12 @@ struct cbox_gofer_statfs {
  *            of it; a directory being read entry by entry costs one round trip per batch)
  *   CLUNKN   u32 count (1..CBOX_GOFER_CLUNKN_MAX), count x u32 fid  (each released as by CLUNK;
  *            all are tried, and the reply is the error of the first that failed)
+ *   WALKOPEN, WALKNOPEN  as WALK and WALKN, for a walk the sentry makes to open what it finds
+ *            for reading: when the last name of the request is walked and is a regular file or
+ *            a directory on a read-only mount, the gofer also opens it read-only, as an OPEN
+ *            would, and the reply carries that fd (its stat, the last entry's for WALKNOPEN,
+ *            has CBOX_GOFER_STAT_OPENED). Anything else, or an open that fails, is a plain
+ *            WALK or WALKN reply: the sentry's OPEN then meets the error itself.
  * owner (the requests that make a node: CREATE, TMPFILE, MKDIR, MKNOD, SYMLINK, BIND): the host
  * uid and gid the new node is given. (uint32_t)-1 for either means "as the gofer created it":
  * a gid of -1 keeps the group the kernel chose, which a set-group-ID directory decides. Any
@@ -138,7 +147,9 @@ enum cbox_gofer_type {
 	CBOX_GOFER_WALKN = 22,
 	CBOX_GOFER_WALKDIR = 23,
 	CBOX_GOFER_CLUNKN = 24,
-	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_CLUNKN,
+	CBOX_GOFER_WALKOPEN = 25,
+	CBOX_GOFER_WALKNOPEN = 26,
+	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_WALKNOPEN,
 };
 
 /* SETATTR's valid bits: which fields of struct cbox_gofer_setattr to apply. The gofer applies

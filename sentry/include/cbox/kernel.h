@@ -71,6 +71,7 @@ struct cbox_dentry {
 	struct stat *walk_stat;
 	uint64_t walk_trap, walk_ns, walk_changes;
 	int ro_fd1;
+	bool ro_fd_fresh; /* ro_fd1 came with the walk and was never handed out */
 	/* gofer: an unnamed file (O_TMPFILE), which no path and so no gofer OPEN can reach: the
 	 * sentry's own fd of it (fd + 1; 0: none), which a reopen through /proc/PID/fd/N uses */
 	int anon_fd1;
@@ -123,6 +124,10 @@ CBOX_API struct cbox_dentry *cbox_dentry_new(struct cbox_mount *mnt, struct cbox
 #define CBOX_WALK_IN_ROOT       0x40  /* the start is the root for "/" and ".." */
 #define CBOX_WALK_NO_XDEV       0x80  /* crossing a mount point: EXDEV */
 #define CBOX_WALK_NO_MAGICLINKS 0x100 /* a /proc magic link (fd/N, exe, cwd, root): ELOOP */
+/* A hint, not a rule: the walk is for an open for reading, so the file it ends on, when the gofer
+ * must be asked for it on a read-only mount, comes opened with the walk (one round trip, not a
+ * walk and an OPEN; fs_gofer.c). */
+#define CBOX_WALK_OPEN_READ 0x200
 
 #define CBOX_SYMLOOP_MAX 40 /* Linux's limit on symlinks followed in one walk */
 

@@ -1,6 +1,7 @@
 """Opens of files on a read-only mount, each the first of its file in a new sandbox, and later
-ones. The sentry keeps an fd of such a file for later opens; each open must still be an open
-file description of its own (its offset, its flock lock), with the flags asked for.
+ones: the first is the open the walk that found the file made (WALKOPEN), a later one reopens the
+fd the sentry keeps. Each must still be an open file description of its own (its offset, its
+flock lock), with the flags asked for.
 
 Usage: ro_opens.py DIR, where DIR (read-only) holds a, b, c, e ("0123456789" each) and d/ (x, y).
 """
@@ -38,7 +39,7 @@ os.close(f1)
 fcntl.flock(f2, fcntl.LOCK_EX | fcntl.LOCK_NB)
 os.close(f2)
 
-# A lock taken through the first open of b goes with its close.
+# A lock taken through the first open of b (the walk's own) goes with its close.
 f3 = os.open(path("b"), os.O_RDONLY)
 fcntl.flock(f3, fcntl.LOCK_EX)
 os.close(f3)

@@ -6,10 +6,12 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -139,6 +141,31 @@ void setup_rw_no_chown(void)
 {
 	make_tree();
 	start(false, true);
+}
+
+void setup_ro_mount(void)
+{
+	make_tree();
+	/* As root a mount namespace is enough; otherwise a user namespace brings the right. */
+	if (unshare(CLONE_NEWNS) < 0 && unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) {
+		remove_tree();
+		if (getenv("CBOX_TESTS_MUST_WORK"))
+			cr_assert_fail("a read-only mount needs a mount namespace: %s",
+			               strerror(errno));
+		cr_skip_test("a read-only mount needs a mount namespace: %s", strerror(errno));
+	}
+	cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0, "%s", strerror(errno));
+	cr_assert_eq(mount(root, root, NULL, MS_BIND, NULL), 0, "%s", strerror(errno));
+	cr_assert_eq(mount(NULL, root, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL), 0, "%s",
+	             strerror(errno));
+	start(true, false);
+}
+
+void teardown_ro_mount(void)
+{
+	cr_expect_eq(stop(), 0);
+	umount2(root, MNT_DETACH);
+	remove_tree();
 }
 
 void teardown(void)

@@ -36,6 +36,11 @@ int count_fds(void);
 void setup_ro(void);
 void setup_rw(void);
 void setup_rw_no_chown(void);
+/* setup_ro on a read-only bind mount of the tree (made in a mount namespace of the test's own:
+ * the rootfs is served that way), and its teardown. Skips without the privilege to mount,
+ * unless CBOX_TESTS_MUST_WORK=1. */
+void setup_ro_mount(void);
+void teardown_ro_mount(void);
 void teardown(void);
 /* A new fid for name in the root (asserted); *st its stat when not NULL. */
 uint32_t walk(const char *name, struct cbox_gofer_stat *st);

@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "cbox/fdpass.h"
 #include "cbox/gofer.h"
 #include "gofer_fixture.h"
 #include "internal.h"
@@ -461,7 +462,35 @@ Test(gofer_malformed, client_rejects_bad_replies)
 		cr_assert_gt(len, 0);
 		cr_assert_eq(send(sv[1], big, (size_t)len, 0), len);
 		int err = 0;
-		cr_expect_eq(cbox_gofer_walk_many(c, 0, "a/b", 3, out, &err), -EIO, "lie %zu", i);
+		cr_expect_eq(cbox_gofer_walk_many(c, 0, "a/b", 3, out, &err, NULL), -EIO, "lie %zu",
+		             i);
+		cbox_gofer_client_free(c);
+		close(sv[1]);
+	}
+
+	/* A WALKOPEN reply whose fd and OPENED flag disagree (an fd it did not announce, or the
+	 * flag without the fd): either breaks the session, and the fd is not kept. */
+	for (int lie = 0; lie < 2; lie++) {
+		cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+		c = cbox_gofer_client_new(sv[0]);
+		uint64_t flags = CBOX_GOFER_STAT_RDONLY | (lie ? CBOX_GOFER_STAT_OPENED : 0);
+		r = (struct cbox_gofer_reply){.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKOPEN,
+		                              .tag = 1,
+		                              .fid = 5,
+		                              .stat = {.mode = S_IFREG | 0644, .flags = flags}};
+		len = cbox_gofer_encode_reply(&r, big, sizeof(big));
+		cr_assert_gt(len, 0);
+		int extra = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		cr_assert_geq(extra, 0);
+		int before = count_fds();
+		cr_assert_eq(cbox_send_fds(sv[1], big, (size_t)len, &extra, lie ? 0 : 1), 0);
+		close(extra);
+		uint32_t fid;
+		struct cbox_gofer_stat st;
+		int fd = 42;
+		cr_expect_eq(cbox_gofer_walk_open(c, 0, "a", &fid, &st, &fd), -EIO, "lie %d", lie);
+		cr_expect_eq(fd, 42);
+		cr_expect_eq(count_fds(), before - 1, "the fd that came is closed");
 		cbox_gofer_client_free(c);
 		close(sv[1]);
 	}

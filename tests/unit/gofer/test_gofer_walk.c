@@ -248,8 +248,8 @@ Test(gofer_ro, walk_many)
 	put("dir/sub/deep", "d");
 	struct cbox_gofer_walked w[CBOX_GOFER_WALKN_MAX];
 	int err = -1;
-	cr_assert_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "dir/sub/deep", 12, w, &err),
-	             3);
+	cr_assert_eq(
+	    cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "dir/sub/deep", 12, w, &err, NULL), 3);
 	cr_expect_eq(err, 0);
 	cr_expect(S_ISDIR(w[0].stat.mode) && S_ISDIR(w[1].stat.mode));
 	cr_expect(S_ISREG(w[2].stat.mode));
@@ -268,26 +268,121 @@ Test(gofer_ro, walk_many)
 
 	/* A symlink ends the walk, returned as itself: the sentry resolves it in the guest's
 	 * root. So does a file: what follows it is the sentry's ENOTDIR. */
-	cr_assert_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "link/x/y", 8, w, &err), 1);
+	cr_assert_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "link/x/y", 8, w, &err, NULL),
+	             1);
 	cr_expect(S_ISLNK(w[0].stat.mode));
 	cr_expect_eq(err, 0);
 	cr_expect_eq(cbox_gofer_clunk(S.c, w[0].fid), 0);
-	cr_assert_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "file.txt/x", 10, w, &err), 1);
+	cr_assert_eq(
+	    cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "file.txt/x", 10, w, &err, NULL), 1);
 	cr_expect_eq(err, 0);
 	cr_expect_eq(cbox_gofer_clunk(S.c, w[0].fid), 0);
 	/* A missing name after the first: what was walked, and its errno. */
-	cr_assert_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "dir/nope/z", 10, w, &err), 1);
+	cr_assert_eq(
+	    cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "dir/nope/z", 10, w, &err, NULL), 1);
 	cr_expect_eq(err, ENOENT);
 	cr_expect_eq(cbox_gofer_clunk(S.c, w[0].fid), 0);
 	/* The first name missing, or not from a directory: the reply is the error. */
-	cr_expect_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "nope/z", 6, w, &err), -ENOENT);
+	cr_expect_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "nope/z", 6, w, &err, NULL),
+	             -ENOENT);
 	uint32_t file = walk("file.txt", NULL);
-	cr_expect_eq(cbox_gofer_walk_many(S.c, file, "a/b", 3, w, &err), -ENOTDIR);
-	cr_expect_eq(cbox_gofer_walk_many(S.c, 4242, "a/b", 3, w, &err), -EBADF);
+	cr_expect_eq(cbox_gofer_walk_many(S.c, file, "a/b", 3, w, &err, NULL), -ENOTDIR);
+	cr_expect_eq(cbox_gofer_walk_many(S.c, 4242, "a/b", 3, w, &err, NULL), -EBADF);
 	cr_expect_eq(cbox_gofer_clunk(S.c, file), 0);
 	/* Refused by the client before sending: "..", an empty name. */
-	cr_expect_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "dir/../..", 9, w, &err),
+	cr_expect_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "dir/../..", 9, w, &err, NULL),
 	             -EINVAL);
-	cr_expect_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "dir//x", 6, w, &err), -EINVAL);
+	cr_expect_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "dir//x", 6, w, &err, NULL),
+	             -EINVAL);
 	walk("dir", NULL);
+}
+
+TestSuite(gofer_ro_mount, .init = setup_ro_mount, .fini = teardown_ro_mount);
+
+/* The read of fd, asserted, as a string. */
+static void expect_reads(int fd, const char *want)
+{
+	char got[64] = "";
+	ssize_t n = pread(fd, got, sizeof(got) - 1, 0);
+	cr_assert_geq(n, 0);
+	got[n] = '\0';
+	cr_expect_str_eq(got, want);
+}
+
+/* WALKOPEN on a read-only mount: a regular file or a directory comes opened for reading (O_RDONLY
+ * and nothing else); a symlink, a FIFO or a socket does not, and a name that is not there is the
+ * walk's error. */
+Test(gofer_ro_mount, walk_open)
+{
+	uint32_t fid[3];
+	struct cbox_gofer_stat st;
+	int fd = 42;
+	cr_assert_eq(cbox_gofer_walk_open(S.c, CBOX_GOFER_ROOT_FID, "file.txt", &fid[0], &st, &fd),
+	             0);
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(st.flags, CBOX_GOFER_STAT_RDONLY, "the client keeps OPENED to itself");
+	expect_reads(fd, "hello");
+	cr_expect_eq(fcntl(fd, F_GETFL) & (O_ACCMODE | O_NONBLOCK | O_APPEND), O_RDONLY);
+	cr_expect(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+	cr_assert_eq(cbox_gofer_walk_open(S.c, CBOX_GOFER_ROOT_FID, "dir", &fid[1], &st, &fd), 0);
+	struct stat hs;
+	cr_assert_eq(fstat(fd, &hs), 0);
+	cr_expect(S_ISDIR(hs.st_mode));
+	close(fd);
+	static const char *const closed[] = {"link", "fifo", "sock"};
+	for (size_t i = 0; i < sizeof(closed) / sizeof(closed[0]); i++) {
+		fd = 42;
+		cr_assert_eq(
+		    cbox_gofer_walk_open(S.c, CBOX_GOFER_ROOT_FID, closed[i], &fid[2], &st, &fd),
+		    0);
+		cr_expect_eq(fd, -1, "%s", closed[i]);
+		cr_expect_eq(cbox_gofer_clunk(S.c, fid[2]), 0);
+	}
+	cr_expect_eq(cbox_gofer_walk_open(S.c, CBOX_GOFER_ROOT_FID, "nope", &fid[2], &st, &fd),
+	             -ENOENT);
+	cr_expect_eq(cbox_gofer_clunk(S.c, fid[0]), 0);
+	cr_expect_eq(cbox_gofer_clunk(S.c, fid[1]), 0);
+}
+
+/* WALKNOPEN opens the path's last name, and only when the walk reached it. */
+Test(gofer_ro_mount, walkn_open)
+{
+	struct cbox_gofer_walked w[CBOX_GOFER_WALKN_MAX];
+	int err = 0, fd = 42;
+	cr_assert_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "dir/inner", 9, w, &err, &fd),
+	             2);
+	cr_assert_geq(fd, 0);
+	cr_expect_eq(err, 0);
+	cr_expect_eq(w[1].stat.flags, CBOX_GOFER_STAT_RDONLY);
+	struct stat hs, want = host_lstat("dir/inner");
+	cr_assert_eq(fstat(fd, &hs), 0);
+	cr_expect(hs.st_ino == want.st_ino && hs.st_dev == want.st_dev);
+	close(fd);
+	cbox_gofer_clunk(S.c, w[0].fid);
+	cbox_gofer_clunk(S.c, w[1].fid);
+	/* A name that fails after the first, and a walk that stops at a file: nothing opened. */
+	fd = 42;
+	cr_assert_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "dir/nope", 8, w, &err, &fd),
+	             1);
+	cr_expect_eq(err, ENOENT);
+	cr_expect_eq(fd, -1);
+	cbox_gofer_clunk(S.c, w[0].fid);
+	fd = 42;
+	cr_assert_eq(cbox_gofer_walk_many(S.c, CBOX_GOFER_ROOT_FID, "file.txt/x", 10, w, &err, &fd),
+	             1);
+	cr_expect_eq(fd, -1);
+	cbox_gofer_clunk(S.c, w[0].fid);
+}
+
+/* On a writable mount nothing comes opened: the sentry keeps no fd of such files. */
+Test(gofer_ro, walk_open_writable_mount)
+{
+	uint32_t fid;
+	struct cbox_gofer_stat st;
+	int fd = 42;
+	cr_assert_eq(cbox_gofer_walk_open(S.c, CBOX_GOFER_ROOT_FID, "file.txt", &fid, &st, &fd), 0);
+	cr_expect_eq(fd, -1);
+	cr_expect_eq(st.flags & CBOX_GOFER_STAT_RDONLY, 0);
+	cbox_gofer_clunk(S.c, fid);
 }

@@ -297,6 +297,15 @@ static void expect_name2_round_trip(const struct cbox_gofer_req *q, const char *
 	cr_expect_eq(memcmp(d.name2, s, strlen(s)), 0);
 }
 
+/* The encoder refuses q with name2 set to the len bytes at s. */
+static void expect_name2_refused(struct cbox_gofer_req *q, const char *s, size_t len)
+{
+	q->name2 = s;
+	q->name2_len = len;
+	cr_expect_eq(cbox_gofer_encode_request(q, buf, sizeof(buf)), -EINVAL, "'%.*s'", (int)len,
+	             s);
+}
+
 Test(gofer_wire, bind_paths)
 {
 	char p[CBOX_GOFER_SOCKPATH_MAX + 2];
@@ -311,9 +320,7 @@ Test(gofer_wire, bind_paths)
 	struct cbox_gofer_req q = {
 	    .type = CBOX_GOFER_BIND, .fid = 5, .name2 = "../x/s", .name2_len = 6};
 	expect_name2_round_trip(&q, "../x/s");
-	q.name2 = "a\0b";
-	q.name2_len = 3;
-	cr_expect_eq(cbox_gofer_encode_request(&q, buf, sizeof(buf)), -EINVAL);
+	expect_name2_refused(&q, "a\0b", 3);
 	/* A NUL smuggled past the encoder is refused by the decoder. */
 	q.name2 = "abc";
 	int len = cbox_gofer_encode_request(&q, buf, sizeof(buf));
@@ -777,4 +784,78 @@ Test(gofer_wire, stale_flag_on_stat_only)
 	r.stat.flags = 4;
 	len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
 	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &d), -EINVAL);
+}
+
+/* WALKOPEN and WALKNOPEN have WALK's and WALKN's bodies; CBOX_GOFER_STAT_OPENED (an fd comes
+ * with the reply) is refused anywhere but on what they opened. */
+Test(gofer_wire, walk_open)
+{
+	struct cbox_gofer_req q = {
+	    .type = CBOX_GOFER_WALKOPEN, .tag = 2, .fid = 1, .name = "os.py", .name_len = 5};
+	int len = cbox_gofer_encode_request(&q, buf, sizeof(buf));
+	cr_assert_gt(len, 0);
+	struct cbox_gofer_req d;
+	cr_assert_eq(cbox_gofer_decode_request(buf, (size_t)len, &d), 0);
+	cr_expect_eq(d.type, CBOX_GOFER_WALKOPEN);
+	cr_expect_eq(d.fid, 1);
+	cr_expect_eq(d.name_len, 5);
+	cr_expect_eq(memcmp(d.name, "os.py", 5), 0);
+	q.name = "..";
+	q.name_len = 2;
+	cr_expect_eq(cbox_gofer_encode_request(&q, buf, sizeof(buf)), -EINVAL);
+	struct cbox_gofer_req n = {
+	    .type = CBOX_GOFER_WALKNOPEN, .fid = 1, .name2 = "usr/lib", .name2_len = 7};
+	expect_name2_round_trip(&n, "usr/lib");
+	expect_name2_refused(&n, "usr//lib", 8);
+
+	struct cbox_gofer_reply r = {
+	    .type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKOPEN,
+	    .tag = 2,
+	    .fid = 9,
+	    .stat = {.mode = S_IFREG | 0644,
+	             .flags = CBOX_GOFER_STAT_RDONLY | CBOX_GOFER_STAT_OPENED}};
+	struct cbox_gofer_reply got;
+	len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_gt(len, 0);
+	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)len, &got), 0);
+	cr_expect_eq(got.fid, 9);
+	cr_expect_eq(got.stat.flags, CBOX_GOFER_STAT_RDONLY | CBOX_GOFER_STAT_OPENED);
+	r.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALK; /* a WALK never opens */
+	len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_gt(len, 0);
+	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &got), -EINVAL);
+
+	struct cbox_gofer_walked w[2] = {{.fid = 5}, {.fid = 6}};
+	w[0].stat.mode = S_IFDIR | 0755;
+	w[1].stat.mode = S_IFREG | 0644;
+	w[1].stat.flags = CBOX_GOFER_STAT_RDONLY | CBOX_GOFER_STAT_OPENED;
+	r = (struct cbox_gofer_reply){.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKNOPEN,
+	                              .tag = 3,
+	                              .nwalked = 2,
+	                              .walked = w};
+	len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_gt(len, 0);
+	cr_assert_eq(cbox_gofer_decode_reply(buf, (size_t)len, &got), 0);
+	struct cbox_gofer_walked last;
+	cbox_gofer_reply_walked(&got, 1, &last);
+	cr_expect_eq(last.stat.flags, CBOX_GOFER_STAT_RDONLY | CBOX_GOFER_STAT_OPENED);
+	/* Refused: the flag on a plain WALKN, after a name that failed, or before the last. */
+	r.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKN;
+	cr_expect_eq(cbox_gofer_encode_reply(&r, buf, sizeof(buf)), -EINVAL);
+	r.type = CBOX_GOFER_REPLY_OK | CBOX_GOFER_WALKNOPEN;
+	r.walk_error = ENOENT;
+	cr_expect_eq(cbox_gofer_encode_reply(&r, buf, sizeof(buf)), -EINVAL);
+	r.walk_error = 0;
+	w[0].stat.flags = CBOX_GOFER_STAT_OPENED;
+	w[1].stat.flags = 0;
+	cr_expect_eq(cbox_gofer_encode_reply(&r, buf, sizeof(buf)), -EINVAL);
+	/* The decoder too, on a packet patched after a valid encode. */
+	w[0].stat.flags = 0;
+	len = cbox_gofer_encode_reply(&r, buf, sizeof(buf));
+	cr_assert_gt(len, 0);
+	uint64_t opened = CBOX_GOFER_STAT_OPENED;
+	size_t flags_at = 16 + 8 + offsetof(struct cbox_gofer_walked, stat) +
+	                  offsetof(struct cbox_gofer_stat, flags);
+	memcpy(buf + flags_at, &opened, sizeof(opened)); /* the first entry's */
+	cr_expect_eq(cbox_gofer_decode_reply(buf, (size_t)len, &got), -EINVAL);
 }
