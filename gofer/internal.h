@@ -17,6 +17,10 @@ struct cbox_gofer_node {
 	dev_t dev;
 	ino_t ino;
 	mode_t mode; /* only the type bits are relied on: an inode never changes type */
+	/* The mount the node is on (0: not known) and whether it is read-only (1, 0; -1 not asked
+	 * yet): a node on its parent's mount has its parent's answer (serve.c, mark_mount). */
+	uint64_t mnt_id;
+	int8_t ro;
 	/* A TMPFILE: no parent or name, and fd is the file opened (not O_PATH), since an unnamed
 	 * file cannot be reopened; LINK names it through fd (see do_link). */
 	bool anon;
@@ -48,6 +52,10 @@ struct cbox_gofer_server {
 	int64_t wd_next;
 	uint32_t cpu; /* the CPU the server waits on, + 1 (0: not pinned; session.c) */
 };
+
+/* lstat of fd (an O_PATH fd of a node itself) and the id of the mount it is on (0 when the
+ * kernel does not say): one statx. Returns 0 or -errno. */
+int cbox_gofer_stat_node(int fd, struct stat *st, uint64_t *mnt_id);
 
 /* The node of fid, or NULL when fid is not in use. */
 static inline struct cbox_gofer_node *cbox_gofer_server_lookup(const struct cbox_gofer_server *s,

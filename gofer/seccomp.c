@@ -79,6 +79,7 @@ static const int allowed[] = {
     __NR_readlinkat,        /* 267: READLINK */
     __NR_utimensat,         /* 280: SETATTR times (AT_EMPTY_PATH, never following a symlink) */
     __NR_renameat2,         /* 316: RENAME (with RENAME_NOREPLACE / RENAME_EXCHANGE) */
+    __NR_statx,             /* 332: WALK's lstat, with the mount id (mark_mount) */
     CBOX_NR_FCHMODAT2,      /* 452: SETATTR mode (AT_EMPTY_PATH on the fid's own fd) */
     463,                    /* setxattrat: SETXATTR (user.* only, never following a symlink) */
     464,                    /* getxattrat: GETXATTR */

@@ -181,8 +181,12 @@ struct cbox_gofer_server *cbox_gofer_server_new(int sock, int root_fd, bool read
 {
 	CBOX_AUTOCLOSE int fd = root_fd;
 	struct stat st;
-	if (fstat(fd, &st) < 0)
+	uint64_t mnt_id;
+	int e = cbox_gofer_stat_node(fd, &st, &mnt_id);
+	if (e < 0) {
+		errno = -e;
 		return NULL;
+	}
 	if (!S_ISDIR(st.st_mode)) {
 		errno = ENOTDIR;
 		return NULL;
@@ -207,7 +211,9 @@ struct cbox_gofer_server *cbox_gofer_server_new(int sock, int root_fd, bool read
 	                                 .refs = 1,
 	                                 .dev = st.st_dev,
 	                                 .ino = st.st_ino,
-	                                 .mode = st.st_mode};
+	                                 .mode = st.st_mode,
+	                                 .mnt_id = mnt_id,
+	                                 .ro = -1};
 	s->fids[CBOX_GOFER_ROOT_FID] = root;
 	s->cap = 64;
 	s->hint = 1;

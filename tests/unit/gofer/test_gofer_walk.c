@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -385,4 +386,34 @@ Test(gofer_ro, walk_open_writable_mount)
 	cr_expect_eq(fd, -1);
 	cr_expect_eq(st.flags & CBOX_GOFER_STAT_RDONLY, 0);
 	cbox_gofer_clunk(S.c, fid);
+}
+
+/* The read-only mark follows the mount, not the parent: a writable mount on a directory of the
+ * read-only tree (as the working folder is on the rootfs) is not marked, nor is what is in it,
+ * while the read-only tree around it still is. The gofer asks once per mount it reaches. */
+Test(gofer_ro_mount, marks_follow_the_mount)
+{
+	char p[256];
+	at(p, "dir");
+	cr_assert_eq(mount("cbox-test", p, "tmpfs", 0, "size=64k"), 0, "%s", strerror(errno));
+	put("dir/w", "x");
+	struct cbox_gofer_stat st;
+	/* The root's answer first, so that a child that wrongly took its parent's would show. */
+	cr_assert_eq(cbox_gofer_stat(S.c, CBOX_GOFER_ROOT_FID, &st), 0);
+	cr_expect_eq(st.flags & CBOX_GOFER_STAT_RDONLY, CBOX_GOFER_STAT_RDONLY);
+	uint32_t f = walk("file.txt", &st);
+	cr_expect_eq(st.flags & CBOX_GOFER_STAT_RDONLY, CBOX_GOFER_STAT_RDONLY);
+	uint32_t d = walk("dir", &st);
+	cr_expect_eq(st.flags & CBOX_GOFER_STAT_RDONLY, 0, "the writable mount's root");
+	uint32_t w;
+	cr_assert_eq(cbox_gofer_walk(S.c, d, "w", &w, &st), 0);
+	cr_expect_eq(st.flags & CBOX_GOFER_STAT_RDONLY, 0, "a file on the writable mount");
+	cr_assert_eq(cbox_gofer_stat(S.c, w, &st), 0);
+	cr_expect_eq(st.flags & CBOX_GOFER_STAT_RDONLY, 0);
+	cr_assert_eq(cbox_gofer_stat(S.c, f, &st), 0);
+	cr_expect_eq(st.flags & CBOX_GOFER_STAT_RDONLY, CBOX_GOFER_STAT_RDONLY);
+	cbox_gofer_clunk(S.c, w);
+	cbox_gofer_clunk(S.c, d);
+	cbox_gofer_clunk(S.c, f);
+	umount2(p, MNT_DETACH);
 }
