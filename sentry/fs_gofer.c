@@ -302,14 +302,12 @@ static int g_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	                  (S_ISREG(d->mode) || S_ISDIR(d->mode)) && d->ro_stat;
 	if (plain_read && d->ro_fd1) {
 		int fd = take_walk_fd(s, d, flags);
-		if (fd >= 0)
-			return fd;
-	}
-	if (plain_read && d->ro_fd1) {
-		char link[64];
-		snprintf(link, sizeof(link), "/proc/self/fd/%d", d->ro_fd1 - 1);
-		int fd = open(link, (flags & (O_NONBLOCK | O_DIRECTORY | O_NOATIME)) | O_RDONLY |
-		                        O_CLOEXEC);
+		if (fd < 0 && d->ro_fd1) {
+			char link[64];
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", d->ro_fd1 - 1);
+			fd = open(link, (flags & (O_NONBLOCK | O_DIRECTORY | O_NOATIME)) |
+			                    O_RDONLY | O_CLOEXEC);
+		}
 		if (fd >= 0)
 			return fd;
 		/* EACCES: the sentry's own host identity may not read it; the gofer may. */
