@@ -88,14 +88,44 @@ static inline bool cbox_gofer_wants_owner(const struct cbox_gofer_req *q)
 {
 	return q->uid != (uint32_t)-1 || q->gid != (uint32_t)-1;
 }
-/* serve.c: give the node just made, open at fd (its own fd: an open file or O_PATH) and stat'ed
+/* serve.c, for the handlers elsewhere: stat st as it travels (not the read-only mark); a fid
+ * for the O_PATH fd *fd (taken on success) named name in parent, or for an unnamed file open at
+ * *fd (TMPFILE); the flags an OPEN or CREATE may carry (-EINVAL, or -EROFS on a read-only
+ * server); fd is still the inode dev/ino (-ESTALE: the name was replaced); n opened with flags,
+ * checked to be n's inode; whether n's name in its parent no longer leads to its file st. */
+void cbox_gofer_fill_stat(struct cbox_gofer_stat *o, const struct stat *st);
+int cbox_gofer_add_fid(struct cbox_gofer_server *s, struct cbox_gofer_node *parent,
+                       const char *name, int *fd, const struct stat *st, uint32_t *fid);
+int cbox_gofer_add_anon_fid(struct cbox_gofer_server *s, int *fd, const struct stat *st,
+                            uint32_t *fid);
+int cbox_gofer_check_open_flags(const struct cbox_gofer_server *s, uint32_t flags);
+int cbox_gofer_check_same(int fd, dev_t dev, ino_t ino);
+int cbox_gofer_reopen(const struct cbox_gofer_node *n, uint32_t flags);
+bool cbox_gofer_name_moved(const struct cbox_gofer_node *n, const struct stat *st);
+
+/* serve_mut.c: the requests that change the tree. Each returns 0 with r filled (and *fd_out
+ * for CREATE and TMPFILE) or -errno for the peer; cbox_gofer_do_dir_op is MKDIR, UNLINK and
+ * SYMLINK. Preconditions: q was decoded by cbox_gofer_decode_request and has the handler's
+ * type, on a writable server. */
+int cbox_gofer_do_create(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                         struct cbox_gofer_reply *r, int *fd_out);
+int cbox_gofer_do_tmpfile(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                          struct cbox_gofer_reply *r, int *fd_out);
+int cbox_gofer_do_link(struct cbox_gofer_server *s, const struct cbox_gofer_req *q);
+int cbox_gofer_do_rename(struct cbox_gofer_server *s, const struct cbox_gofer_req *q);
+int cbox_gofer_do_dir_op(struct cbox_gofer_server *s, const struct cbox_gofer_req *q);
+int cbox_gofer_do_setattr(struct cbox_gofer_server *s, const struct cbox_gofer_req *q);
+int cbox_gofer_do_mknod(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                        struct cbox_gofer_reply *r);
+
+/* serve_mut.c: give the node just made, open at fd (its own fd: an open file or O_PATH) and stat'ed
  * into *st, the owner q carries (nothing when it carries none or the node has it already), and
  * refresh *st after a chown. Returns 0 or the chown's -errno; the caller then removes the node
- * (why: see serve.c). */
+ * (why: see serve_mut.c). */
 int cbox_gofer_own_new(int fd, const struct cbox_gofer_req *q, struct stat *st);
-/* serve.c: remove name (resolved from dirfd, not followed) when it still holds the node just made:
- * the inode *st, or when st is NULL any node of that type (S_IFDIR, S_IFLNK, ...). Anything else
- * there was put by someone else and is left alone. */
+/* serve_mut.c: remove name (resolved from dirfd, not followed) when it still holds the node just
+ * made: the inode *st, or when st is NULL any node of that type (S_IFDIR, S_IFLNK, ...). Anything
+ * else there was put by someone else and is left alone. */
 void cbox_gofer_unmake(int dirfd, const char *name, mode_t type, const struct stat *st);
 /* serve_batch.c: WALKN into buf (at least CBOX_GOFER_WALKN_MAX entries), WALKDIR's records into
  * buf, CLUNKN. */

@@ -1,7 +1,8 @@
 /*
  * The gofer's request handlers: a table of fids, each naming an O_PATH|O_NOFOLLOW fd, and one
- * handler per request type (the transport is session.c; the batched WALKN, WALKDIR and CLUNKN
- * are in serve_batch.c, bind, inotify and xattrs in serve_ext.c). Everything the peer sends was
+ * handler per request type (the transport is session.c; the requests that change the tree are in
+ * serve_mut.c, the batched WALKN, WALKDIR and CLUNKN in serve_batch.c, bind, inotify and xattrs
+ * in serve_ext.c). Everything the peer sends was
  * checked by cbox_gofer_decode_request() before a handler sees it; the handlers add the checks that
  * need the file system (types, identity).
  */
@@ -9,17 +10,14 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cbox/cleanup.h"
 #include "cbox/gofer.h"
-#include "cbox/log.h"
 #include "internal.h"
 
 void cbox_gofer_node_unref(struct cbox_gofer_node *n)
@@ -32,7 +30,7 @@ void cbox_gofer_node_unref(struct cbox_gofer_node *n)
 	}
 }
 
-static void fill_stat(struct cbox_gofer_stat *o, const struct stat *st)
+void cbox_gofer_fill_stat(struct cbox_gofer_stat *o, const struct stat *st)
 {
 	*o = (struct cbox_gofer_stat){
 	    .dev = st->st_dev,
@@ -123,8 +121,8 @@ static int alloc_fid(struct cbox_gofer_server *s, uint32_t *fid)
 }
 
 /* Make a fid for the O_PATH fd *fd (taken on success) named name in parent. */
-static int add_fid(struct cbox_gofer_server *s, struct cbox_gofer_node *parent, const char *name,
-                   int *fd, const struct stat *st, uint32_t *fid)
+int cbox_gofer_add_fid(struct cbox_gofer_server *s, struct cbox_gofer_node *parent,
+                       const char *name, int *fd, const struct stat *st, uint32_t *fid)
 {
 	size_t len = strlen(name);
 	int rc = alloc_fid(s, fid);
@@ -150,7 +148,8 @@ static int add_fid(struct cbox_gofer_server *s, struct cbox_gofer_node *parent, 
 }
 
 /* Make a fid for the unnamed file open at *fd (taken on success): a TMPFILE. */
-static int add_anon_fid(struct cbox_gofer_server *s, int *fd, const struct stat *st, uint32_t *fid)
+int cbox_gofer_add_anon_fid(struct cbox_gofer_server *s, int *fd, const struct stat *st,
+                            uint32_t *fid)
 {
 	int rc = alloc_fid(s, fid);
 	if (rc < 0)
@@ -198,7 +197,7 @@ int cbox_gofer_walk_name(struct cbox_gofer_server *s, struct cbox_gofer_node *di
 	int rc = cbox_gofer_stat_node(fd, &st, &mnt_id);
 	if (rc < 0)
 		return rc;
-	rc = add_fid(s, dir, name, &fd, &st, fid);
+	rc = cbox_gofer_add_fid(s, dir, name, &fd, &st, fid);
 	if (rc < 0)
 		return rc;
 	struct cbox_gofer_node *n = s->fids[*fid];
@@ -206,7 +205,7 @@ int cbox_gofer_walk_name(struct cbox_gofer_server *s, struct cbox_gofer_node *di
 		n->mnt_id = mnt_id;
 		n->ro = -1;
 	}
-	fill_stat(out, &st);
+	cbox_gofer_fill_stat(out, &st);
 	mark_mount(out, s, *fid);
 	return 0;
 }
@@ -247,7 +246,7 @@ static int do_clunk(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
  * its file st goes back with a STAT (and refuses a SETATTR by name), so that a lookup by name
  * can be made again. The root and an unnamed file have no name to check.
  */
-static bool name_moved(const struct cbox_gofer_node *n, const struct stat *st)
+bool cbox_gofer_name_moved(const struct cbox_gofer_node *n, const struct stat *st)
 {
 	struct stat cur;
 	return n->parent && !n->anon &&
@@ -264,9 +263,9 @@ static int do_stat(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 		return -EBADF;
 	if (fstatat(n->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
 		return -errno;
-	fill_stat(&r->stat, &st);
+	cbox_gofer_fill_stat(&r->stat, &st);
 	mark_mount(&r->stat, s, q->fid);
-	if (name_moved(n, &st))
+	if (cbox_gofer_name_moved(n, &st))
 		r->stat.flags |= CBOX_GOFER_STAT_STALE;
 	return 0;
 }
@@ -277,7 +276,7 @@ static int do_stat(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
 	(O_ACCMODE | O_APPEND | O_NONBLOCK | O_DIRECTORY | O_TRUNC | O_NOATIME | O_CLOEXEC |       \
 	 O_LARGEFILE | O_NOCTTY | O_NOFOLLOW | O_SYNC | O_DSYNC | O_DIRECT)
 
-static int check_open_flags(const struct cbox_gofer_server *s, uint32_t flags)
+int cbox_gofer_check_open_flags(const struct cbox_gofer_server *s, uint32_t flags)
 {
 	if ((flags & ~(uint32_t)OPEN_FLAGS) || (flags & O_ACCMODE) == O_ACCMODE)
 		return -EINVAL;
@@ -303,7 +302,7 @@ static int check_open_type(mode_t mode)
 }
 
 /* fd must be the inode n was walked to: a name can be replaced between walk and open. */
-static int check_same(int fd, dev_t dev, ino_t ino)
+int cbox_gofer_check_same(int fd, dev_t dev, ino_t ino)
 {
 	struct stat st;
 	if (fstat(fd, &st) < 0)
@@ -314,7 +313,7 @@ static int check_same(int fd, dev_t dev, ino_t ino)
 /* Open n. O_NONBLOCK is always set for the open itself, so that a FIFO (or whatever was swapped
  * in under the name) can never block the single-threaded gofer; it is cleared afterwards unless
  * the caller asked for it. */
-static int reopen(const struct cbox_gofer_node *n, uint32_t flags)
+int cbox_gofer_reopen(const struct cbox_gofer_node *n, uint32_t flags)
 {
 	int oflags = (int)flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
 	CBOX_AUTOCLOSE int fd = -1;
@@ -326,7 +325,7 @@ static int reopen(const struct cbox_gofer_node *n, uint32_t flags)
 		return -EINVAL;
 	if (fd < 0)
 		return -errno;
-	int rc = check_same(fd, n->dev, n->ino);
+	int rc = cbox_gofer_check_same(fd, n->dev, n->ino);
 	if (rc < 0)
 		return rc;
 	if (!(flags & O_NONBLOCK) && fcntl(fd, F_SETFL, (int)flags & ~O_NONBLOCK & ~O_ACCMODE) < 0)
@@ -372,11 +371,11 @@ static int do_open(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, 
 		*fd_out = fd;
 		return 0;
 	}
-	int rc = check_open_flags(s, q->flags);
+	int rc = cbox_gofer_check_open_flags(s, q->flags);
 	if (rc == 0)
 		rc = check_open_type(n->mode);
 	if (rc == 0)
-		rc = reopen(n, q->flags);
+		rc = cbox_gofer_reopen(n, q->flags);
 	if (rc < 0)
 		return rc;
 	*fd_out = rc;
@@ -399,9 +398,10 @@ static void open_walked(struct cbox_gofer_server *s, uint32_t fid, struct cbox_g
 		return;
 	const struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, fid);
 	uint32_t flags = O_RDONLY | (S_ISDIR(st->mode) ? O_DIRECTORY : 0);
-	if (n == NULL || n->anon || check_open_flags(s, flags) < 0 || check_open_type(n->mode) < 0)
+	if (n == NULL || n->anon || cbox_gofer_check_open_flags(s, flags) < 0 ||
+	    check_open_type(n->mode) < 0)
 		return;
-	int fd = reopen(n, flags | O_CLOEXEC);
+	int fd = cbox_gofer_reopen(n, flags | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	*fd_out = fd;
@@ -475,359 +475,6 @@ static int do_statfs(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 	return 0;
 }
 
-/* Permission bits a guest may set: no setuid/setgid, so that a file written in the box never
- * becomes a privileged program for whoever runs it later on the host. */
-static mode_t safe_mode(uint32_t mode)
-{
-	return (mode_t)(mode & 01777);
-}
-
-/*
- * Why every creation sets its owner before the reply, or is undone: a guest user's node left
- * owned by the gofer's identity (host root under the OCI runtime) is one that user's later
- * writes, chmods and unlinks in it could not reach; one left with ids the guest did not ask for
- * could be reached by a guest user who should not. Linux makes a node with its owner in one step,
- * so the only right outcomes are the node with that owner or no node at all.
- * The chown names the new inode through an fd of it (AT_EMPTY_PATH, not following a symlink),
- * never by a name someone on the host could swap meanwhile. An open file's fd works as well as
- * an O_PATH one: fchownat on it is fchown, and spares the seccomp filter a second syscall.
- * Modes: the kernel clears setuid (and setgid with group exec) of a non-directory it chowns; the
- * gofer never makes those bits (safe_mode), so the mode stays the one asked for. A directory's
- * mode is left alone, keeping the setgid bit a set-group-ID parent gave it.
- */
-int cbox_gofer_own_new(int fd, const struct cbox_gofer_req *q, struct stat *st)
-{
-	/* Already the owner asked for (the usual case: root making a node as host root): no chown.
-	 */
-	if ((q->uid == (uint32_t)-1 || q->uid == st->st_uid) &&
-	    (q->gid == (uint32_t)-1 || q->gid == st->st_gid))
-		return 0;
-	if (fchownat(fd, "", (uid_t)q->uid, (gid_t)q->gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	return fstat(fd, st) < 0 ? -errno : 0; /* the reply shows the new owner (and ctime) */
-}
-
-void cbox_gofer_unmake(int dirfd, const char *name, mode_t type, const struct stat *st)
-{
-	struct stat cur;
-	if (fstatat(dirfd, name, &cur, AT_SYMLINK_NOFOLLOW) < 0 || (cur.st_mode & S_IFMT) != type)
-		return;
-	if (st && (cur.st_dev != st->st_dev || cur.st_ino != st->st_ino))
-		return;
-	unlinkat(dirfd, name, type == S_IFDIR ? AT_REMOVEDIR : 0);
-}
-
-static int do_create(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
-                     struct cbox_gofer_reply *r, int *fd_out)
-{
-	struct cbox_gofer_node *dir;
-	char name[CBOX_GOFER_NAME_MAX + 1];
-	struct stat st;
-	int rc = cbox_gofer_lookup_dir(s, q->fid, &dir);
-	if (rc == 0 && (q->flags & O_DIRECTORY))
-		rc = -EINVAL;
-	/* O_CREAT and O_EXCL are what CREATE means anyway; the guest's flags may carry them. */
-	uint32_t flags = q->flags & ~(uint32_t)(O_CREAT | O_EXCL);
-	if (rc == 0)
-		rc = check_open_flags(s, flags);
-	if (rc < 0)
-		return rc;
-	cbox_gofer_cstr(name, q->name, q->name_len);
-	/* O_EXCL: create makes a new regular file or fails; it never opens (or follows) an existing
-	 * entry, which is OPEN's job after a walk. */
-	int oflags = (int)flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-	CBOX_AUTOCLOSE int fd = openat(dir->fd, name, oflags, safe_mode(q->mode));
-	if (fd < 0)
-		return -errno;
-	CBOX_AUTOCLOSE int pfd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (pfd < 0 || fstat(pfd, &st) < 0)
-		rc = -errno;
-	else if (check_same(fd, st.st_dev, st.st_ino) < 0)
-		rc = -ESTALE;
-	else
-		rc = cbox_gofer_own_new(fd, q, &st);
-	if (rc == 0)
-		rc = add_fid(s, dir, name, &pfd, &st, &r->fid);
-	if (rc < 0) {
-		/* Undo the create so that a failed CREATE leaves nothing behind, and no file with
-		 * an owner the guest did not ask for (see cbox_gofer_own_new). */
-		if (rc != -ESTALE)
-			unlinkat(dir->fd, name, 0);
-		return rc;
-	}
-	fill_stat(&r->stat, &st);
-	*fd_out = cbox_steal_fd(&fd);
-	return 0;
-}
-
-/*
- * TMPFILE: an unnamed regular file in a directory of the tree (open(2)'s O_TMPFILE). The same
- * flag checks as OPEN, plus O_EXCL (which the kernel keeps: such a file can never be linked); it
- * must be writable, as Linux requires. The reply's fd and the fid's are the same open file: the
- * fid is what a later LINK names.
- */
-static int do_tmpfile(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
-                      struct cbox_gofer_reply *r, int *fd_out)
-{
-	struct cbox_gofer_node *dir;
-	struct stat st;
-	int rc = cbox_gofer_lookup_dir(s, q->fid, &dir);
-	uint32_t flags = q->flags & ~(uint32_t)O_EXCL;
-	if (rc == 0 && (flags & O_DIRECTORY))
-		rc = -EINVAL;
-	if (rc == 0)
-		rc = check_open_flags(s, flags);
-	if (rc == 0 && (flags & O_ACCMODE) == O_RDONLY)
-		rc = -EINVAL;
-	if (rc < 0)
-		return rc;
-	/* O_TMPFILE includes O_DIRECTORY: the open can only make a file in dir, never open or
-	 * follow anything. */
-	int oflags = (int)q->flags | O_TMPFILE | O_CLOEXEC;
-	CBOX_AUTOCLOSE int fd = openat(dir->fd, ".", oflags, safe_mode(q->mode));
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	/* A chown that fails needs no undo: the file has no name, and goes with fd. */
-	rc = cbox_gofer_own_new(fd, q, &st);
-	if (rc < 0)
-		return rc;
-	CBOX_AUTOCLOSE int mine = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (mine < 0)
-		return -errno;
-	rc = add_anon_fid(s, &mine, &st, &r->fid);
-	if (rc < 0)
-		return rc;
-	fill_stat(&r->stat, &st);
-	*fd_out = cbox_steal_fd(&fd);
-	return 0;
-}
-
-static int do_link(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
-{
-	struct cbox_gofer_node *dir;
-	char name[CBOX_GOFER_NAME_MAX + 1];
-	struct stat st;
-	struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
-	if (n == NULL)
-		return -EBADF;
-	int rc = cbox_gofer_lookup_dir(s, q->fid2, &dir);
-	if (rc < 0)
-		return rc;
-	cbox_gofer_cstr(name, q->name, q->name_len);
-	if (n->anon) {
-		/* An unnamed file this gofer made: AT_EMPTY_PATH on the fd it opened needs no
-		 * capability since Linux 6.10 (the opener's own credentials); older kernels answer
-		 * ENOENT, as they do an unprivileged caller. An O_EXCL one is ENOENT too. */
-		if (linkat(n->fd, "", dir->fd, name, AT_EMPTY_PATH) < 0)
-			return -errno;
-		return 0;
-	}
-	if (n->parent == NULL || S_ISDIR(n->mode))
-		return -EPERM;
-	/* linkat(fd, "", AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH, which the gofer does not keep;
-	 * link by parent and name (never following a symlink) and check the result is the file. */
-	if (linkat(n->parent->fd, n->name, dir->fd, name, 0) < 0)
-		return -errno;
-	if (fstatat(dir->fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return -errno;
-	if (st.st_dev != n->dev || st.st_ino != n->ino) {
-		unlinkat(dir->fd, name, 0);
-		return -ESTALE;
-	}
-	return 0;
-}
-
-static int do_rename(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
-{
-	struct cbox_gofer_node *d1, *d2;
-	char n1[CBOX_GOFER_NAME_MAX + 1], n2[CBOX_GOFER_NAME_MAX + 1];
-	int rc = cbox_gofer_lookup_dir(s, q->fid, &d1);
-	if (rc == 0)
-		rc = cbox_gofer_lookup_dir(s, q->fid2, &d2);
-	if (rc < 0)
-		return rc;
-	cbox_gofer_cstr(n1, q->name, q->name_len);
-	cbox_gofer_cstr(n2, q->name2, q->name2_len);
-	return syscall(SYS_renameat2, d1->fd, n1, d2->fd, n2, q->flags) < 0 ? -errno : 0;
-}
-
-/*
- * MKDIR, SYMLINK: give the node just made as name in dirfd q's owner. Their replies carry no fid,
- * so the node is opened here (O_PATH, the name's last component not followed) and must be of the
- * type just made: anything else under the name was put there by someone on the host since, and
- * is neither given away nor removed (-EIO: the creation happened but cannot be finished, which
- * no errno of mkdir(2) or symlink(2) describes better). When the node is ours but cannot be
- * given its owner, it is removed (see cbox_gofer_own_new).
- */
-static int own_made(int dirfd, const char *name, mode_t type, const struct cbox_gofer_req *q)
-{
-	struct stat st;
-	if (!cbox_gofer_wants_owner(q))
-		return 0;
-	CBOX_AUTOCLOSE int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno != ENOENT) {
-		int e = errno; /* (out of fds or memory: not left behind with the gofer's ids) */
-		cbox_gofer_unmake(dirfd, name, type, NULL);
-		return -e;
-	}
-	if (fd < 0 || fstat(fd, &st) < 0 || (st.st_mode & S_IFMT) != type)
-		return -EIO;
-	int rc = cbox_gofer_own_new(fd, q, &st);
-	if (rc < 0)
-		cbox_gofer_unmake(dirfd, name, type, &st);
-	return rc;
-}
-
-/* MKDIR, UNLINK, SYMLINK: one directory and one name. */
-static int do_dir_op(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
-{
-	struct cbox_gofer_node *dir;
-	char name[CBOX_GOFER_NAME_MAX + 1], target[CBOX_GOFER_TARGET_MAX + 1];
-	int rc = cbox_gofer_lookup_dir(s, q->fid, &dir);
-	if (rc < 0)
-		return rc;
-	cbox_gofer_cstr(name, q->name, q->name_len);
-	switch (q->type) {
-	case CBOX_GOFER_MKDIR:
-		if (mkdirat(dir->fd, name, safe_mode(q->mode)) < 0)
-			return -errno;
-		return own_made(dir->fd, name, S_IFDIR, q);
-	case CBOX_GOFER_UNLINK:
-		return unlinkat(dir->fd, name, q->flags ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
-	default:
-		cbox_gofer_cstr(target, q->name2, q->name2_len);
-		if (symlinkat(target, dir->fd, name) < 0)
-			return -errno;
-		return own_made(dir->fd, name, S_IFLNK, q);
-	}
-}
-
-/* fchmodat2 (Linux 6.6) is the only chmod that takes AT_EMPTY_PATH, i.e. works on the O_PATH fd
- * itself instead of re-resolving a name; glibc 2.36's headers do not number it yet. */
-#ifndef __NR_fchmodat2
-#define __NR_fchmodat2 452
-#endif
-
-static int set_mode(const struct cbox_gofer_node *n, uint32_t mode)
-{
-	/* Linux does not change a symlink's mode (EOPNOTSUPP); answer that before asking the host.
-	 */
-	if (S_ISLNK(n->mode))
-		return -EOPNOTSUPP;
-	if (syscall(__NR_fchmodat2, n->fd, "", safe_mode(mode & 07777), AT_EMPTY_PATH) < 0)
-		return -errno;
-	return 0;
-}
-
-static int set_size(const struct cbox_gofer_node *n, int64_t size)
-{
-	if (S_ISDIR(n->mode))
-		return -EISDIR;
-	if (!S_ISREG(n->mode))
-		return -EINVAL;
-	/* ftruncate needs a writable fd; reopen checks the name still holds the fid's inode. */
-	CBOX_AUTOCLOSE int fd = reopen(n, O_WRONLY);
-	if (fd < 0)
-		return fd;
-	return ftruncate(fd, (off_t)size) < 0 ? -errno : 0;
-}
-
-static int do_setattr(struct cbox_gofer_server *s, const struct cbox_gofer_req *q)
-{
-	const struct cbox_gofer_setattr *a = &q->attr;
-	const struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
-	if (n == NULL)
-		return -EBADF;
-	struct stat st;
-	if ((a->valid & CBOX_GOFER_SET_BY_NAME) &&
-	    (fstatat(n->fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ||
-	     name_moved(n, &st)))
-		return -ESTALE;
-	int rc = 0;
-	if (a->valid & CBOX_GOFER_SET_MODE)
-		rc = set_mode(n, a->mode);
-	/* Every call below names the fid's own inode (AT_EMPTY_PATH) and never follows a symlink:
-	 * a name swapped in by someone else cannot redirect it. */
-	if (rc == 0 && (a->valid & (CBOX_GOFER_SET_UID | CBOX_GOFER_SET_GID))) {
-		uid_t uid = (a->valid & CBOX_GOFER_SET_UID) ? (uid_t)a->uid : (uid_t)-1;
-		gid_t gid = (a->valid & CBOX_GOFER_SET_GID) ? (gid_t)a->gid : (gid_t)-1;
-		if (fchownat(n->fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
-			rc = -errno;
-	}
-	if (rc == 0 && (a->valid & CBOX_GOFER_SET_SIZE))
-		rc = set_size(n, a->size);
-	if (rc == 0 && (a->valid & CBOX_GOFER_SET_TIMES)) {
-		struct timespec ts[2] = {{.tv_sec = a->atime_sec, .tv_nsec = a->atime_nsec},
-		                         {.tv_sec = a->mtime_sec, .tv_nsec = a->mtime_nsec}};
-		if (utimensat(n->fd, "", ts, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
-			rc = -errno;
-	}
-	return rc;
-}
-
-/* The node types MKNOD may make: a FIFO, a socket node (what bind(2) of an AF_UNIX path leaves)
- * or an empty regular file. Returns the full mode to create or -errno. */
-static int mknod_mode(uint32_t mode, mode_t *out)
-{
-	if (mode & ~(uint32_t)(S_IFMT | 07777))
-		return -EINVAL;
-	mode_t type = (mode_t)(mode & S_IFMT);
-	switch (type) {
-	case 0: /* mknod(2): no type means a regular file */
-		type = S_IFREG;
-		break;
-	case S_IFREG:
-	case S_IFIFO:
-	case S_IFSOCK:
-		break;
-	case S_IFCHR:
-	case S_IFBLK:
-		/* The tree is served without devices: a device node made here would give the
-		 * guest (or a later host user of a writable bind) a host device. */
-		return -EPERM;
-	default:
-		return -EINVAL;
-	}
-	*out = type | safe_mode(mode);
-	return 0;
-}
-
-static int do_mknod(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
-                    struct cbox_gofer_reply *r)
-{
-	struct cbox_gofer_node *dir;
-	char name[CBOX_GOFER_NAME_MAX + 1];
-	struct stat st;
-	mode_t mode = 0;
-	int rc = cbox_gofer_lookup_dir(s, q->fid, &dir);
-	if (rc == 0)
-		rc = mknod_mode(q->mode, &mode);
-	if (rc < 0)
-		return rc;
-	cbox_gofer_cstr(name, q->name, q->name_len);
-	if (mknodat(dir->fd, name, mode, 0) < 0)
-		return -errno;
-	CBOX_AUTOCLOSE int pfd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (pfd < 0 || fstat(pfd, &st) < 0)
-		rc = -errno;
-	else if ((st.st_mode & S_IFMT) != (mode & S_IFMT))
-		rc = -ESTALE; /* replaced under us: not ours to remove */
-	else
-		rc = cbox_gofer_own_new(pfd, q, &st); /* the new fid's own fd */
-	if (rc == 0)
-		rc = add_fid(s, dir, name, &pfd, &st, &r->fid);
-	if (rc < 0) {
-		/* As CREATE: nothing left behind, nor with the wrong owner. */
-		if (rc != -ESTALE)
-			unlinkat(dir->fd, name, 0);
-		return rc;
-	}
-	fill_stat(&r->stat, &st);
-	return 0;
-}
-
 static bool is_mutation(uint32_t type)
 {
 	return (type >= CBOX_GOFER_CREATE && type <= CBOX_GOFER_MKNOD) || type == CBOX_GOFER_BIND ||
@@ -866,17 +513,17 @@ int cbox_gofer_handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *
 	case CBOX_GOFER_STATFS:
 		return do_statfs(s, q, r);
 	case CBOX_GOFER_CREATE:
-		return do_create(s, q, r, fd_out);
+		return cbox_gofer_do_create(s, q, r, fd_out);
 	case CBOX_GOFER_TMPFILE:
-		return do_tmpfile(s, q, r, fd_out);
+		return cbox_gofer_do_tmpfile(s, q, r, fd_out);
 	case CBOX_GOFER_RENAME:
-		return do_rename(s, q);
+		return cbox_gofer_do_rename(s, q);
 	case CBOX_GOFER_LINK:
-		return do_link(s, q);
+		return cbox_gofer_do_link(s, q);
 	case CBOX_GOFER_SETATTR:
-		return do_setattr(s, q);
+		return cbox_gofer_do_setattr(s, q);
 	case CBOX_GOFER_MKNOD:
-		return do_mknod(s, q, r);
+		return cbox_gofer_do_mknod(s, q, r);
 	case CBOX_GOFER_BIND:
 		return cbox_gofer_do_bind(s, q, in_fd);
 	case CBOX_GOFER_INOTIFY:
@@ -887,6 +534,6 @@ int cbox_gofer_handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *
 	case CBOX_GOFER_REMOVEXATTR:
 		return cbox_gofer_do_xattr(s, q, r);
 	default:
-		return do_dir_op(s, q);
+		return cbox_gofer_do_dir_op(s, q);
 	}
 }
