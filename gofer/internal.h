@@ -178,18 +178,26 @@ int cbox_gofer_serve_one(struct cbox_gofer_server *s);
 int cbox_gofer_seccomp_install(int sock, int log_fd);
 
 /*
- * In the gofer child, before the pivot: detach every host pseudo-filesystem mounted at or under
+ * In the gofer child, before the pivot: cover every host pseudo-filesystem mounted at or under
  * prefix (proc, sysfs, devtmpfs, devpts, cgroup*, debugfs, ..., and tmpfs at /run, /run/..., /dev,
- * /dev/shm relative to prefix), then remount every mount left under prefix nodev,nosuid (and
- * read-only when readonly). Reads /proc/self/mountinfo. Dies (cbox_gofer_setup_fail) on any
- * failure.
+ * /dev/shm relative to prefix) with a read-only clone of CBOX_GOFER_EMPTY_DIR (or _FILE), then
+ * make every mount under prefix nodev,nosuid (and read-only when readonly). Reads
+ * /proc/self/mountinfo. Dies (cbox_gofer_setup_fail) on any failure.
  */
 void cbox_gofer_mounts_restrict(const char *prefix, bool readonly);
 
+/* In the gofer child, before the pivot: mount a read-only (and nodev, nosuid, noexec) clone of
+ * CBOX_GOFER_EMPTY_DIR (dir) or CBOX_GOFER_EMPTY_FILE on top of the O_PATH fd at, hiding what
+ * is there. Dies (cbox_gofer_setup_fail, naming what) on failure. */
+void cbox_gofer_cover(int at, bool dir, const char *what);
+
 /* Where the guest's tree is assembled before the pivot: a private tmpfs on STAGE_DIR holding the
- * rootfs at STAGE_ROOT, each bind at STAGE_DIR/m<index> and the empty file hidden files get. */
+ * rootfs at STAGE_ROOT, each bind at STAGE_DIR/m<index>, and the empty file and directory that
+ * hidden files and host pseudo-filesystems are covered with (read-only clones of them). */
 #define CBOX_GOFER_STAGE_DIR  "/tmp"
 #define CBOX_GOFER_STAGE_ROOT "/tmp/root"
+#define CBOX_GOFER_EMPTY_FILE CBOX_GOFER_STAGE_DIR "/empty"
+#define CBOX_GOFER_EMPTY_DIR  CBOX_GOFER_STAGE_DIR "/empty.d"
 
 /*
  * In the gofer child, in its own private mount namespace: build the guest's whole tree at

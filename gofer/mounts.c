@@ -1,15 +1,20 @@
 /*
  * The gofer's view of the rootfs: after a recursive bind, every submount that is a host
- * pseudo-filesystem is detached (the guest's /proc, /sys and /dev are served by the sentry, and
- * the host's must never be reachable through the gofer), and every remaining mount is made
- * nodev,nosuid (and read-only when asked).
+ * pseudo-filesystem is covered by an empty read-only directory (the guest's /proc, /sys and /dev
+ * are served by the sentry, and the host's must never be reachable through the gofer), and every
+ * mount is made nodev,nosuid (and read-only when asked).
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "cbox/cleanup.h"
 #include "cbox/log.h"
@@ -146,15 +151,46 @@ static void free_mounts(struct mnt *v, size_t n)
 	free(v);
 }
 
+void cbox_gofer_cover(int at, bool dir, const char *what)
+{
+	CBOX_AUTOCLOSE int e =
+	    open_tree(AT_FDCWD, dir ? CBOX_GOFER_EMPTY_DIR : CBOX_GOFER_EMPTY_FILE,
+	              OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV |
+	                                    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC};
+	if (e < 0 || mount_setattr(e, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0 ||
+	    move_mount(e, "", at, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		cbox_gofer_setup_fail(errno, "gofer: cover %s", what);
+}
+
+/* Cover the mount at point (and whatever is stacked there). The point is resolved without
+ * following symlinks: it names a mount as mountinfo listed it, and a symlink swapped into the
+ * path meanwhile must not carry the cover elsewhere. */
+static void cover_point(const char *point, const char *fstype)
+{
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_SYMLINKS};
+	CBOX_AUTOCLOSE int at = (int)syscall(SYS_openat2, AT_FDCWD, point, &how, sizeof(how));
+	struct stat st;
+	if (at < 0 || fstat(at, &st) < 0)
+		cbox_gofer_setup_fail(errno, "gofer: cover %s (%s)", point, fstype);
+	cbox_gofer_cover(at, S_ISDIR(st.st_mode), point);
+}
+
 void cbox_gofer_mounts_restrict(const char *prefix, bool readonly)
 {
 	struct mnt *v;
 	size_t n = read_mounts(&v);
-	/* Children come after their parents in mountinfo. A lazy detach takes a mount's whole
-	 * subtree with it, so only the topmost pseudo mounts are detached, not each submount:
-	 * every umount2 waits for an expedited RCU grace period (50-100 us on this VM), and the
-	 * host's /sys alone holds a dozen cgroup mounts. A mount stacked on the very point of a
-	 * detached one is detached in turn (EINVAL once nothing is left there). */
+	/*
+	 * Covered, not detached. A lazy detach waits for an expedited RCU grace period (0.1 to
+	 * 0.7 ms on this VM, on every start), and it cannot remove a mount a user namespace has
+	 * locked to its parent: when cbox-run is not root the gofer's copies of the host's /proc,
+	 * /sys and /dev are all locked, umount2 said EINVAL, and a bind of / showed the host's
+	 * processes. A mount on top is allowed on a locked mount and hides all that is below it:
+	 * a lookup reaches only the topmost mount at a point, ".." from the cover's root climbs
+	 * past every mount stacked there to the parent directory, and the gofer can neither
+	 * unmount nor move a mount afterwards (its seccomp filter). Children come after their
+	 * parents in mountinfo; a point at or under a covered one is hidden with it.
+	 */
 	const char **gone = calloc(n ? n : 1, sizeof(*gone));
 	size_t ngone = 0;
 	if (gone == NULL)
@@ -164,15 +200,11 @@ void cbox_gofer_mounts_restrict(const char *prefix, bool readonly)
 		if (!rel || !*rel || !is_pseudo(&v[i], rel))
 			continue;
 		bool below = false;
-		for (size_t k = 0; k < ngone && !below; k++) {
-			const char *r = under(v[i].point, gone[k]);
-			below = r && *r;
-		}
+		for (size_t k = 0; k < ngone && !below; k++)
+			below = under(v[i].point, gone[k]) != NULL;
 		if (below)
 			continue;
-		if (umount2(v[i].point, MNT_DETACH) < 0 && errno != EINVAL)
-			cbox_gofer_setup_fail(errno, "gofer: detach %s (%s)", v[i].point,
-			                      v[i].fstype);
+		cover_point(v[i].point, v[i].fstype);
 		gone[ngone++] = v[i].point;
 	}
 	free(gone);

@@ -20,8 +20,6 @@
 #include "cbox/log.h"
 #include "internal.h"
 
-#define EMPTY_FILE CBOX_GOFER_STAGE_DIR "/empty"
-
 struct build {
 	const struct cbox_gofer_config *cfg;
 	int root;    /* O_PATH fd of the staged root */
@@ -143,7 +141,7 @@ static void stage_overlay(struct build *b, int *tree)
 }
 
 /* Step 1: a private tmpfs on the staging dir holding the rootfs and every bind, each restricted
- * (pseudo-filesystems detached, nodev, nosuid, read-only when asked) before anything is mounted
+ * (pseudo-filesystems covered, nodev, nosuid, read-only when asked) before anything is mounted
  * on top, so that the restrict pass never touches the masks and the other mounts. */
 static void stage_all(struct build *b)
 {
@@ -156,6 +154,12 @@ static void stage_all(struct build *b)
 	if (mount("cbox-gofer", CBOX_GOFER_STAGE_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 	          "mode=0700,size=64k") < 0)
 		cbox_gofer_setup_fail(errno, "gofer: mount a tmpfs on %s", CBOX_GOFER_STAGE_DIR);
+	/* Hidden paths and host pseudo-filesystems are covered by read-only binds of these. */
+	CBOX_AUTOCLOSE int e =
+	    open(CBOX_GOFER_EMPTY_FILE, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444);
+	if (e < 0 || mkdir(CBOX_GOFER_EMPTY_DIR, 0555) < 0)
+		cbox_gofer_setup_fail(errno, "gofer: create %s and %s", CBOX_GOFER_EMPTY_FILE,
+		                      CBOX_GOFER_EMPTY_DIR);
 	if (cfg->overlay) {
 		stage_overlay(b, &tree);
 	} else {
@@ -169,10 +173,6 @@ static void stage_all(struct build *b)
 		stage_at(&src[i], path, cfg->mounts[i].source);
 		cbox_gofer_mounts_restrict(path, cfg->mounts[i].readonly);
 	}
-	/* Hidden files of any type are covered by binds of this one empty, read-only file. */
-	CBOX_AUTOCLOSE int e = open(EMPTY_FILE, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444);
-	if (e < 0)
-		cbox_gofer_setup_fail(errno, "gofer: create %s", EMPTY_FILE);
 	b->root = open(CBOX_GOFER_STAGE_ROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (b->root < 0)
 		cbox_gofer_setup_fail(errno, "gofer: open %s", CBOX_GOFER_STAGE_ROOT);
@@ -232,12 +232,7 @@ static void hide_one(struct build *b, const char *path)
 		attach_at(mnt, fd, "an empty tmpfs", path);
 		return;
 	}
-	CBOX_AUTOCLOSE int e = open_tree(AT_FDCWD, EMPTY_FILE, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-	struct mount_attr ro = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV |
-	                                    MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC};
-	if (e < 0 || mount_setattr(e, "", AT_EMPTY_PATH, &ro, sizeof(ro)) < 0)
-		cbox_gofer_setup_fail(errno, "gofer: make an empty file to hide %s", path);
-	attach_at(e, fd, "an empty file", path);
+	cbox_gofer_cover(fd, false, path);
 }
 
 static bool is_ours(const struct build *b, int fd)

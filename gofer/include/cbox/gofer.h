@@ -57,12 +57,12 @@ struct cbox_gofer_config {
  * Start a gofer process for cfg. On success *sock is the sentry's end of the socketpair
  * (SOCK_SEQPACKET, close-on-exec) and *pid the gofer's pid; the gofer exits when the socket is
  * closed or its parent dies. The child: new mount (and, when not root, user) namespace holding
- * only the guest's tree, host pseudo-filesystems (/proc, /sys, /dev, cgroups, ...) detached, its
+ * only the guest's tree, host pseudo-filesystems (/proc, /sys, /dev, cgroups, ...) covered, its
  * own seccomp allowlist (cbox_gofer_allowed_syscalls), no_new_privs. The tree it serves from fid 0
  * is built before the pivot, each piece a real mount with its own flags:
  *  1. every BIND source is cloned (recursively) first, then the rootfs; the rootfs's mounts and
  *     each bind's are made nodev,nosuid (read-only per cfg->readonly / mount->readonly), with
- *     host pseudo-filesystems detached from both;
+ *     host pseudo-filesystems covered by an empty read-only directory in both;
  *  2. hide: each path that exists in the rootfs (resolved inside it, never through a symlink; a
  *     symlink or a missing path is skipped) is covered: a directory by an empty tmpfs (read-only,
  *     nodev, nosuid, noexec at the end), anything else (files, sockets, fifos) by an empty
