@@ -24,6 +24,7 @@
 
 #include "cbox/cleanup.h"
 #include "cbox/crash.h"
+#include "cbox/fdlimit.h"
 #include "cbox/gofer.h"
 #include "cbox/log.h"
 #include "internal.h"
@@ -172,6 +173,10 @@ static CBOX_NORETURN void child_main(const struct cbox_gofer_config *cfg, int so
 	/* The modes the tree is built with are exact, and the sentry applies the guest's umask:
 	 * the gofer must not apply a second one. */
 	umask(0);
+	/* (an fd per node the sentry caches: see cbox/fdlimit.h) */
+	long lim = cbox_fdlimit_raise();
+	if (lim < 0)
+		cbox_warn("gofer: raising the fd limit: %s", strerror((int)-lim));
 	enter_namespaces();
 	make_private();
 	cbox_gofer_tree_build(cfg);

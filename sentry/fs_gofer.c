@@ -121,6 +121,16 @@ struct cbox_dentry *cbox_fs_gofer_walked(struct cbox_sentry *s, struct cbox_dent
 	return d;
 }
 
+/* An eighth of the limit each: with a limit of 256 the sentry's other fds (listeners, pidfds,
+ * the fd being installed, /dev) still fit, and a guest cannot make the sentry fail to receive an
+ * fd from the gofer, which would break the connection. */
+void cbox_fs_gofer_fd_budget(struct cbox_sentry *s, long fd_limit)
+{
+	size_t share = fd_limit > 0 ? (size_t)fd_limit / 8 : 0;
+	s->ro_fds_max = share < 8 ? 8 : share > RO_FDS_MAX ? RO_FDS_MAX : share;
+	s->anon_fds_max = share < 8 ? 8 : share > ANON_FDS_MAX ? ANON_FDS_MAX : share;
+}
+
 static int g_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
                     const char *name, struct cbox_dentry **out)
 {
@@ -140,7 +150,7 @@ void cbox_fs_gofer_keep_walk_fd(struct cbox_sentry *s, struct cbox_dentry *d, in
 		return;
 	/* Only where g_open would have kept the OPEN's fd: a read-only mount, within the budget. */
 	if (d && d->ro_stat && !d->ro_fd1 && (S_ISREG(d->mode) || S_ISDIR(d->mode)) &&
-	    s->n_ro_fds < RO_FDS_MAX) {
+	    s->n_ro_fds < s->ro_fds_max) {
 		d->ro_fd1 = fd + 1;
 		d->ro_fd_fresh = true;
 		s->n_ro_fds++;
@@ -261,7 +271,7 @@ static int keep_copy(int fd)
 
 void cbox_fs_gofer_keep_anon(struct cbox_sentry *s, struct cbox_dentry *d, int fd)
 {
-	if (d->anon_fd1 || s->n_anon_fds >= ANON_FDS_MAX)
+	if (d->anon_fd1 || s->n_anon_fds >= s->anon_fds_max)
 		return;
 	int kept = keep_copy(fd);
 	if (kept >= 0) {
@@ -313,7 +323,7 @@ static int g_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 		/* EACCES: the sentry's own host identity may not read it; the gofer may. */
 	}
 	int fd = cbox_gofer_open(s->gofer, d->fid, (flags & keep) | O_CLOEXEC);
-	if (fd >= 0 && plain_read && !d->ro_fd1 && s->n_ro_fds < RO_FDS_MAX) {
+	if (fd >= 0 && plain_read && !d->ro_fd1 && s->n_ro_fds < s->ro_fds_max) {
 		int kept = keep_copy(fd);
 		if (kept >= 0) {
 			d->ro_fd1 = kept + 1;

@@ -17,6 +17,7 @@
 #include <sys/mount.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -106,6 +107,35 @@ static CBOX_NORETURN void fail(int status, const char *what, int err)
 	_exit(status);
 }
 
+/*
+ * The ptrace platform's install socket sits at CBOX_PTRACE_INSTALL_FD (1022), which the guest's
+ * filter names. dup2 refuses an fd at or past the soft RLIMIT_NOFILE (EBADF), so under a lower
+ * soft limit that is raised for the dup2 and put back (the fd stays, as any fd made before a
+ * limit was lowered does on Linux); under a lower hard limit the platform cannot run.
+ */
+_Static_assert(CBOX_PTRACE_INSTALL_FD == 1022, "the message below names it");
+
+static void reserve_install_fd(int install_fd)
+{
+	struct rlimit rl;
+	bool raised = false;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur <= CBOX_PTRACE_INSTALL_FD) {
+		if (rl.rlim_max <= CBOX_PTRACE_INSTALL_FD)
+			fail(125,
+			     "--platform=ptrace needs a hard fd limit above 1022 (ulimit -Hn), or "
+			     "use "
+			     "--platform=seccomp",
+			     EMFILE);
+		struct rlimit need = {.rlim_cur = CBOX_PTRACE_INSTALL_FD + 1,
+		                      .rlim_max = rl.rlim_max};
+		raised = setrlimit(RLIMIT_NOFILE, &need) == 0;
+	}
+	if (dup2(install_fd, CBOX_PTRACE_INSTALL_FD) < 0)
+		fail(125, "reserving the install fd", errno);
+	if (raised)
+		setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 CBOX_NORETURN void cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -124,8 +154,7 @@ CBOX_NORETURN void cbox_guest_init(struct cbox_sentry *s, int sync_fd, int insta
 	if (r < 0)
 		fail(125, "entering the guest's root", -r);
 	if (install_fd >= 0) {
-		if (dup2(install_fd, CBOX_PTRACE_INSTALL_FD) < 0)
-			fail(125, "reserving the install fd", errno);
+		reserve_install_fd(install_fd);
 		close(install_fd);
 	}
 	/* Nothing of the sentry's may survive into the guest: everything but stdio and the
@@ -295,8 +324,8 @@ CBOX_NORETURN void cbox_guest_exec_task(struct cbox_sentry *s, const struct cbox
 	for (int i = 0; i < 3; i++)
 		if (dup2(stdio[i], i) < 0)
 			fail(125, "taking the exec's stdio", errno);
-	if (install_fd >= 0 && dup2(install_fd, CBOX_PTRACE_INSTALL_FD) < 0)
-		fail(125, "reserving the install fd", errno);
+	if (install_fd >= 0)
+		reserve_install_fd(install_fd);
 	syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC);
 	if (install_fd >= 0)
 		fcntl(CBOX_PTRACE_INSTALL_FD, F_SETFD, 0);

@@ -40,6 +40,8 @@ struct cbox_sentry {
 	/* unreferenced gofer dentries kept for reuse, oldest first (vfs.c) */
 	struct cbox_dentry *lru_head, *lru_tail;
 	size_t lru_len;
+	size_t lru_cap; /* how many it may hold: CBOX_VFS_LRU_MAX, less once the gofer ran out of
+	                   fds */
 	/* Fids released while clunks are batched (cbox_fs_gofer_batch_clunks): sent as one
 	 * CLUNKN */
 	bool batch_clunks;
@@ -55,7 +57,9 @@ struct cbox_sentry {
 	unsigned recent_next;
 	struct cbox_deferred *deferred;           /* syscalls answered later (defer.c) */
 	size_t n_ro_fds;                          /* fds kept by read-only dentries */
+	size_t ro_fds_max;                        /* at most this many (a share of the fd limit) */
 	size_t n_anon_fds;                        /* fds kept by unnamed files (anon_fd1) */
+	size_t anon_fds_max;                      /* likewise */
 	uint64_t refused_logged[(512 + 63) / 64]; /* refused syscalls already logged */
 	/* Busy text: the host files running guest images come from, with how many thread
 	 * groups run each (task.c) */
@@ -132,6 +136,16 @@ struct cbox_dentry *cbox_vfs_cached_child(const struct cbox_dentry *dir, const c
  * path names it any more. NULL otherwise. */
 struct cbox_dentry *cbox_proc_fd_unlinked(struct cbox_sentry *s, struct cbox_dentry *d);
 extern const struct cbox_fs_ops cbox_fs_dev;
+/* Unreferenced gofer dentries the cache keeps at most (vfs.c). */
+#define CBOX_VFS_LRU_MAX 4096
+
+/* Size the fds the sentry keeps (for reopens of read-only and unnamed files) to a share of its
+ * fd limit, and let the dentry cache hold up to its full size (fs_gofer.c). */
+void cbox_fs_gofer_fd_budget(struct cbox_sentry *s, long fd_limit);
+/* The gofer answered err: when it is out of fds (EMFILE, ENFILE), shrink the dentry cache, whose
+ * every entry holds an fd there, to half of what it holds, and return true (the caller retries
+ * once); else false (vfs.c). */
+bool cbox_vfs_relieve(struct cbox_sentry *s, int err);
 int cbox_vfs_init(struct cbox_sentry *s);
 /* A new (uncached) gofer dentry for fid under dir; on failure the fid is clunked and NULL. */
 struct cbox_dentry *cbox_fs_gofer_dentry(struct cbox_sentry *s, struct cbox_dentry *dir,

@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -22,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cbox/fdlimit.h"
 #include "cbox/loader_abi.h"
 #include "cbox/log.h"
 #include "internal.h"
@@ -359,6 +361,10 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 	struct cbox_sentry *s = &sentry;
 	s->cfg = cfg;
 	s->init_status = -1;
+	s->lru_cap = CBOX_VFS_LRU_MAX;
+	struct rlimit nofile;
+	cbox_fs_gofer_fd_budget(s,
+	                        getrlimit(RLIMIT_NOFILE, &nofile) == 0 ? (long)nofile.rlim_cur : 0);
 	cbox_sentry_set_hostname(s, cfg->hostname ? cfg->hostname : "cbox",
 	                         strlen(cfg->hostname ? cfg->hostname : "cbox"));
 	prctl(PR_SET_NAME, "cbox-sentry");
@@ -407,6 +413,13 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 		kill(s->init_tid, SIGKILL);
 		return 125;
 	}
+	/* Only now: the guest's first task and the spawner of `cbox exec` tasks were forked with
+	 * the limit the sandbox was given, which is the guest's. */
+	long lim = cbox_fdlimit_raise();
+	if (lim < 0)
+		cbox_warn("raising the sentry's fd limit: %s", strerror((int)-lim));
+	else
+		cbox_fs_gofer_fd_budget(s, lim);
 	r = cbox_sentry_seccomp_install();
 	if (r < 0) {
 		cbox_error("installing the sentry's seccomp filter: %s", strerror(-r));

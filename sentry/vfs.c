@@ -15,8 +15,6 @@
 #include "cbox/log.h"
 #include "internal.h"
 
-#define LRU_MAX 4096
-
 struct cbox_dentry *cbox_dentry_new(struct cbox_mount *mnt, struct cbox_dentry *parent,
                                     const char *name, uint32_t mode)
 {
@@ -116,11 +114,11 @@ void cbox_vfs_uncache(struct cbox_dentry *d)
 
 /*
  * Gofer dentries with no references stay in their parent's child list (the cache) and in the
- * LRU, a list of them oldest first; when there are more than LRU_MAX, the oldest LRU_MAX / 4
- * leaves are freed. This keeps repeated walks of /usr/lib/... off the gofer without letting a
- * `find /` pin every fid, and keeps what was just read ahead (read_ahead) for the lookups it
- * was read for. An entry that gains a reference without going through lookup (a child's on its
- * parent) stays listed until eviction reaches it and lets it go; put lists it again.
+ * LRU, a list of them oldest first; when there are more than lru_cap (CBOX_VFS_LRU_MAX), the
+ * oldest quarter of that many leaves are freed. This keeps repeated walks of /usr/lib/... off the
+ * gofer without letting a `find /` pin every fid, and keeps what was just read ahead (read_ahead)
+ * for the lookups it was read for. An entry that gains a reference without going through lookup (a
+ * child's on its parent) stays listed until eviction reaches it and lets it go; put lists it again.
  */
 void cbox_vfs_lru_del(struct cbox_sentry *s, struct cbox_dentry *d)
 {
@@ -181,6 +179,23 @@ static void evict(struct cbox_sentry *s, size_t want)
 	cbox_fs_gofer_batch_clunks(s, false);
 }
 
+/*
+ * Every cached dentry holds a fid, i.e. an fd in the gofer, whose limit may be far below what
+ * CBOX_VFS_LRU_MAX needs (the sandbox's hard limit; the gofer raises its soft one to it). An EMFILE
+ * from the gofer is the measure: the cache is capped at half of what it held and cut down to that,
+ * and the request is made once more. A lookup or open then fails with EMFILE only when the fids
+ * the guest holds itself (open files, cwds) fill the gofer's limit.
+ */
+bool cbox_vfs_relieve(struct cbox_sentry *s, int err)
+{
+	if ((err != -EMFILE && err != -ENFILE) || s->lru_len == 0)
+		return false;
+	s->lru_cap = s->lru_len / 2 > 16 ? s->lru_len / 2 : 16;
+	cbox_debug("the gofer is out of fds: the dentry cache holds at most %zu now", s->lru_cap);
+	evict(s, s->lru_len > s->lru_cap ? s->lru_len - s->lru_cap : s->lru_len);
+	return true;
+}
+
 static void dentry_destroy(struct cbox_sentry *s, struct cbox_dentry *d)
 {
 	while (d) {
@@ -207,8 +222,8 @@ void cbox_dentry_put(struct cbox_sentry *s, struct cbox_dentry *d)
 		return;
 	if (d->cached) {
 		lru_add(s, d);
-		if (s->lru_len > LRU_MAX)
-			evict(s, LRU_MAX / 4);
+		if (s->lru_len > s->lru_cap)
+			evict(s, s->lru_cap / 4 + 1);
 		return;
 	}
 	dentry_destroy(s, d);
@@ -404,9 +419,13 @@ static int lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	} else {
 		if (!dir->mnt->ops->lookup)
 			return -ENOENT;
-		int r = open_read && dir->mnt->ops == &cbox_fs_gofer && dir->ro_stat
-		            ? cbox_fs_gofer_lookup_open(s, dir, name, &c)
-		            : dir->mnt->ops->lookup(s, t, dir, name, &c);
+		int r;
+		int tries = 0;
+		do
+			r = open_read && dir->mnt->ops == &cbox_fs_gofer && dir->ro_stat
+			        ? cbox_fs_gofer_lookup_open(s, dir, name, &c)
+			        : dir->mnt->ops->lookup(s, t, dir, name, &c);
+		while (dir->mnt->ops == &cbox_fs_gofer && tries++ == 0 && cbox_vfs_relieve(s, r));
 		if (r == -ENOENT && dir->mnt->ops == &cbox_fs_gofer && dir->ro_stat)
 			remember_absent(s, dir, name);
 		if (r < 0)
@@ -788,5 +807,8 @@ int cbox_vfs_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 		return cbox_vfs_open_synthetic_dir(s, t, d);
 	if (!d->mnt->ops->open)
 		return -ENXIO;
-	return d->mnt->ops->open(s, t, d, flags);
+	int r = d->mnt->ops->open(s, t, d, flags);
+	if (d->mnt->ops == &cbox_fs_gofer && cbox_vfs_relieve(s, r))
+		r = d->mnt->ops->open(s, t, d, flags);
+	return r;
 }

@@ -353,6 +353,41 @@ d is a directory: True
 a for writing: EROFS" "$(cat "$SCRATCH/ro")"
 }
 
+# A low fd limit. The gofer holds an fd for every node the sentry caches (up to 4096): under the
+# common soft limit of 1024, `find /usr` stopped at EMFILE and `python3 -m venv` failed. The gofer
+# and the sentry now raise their soft limit to the hard one, while the guest keeps the caller's;
+# under a low hard limit the sentry shrinks its cache when the gofer runs out. The ptrace
+# platform's install socket is fd 1022: it needs a hard limit above that, and says so.
+t_fd_limit() {
+	have python $PY || return
+	local stdlib want hard lim
+	stdlib=$($PY -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')
+	want=$(find "$stdlib" -type f | wc -l)
+	hard=$(ulimit -Hn)
+	for lim in -Sn -n; do
+		# shellcheck disable=SC2086
+		OUT=$(
+			ulimit $lim 64 || exit
+			timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -- /bin/sh -c \
+				"ulimit -Sn; ulimit -Hn; find $stdlib -type f | wc -l" 2>&1
+		)
+		local h=$hard
+		[ "$lim" = -n ] && h=64
+		case "$lim $CFG" in
+		*-n*ptrace*)
+			check "ulimit -n 64: the ptrace platform says why it cannot run" \
+				"--platform=ptrace needs a hard fd limit above 1022" \
+				"$(printf '%s\n' "$OUT" | grep -o -- '--platform=ptrace needs a hard fd limit above 1022')"
+			;;
+		*)
+			check "ulimit $lim 64: the guest's own limits, all $want files found" "64
+$h
+$want" "$OUT"
+			;;
+		esac
+	done
+}
+
 for_each_config t_python t_pip t_gcc_make t_bash t_git t_node t_tree t_host_changes t_listed_changes \
-	t_host_symlink t_ro_opens
+	t_host_symlink t_ro_opens t_fd_limit
 finish
