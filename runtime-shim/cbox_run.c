@@ -304,7 +304,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 	                                 .tree_writable = true,
 	                                 .dev_shm = o->dev_shm ? "/dev/shm" : NULL,
 	                                 .tty = o->tty,
-	                                 .init = o->init,
+	                                 .init = o->init > 0,
 	                                 .tty_fd = tty.slave,
 	                                 .report_status = true,
 	                                 .status_fd = report[0],
@@ -367,7 +367,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 	if (send(sync[1], "r", 1, MSG_NOSIGNAL) != 1)
 		return sentry_failed(pid, gpid);
 	close(sync[1]);
-	run_init = o->init;
+	run_init = o->init > 0;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);

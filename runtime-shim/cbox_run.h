@@ -16,7 +16,8 @@ struct cbox_run_opts {
 	bool workdir_ro;     /* --ro: the working folder is read-only too */
 	bool overlay;        /* --overlay: a writable root over the rootfs, discarded at the end */
 	bool tty;            /* -t: a pseudo-terminal of the sandbox's own */
-	bool init;           /* --init: a tiny init as pid 1, the program as pid 2 */
+	int init; /* a tiny init as pid 1, the program as pid 2: 1 (--init, and the sentry tier's
+	           * default), 0 (--no-init, the ns tier's default), -1 until parsed */
 	bool dev_shm; /* the rootfs has /dev: serve a tmpfs /dev/shm (set by cbox_run_tree) */
 	unsigned timeout_ms; /* 0: none */
 	/* Limits of the sandbox's cgroup (sentry, gofer and guest together); 0: not set. */

@@ -310,7 +310,7 @@ static void stop_with_container(const char *cbox, const char *state, const char 
 
 int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 {
-	if (o->tty || o->overlay || o->strict || o->strace || o->init ||
+	if (o->tty || o->overlay || o->strict || o->strace || o->init > 0 ||
 	    strcmp(o->platform, "seccomp") != 0) {
 		fprintf(stderr,
 		        "cbox-run: --tier=ns does not take -t, --overlay, --strict, --strace, "

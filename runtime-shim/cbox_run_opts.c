@@ -37,10 +37,13 @@ static void usage(FILE *f)
 	    "  -w, --workdir DIR          the working folder (default: the current directory):\n"
 	    "                             the guest starts there and may write there\n"
 	    "                             e.g. cbox-run --workdir ~/project -- make\n"
-	    "  --init                     run a tiny init as pid 1 that passes signals on and\n"
-	    "                             reaps orphans; the program is pid 2 and gets signals\n"
-	    "                             with their default actions, as with docker run --init\n"
-	    "                             e.g. cbox-run --init -- sh -c 'yes | head -1'\n"
+	    "  --no-init                  run the program as pid 1 of the sandbox, as in a\n"
+	    "                             container without --init: it then ignores every signal\n"
+	    "                             it has no handler for (^C, SIGTERM, SIGPIPE, its own\n"
+	    "                             kill). By default a tiny init is pid 1: it passes\n"
+	    "                             signals on and reaps orphans, and the program, pid 2,\n"
+	    "                             gets signals as outside (--init says so explicitly)\n"
+	    "                             e.g. cbox-run --no-init -- sh -c 'echo $$'\n"
 	    "  --ro                       keep the working folder read-only too\n"
 	    "                             e.g. cbox-run --ro -- git log --oneline\n"
 	    "  -t, --tty                  give the program a terminal of its own (a pty cbox-run\n"
@@ -93,10 +96,10 @@ static void usage(FILE *f)
 	    "limit was reached (the message says which); 125 when the sandbox could not be set\n"
 	    "up. The limits use a cgroup (cbox/run-PID, removed at the end) and need root.\n"
 	    "\n"
-	    "Signals: SIGINT (^C), SIGTERM, SIGHUP and SIGQUIT are passed on to the program,\n"
-	    "which runs as pid 1 of the sandbox and so gets only the ones it handles (as in a\n"
-	    "container; --init changes that); a second one kills the whole sandbox (exit status\n"
-	    "128+N). ^Z (SIGTSTP) stops the program with cbox-run, and fg or bg continues both.\n"
+	    "Signals: SIGINT (^C), SIGTERM, SIGHUP and SIGQUIT are passed on to the program\n"
+	    "(with --no-init it is pid 1 and gets only the ones it handles, as in a container);\n"
+	    "a second one kills the whole sandbox (exit status 128+N). ^Z (SIGTSTP) stops the\n"
+	    "program with cbox-run, and fg or bg continues both.\n"
 	    "With --tier=ns a SIGQUIT kills the container at once, and ^Z stops every process\n"
 	    "of the container with cbox-run.\n");
 }
@@ -271,7 +274,10 @@ static int parse_one(struct cbox_run_opts *o, int c, const char *arg)
 		o->tty = true;
 		return 0;
 	case 'I':
-		o->init = true;
+		o->init = 1;
+		return 0;
+	case 'i':
+		o->init = 0;
 		return 0;
 	case 'H':
 		if (arg[0] != '/') {
@@ -323,6 +329,7 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	                                         {"overlay", no_argument, NULL, 'O'},
 	                                         {"tty", no_argument, NULL, 't'},
 	                                         {"init", no_argument, NULL, 'I'},
+	                                         {"no-init", no_argument, NULL, 'i'},
 	                                         {"hide", required_argument, NULL, 'H'},
 	                                         {"env", required_argument, NULL, 'e'},
 	                                         {"timeout", required_argument, NULL, 'T'},
@@ -332,12 +339,20 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	                                         {"pids", required_argument, NULL, 'P'},
 	                                         {"help", no_argument, NULL, 'h'},
 	                                         {NULL, 0, NULL, 0}};
-	*o = (struct cbox_run_opts){
-	    .platform = "seccomp", .tier = "sentry", .rootfs = "/", .level = CBOX_LOG_WARNING};
+	*o = (struct cbox_run_opts){.platform = "seccomp",
+	                            .tier = "sentry",
+	                            .rootfs = "/",
+	                            .level = CBOX_LOG_WARNING,
+	                            .init = -1};
 	int c;
 	while ((c = getopt_long(argc, argv, "+htv:w:e:", longopts, NULL)) != -1)
 		if (parse_one(o, c, optarg) < 0)
 			return -1;
+	/* The program is not pid 1 unless asked (--no-init): a pid 1 ignores every signal it has
+	 * no handler for, which outside it would get (^C, SIGPIPE, its own kill). The ns tier is
+	 * `cbox run`'s container, whose process is pid 1 as in any container. */
+	if (o->init < 0)
+		o->init = strcmp(o->tier, "sentry") == 0;
 	if (o->memory_swap && !o->memory) {
 		fprintf(stderr, "cbox-run: --memory-swap needs --memory\n");
 		return -1;

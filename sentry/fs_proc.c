@@ -160,6 +160,15 @@ static bool has_task(enum cbox_proc_kind k)
 	return k >= P_PIDDIR;
 }
 
+/* The task /proc/<vid> describes: a guest task, or with --init the tiny init as pid 1. */
+static struct cbox_task *proc_task(struct cbox_sentry *s, pid_t vid)
+{
+	struct cbox_task *t = cbox_task_by_vtid(s, vid);
+	if (!t && vid == 1 && s->tiny_init.tid > 0)
+		t = &s->tiny_init;
+	return t;
+}
+
 static int parse_num(const char *name)
 {
 	if (!*name || strlen(name) > 9)
@@ -224,18 +233,18 @@ static int lookup_dynamic(struct cbox_sentry *s, struct cbox_dentry *dir, const 
 {
 	enum cbox_proc_kind k = KIND(dir->priv);
 	pid_t pid = PID(dir->priv);
-	struct cbox_task *pt = has_task(k) ? cbox_task_by_vtid(s, pid) : NULL;
+	struct cbox_task *pt = has_task(k) ? proc_task(s, pid) : NULL;
 	if (has_task(k) && !pt)
 		return -ENOENT;
 	int v = parse_num(name);
 	switch (k) {
 	case P_ROOT:
-		if (!cbox_task_by_vtid(s, v))
+		if (!proc_task(s, v))
 			return -ENOENT;
 		*out = mk(dir, name, DIR_MODE, PRIV(P_PIDDIR, v, 0));
 		break;
 	case P_TASKDIR: {
-		struct cbox_task *th = cbox_task_by_vtid(s, v);
+		struct cbox_task *th = proc_task(s, v);
 		if (!th || th->tg != pt->tg)
 			return -ENOENT;
 		*out = mk(dir, name, DIR_MODE, PRIV(P_TIDDIR, v, 0));
@@ -290,7 +299,7 @@ static int p_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 	const struct entry *e = table_of(KIND(dir->priv), &n);
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(name, e[i].name) == 0) {
-			if (has_task(e[i].kind) && !cbox_task_by_vtid(s, PID(dir->priv)))
+			if (has_task(e[i].kind) && !proc_task(s, PID(dir->priv)))
 				return -ENOENT;
 			*out = mk(dir, name, e[i].mode, PRIV(e[i].kind, PID(dir->priv), 0));
 			return *out ? 0 : -ENOMEM;
@@ -310,7 +319,7 @@ static int p_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	st->st_blksize = 1024;
 	if (!has_task(KIND(d->priv)))
 		return 0;
-	struct cbox_task *pt = cbox_task_by_vtid(s, PID(d->priv));
+	struct cbox_task *pt = proc_task(s, PID(d->priv));
 	if (!pt)
 		return -ENOENT; /* the process went away */
 	/* A process's files belong to its effective ids, as Linux shows them (ps reads them). */
@@ -345,7 +354,7 @@ static int open_write(struct cbox_task *pt, struct cbox_dentry *d, int flags)
 static int p_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags)
 {
 	enum cbox_proc_kind k = KIND(d->priv);
-	struct cbox_task *pt = has_task(k) ? cbox_task_by_vtid(s, PID(d->priv)) : NULL;
+	struct cbox_task *pt = has_task(k) ? proc_task(s, PID(d->priv)) : NULL;
 	if (has_task(k) && !pt)
 		return -ENOENT;
 	if (k == P_FD_TARGET) {
@@ -382,7 +391,7 @@ static int p_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 static int fd_readlink(struct cbox_sentry *s, struct cbox_task *pt, int fd, char *buf, size_t size)
 {
 	int err = 0;
-	struct cbox_dentry *f = cbox_fd_lookup(s, pt, fd, NULL, &err);
+	struct cbox_dentry *f = pt->files ? cbox_fd_lookup(s, pt, fd, NULL, &err) : NULL;
 	if (f) {
 		int n = cbox_vfs_path(f, buf, size);
 		/* An unlinked file (an O_TMPFILE one too) reads as Linux shows it. */
@@ -424,7 +433,7 @@ static int p_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_de
                       size_t size)
 {
 	enum cbox_proc_kind k = KIND(d->priv);
-	struct cbox_task *pt = has_task(k) ? cbox_task_by_vtid(s, PID(d->priv)) : NULL;
+	struct cbox_task *pt = has_task(k) ? proc_task(s, PID(d->priv)) : NULL;
 	if (has_task(k) && !pt)
 		return -ENOENT;
 	switch (k) {
@@ -519,7 +528,7 @@ static int p_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
                      emit_fn emit, void *ctx)
 {
 	enum cbox_proc_kind k = KIND(d->priv);
-	struct cbox_task *pt = has_task(k) ? cbox_task_by_vtid(s, PID(d->priv)) : NULL;
+	struct cbox_task *pt = has_task(k) ? proc_task(s, PID(d->priv)) : NULL;
 	if (has_task(k) && !pt)
 		return -ENOENT;
 	int r = emit(ctx, ".", d->ino, DT_DIR);
@@ -534,8 +543,12 @@ static int p_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 		return r;
 	switch (k) {
 	case P_ROOT:
-		return list_tasks(s, NULL, emit, ctx);
+		if (s->tiny_init.tid > 0)
+			r = emit(ctx, "1", ino_of(PRIV(P_PIDDIR, 1, 0)), DT_DIR);
+		return r ? r : list_tasks(s, NULL, emit, ctx);
 	case P_TASKDIR:
+		if (pt == &s->tiny_init)
+			return emit(ctx, "1", ino_of(PRIV(P_TIDDIR, 1, 0)), DT_DIR);
 		return list_tasks(s, pt, emit, ctx);
 	case P_FDDIR:
 	case P_FDINFODIR:

@@ -243,10 +243,22 @@ int cbox_proc_gen_pid(struct cbox_sentry *s, struct cbox_task *t, struct cbox_ta
 	case P_FDINFO:
 		snprintf(what, sizeof(what), "fdinfo/%d", arg);
 		return append_task(b, pt, what);
-	case P_STATM:
-	case P_MAPS:
 	case P_CMDLINE:
 	case P_ENVIRON:
+	case P_MAPS:
+		/* The tiny init is a copy of the sentry: its arguments are cbox-run's and its
+		 * mappings the sentry's. It shows as its name, with no environment and, like a
+		 * kernel thread, no mappings. */
+		if (pt == &s->tiny_init) {
+			if (kind == P_CMDLINE)
+				cbox_proc_append(b, "cbox-init", sizeof("cbox-init"));
+			return 0;
+		}
+		return append_task(b, pt,
+		                   kind == P_CMDLINE   ? "cmdline"
+		                   : kind == P_ENVIRON ? "environ"
+		                                       : "maps");
+	case P_STATM:
 	case P_COMM:
 	case P_LIMITS:
 	case P_UID_MAP:
@@ -259,12 +271,10 @@ int cbox_proc_gen_pid(struct cbox_sentry *s, struct cbox_task *t, struct cbox_ta
 		 * wrote them (the sentry reads them from inside the same user namespace, so the
 		 * host side is shown, as to the guest on Linux). */
 		static const char *const names[] = {
-		    [P_STATM] = "statm",         [P_MAPS] = "maps",
-		    [P_CMDLINE] = "cmdline",     [P_ENVIRON] = "environ",
-		    [P_COMM] = "comm",           [P_LIMITS] = "limits",
-		    [P_UID_MAP] = "uid_map",     [P_GID_MAP] = "gid_map",
-		    [P_SETGROUPS] = "setgroups", [P_OOM_ADJ] = "oom_score_adj",
-		    [P_LOGINUID] = "loginuid",
+		    [P_STATM] = "statm",           [P_COMM] = "comm",
+		    [P_LIMITS] = "limits",         [P_UID_MAP] = "uid_map",
+		    [P_GID_MAP] = "gid_map",       [P_SETGROUPS] = "setgroups",
+		    [P_OOM_ADJ] = "oom_score_adj", [P_LOGINUID] = "loginuid",
 		};
 		/* Every id is mapped when the sentry serves ids 1:1 (the OCI runtime as root), as
 		 * in a container without a user namespace: the maps say so, not the host's one id.

@@ -24,7 +24,10 @@ struct cbox_sentry {
 	struct cbox_gofer_client *gofer;
 	struct cbox_task *tasks[CBOX_TASK_HASH];
 	size_t ntasks;
-	pid_t init_tid;       /* the guest's first task */
+	pid_t init_tid; /* the guest's first task */
+	/* With a tiny init (cbox-run --init): pid 1 as the guest's /proc shows it. Not a traced
+	 * task and in no table: only fs_proc*.c see it (tid 0 without one). */
+	struct cbox_task tiny_init;
 	int init_status;      /* its wait status once it exited, -1 before */
 	int init_fault_sig;   /* a fault that killed it (see tracer.c), else 0 */
 	int exec_fail_status; /* exit status when the first exec failed (127/126), else 0 */

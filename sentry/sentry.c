@@ -293,6 +293,15 @@ static int start_guest(struct cbox_sentry *s, int install_peer)
 		                           cbox_cred_new(cfg->uid, cfg->gid, cfg->groups,
 		                                         cfg->ngroups, cfg->cap_bset,
 		                                         cfg->all_ids));
+		if (r == 0 && pid != init) {
+			/* the tiny init, as /proc shows it: the program's user (fs_proc.c) */
+			s->tiny_init.tid = init;
+			s->tiny_init.vtid = 1;
+			s->tiny_init.pidfd = -1;
+			s->tiny_init.cred =
+			    cbox_cred_new(cfg->uid, cfg->gid, cfg->groups, cfg->ngroups,
+			                  cfg->cap_bset, cfg->all_ids);
+		}
 	}
 	char go = 'g';
 	if (r == 0 && write(sync[1], &go, 1) != 1)

@@ -38,6 +38,15 @@ else
 		"--platform=ptrace --strict")
 fi
 
+# as_pid1: the program is pid 1 of the sandbox in every configuration (--no-init), for the tests
+# of the sentry's view of a pid 1 (cbox-run's default is a tiny init as pid 1, the program pid 2).
+as_pid1() {
+	local i
+	for i in "${!CONFIGS[@]}"; do
+		CONFIGS[i]="${CONFIGS[i]} --no-init"
+	done
+}
+
 SCRATCH=$(mktemp -d /tmp/cbox-itest.XXXXXX)
 
 # kill_leftovers: what the test started and left running (a container's init still waiting

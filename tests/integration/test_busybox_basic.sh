@@ -2,6 +2,7 @@
 # Busybox shell basics in the sandbox: pipes, the read-only host root, pid 1, exit statuses,
 # death by signal, redirections.
 . "$(dirname "$0")/lib.sh"
+as_pid1 # the sentry's view of a program that is pid 1 (--no-init)
 need_binaries
 
 HOST_HOSTNAME_FILE=$(cat /etc/hostname)

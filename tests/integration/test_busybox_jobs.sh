@@ -2,6 +2,7 @@
 # Job control in the sandbox's busybox shell: background jobs, wait, $!, kill, traps, pipelines,
 # subshells; and the helper's fork, thread and signal checks.
 . "$(dirname "$0")/lib.sh"
+as_pid1 # the sentry's view of a program that is pid 1 (--no-init)
 need_binaries
 
 t_jobs() {

@@ -1,6 +1,7 @@
 #!/bin/bash
 # /proc and /dev as the sentry serves them.
 . "$(dirname "$0")/lib.sh"
+as_pid1 # the sentry's view of a program that is pid 1 (--no-init)
 need_binaries
 
 t_proc() {

@@ -3,6 +3,7 @@
 # same columns) and checked for the guest's view (pid 1, uid 0, no capabilities, the sandbox's
 # hostname and mounts); ps, top and python3 run on top of them.
 . "$(dirname "$0")/lib.sh"
+as_pid1 # the sentry's view of a program that is pid 1 (--no-init)
 need_binaries
 
 # Field names (the text before the first ':') of a "Key: value" file, one per line.

@@ -10,6 +10,7 @@ while [ $# -gt 0 ]; do
 	--) shift; break ;;
 	--rootfs) shift 2 ;;
 	--platform=* | --strict | --strace | --log-level=* | --log-format=* | --rootfs=*) shift ;;
+	--no-init) shift ;; # the program is pid 1 here anyway
 	*) echo "native-run: unknown option $1" >&2; exit 125 ;;
 	esac
 done
