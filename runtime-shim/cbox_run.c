@@ -80,6 +80,7 @@ static volatile sig_atomic_t timed_out;
  */
 static volatile sig_atomic_t forwarded, forced;
 static bool run_init; /* --init: the sentry's child is the tiny init, which passes signals on */
+static unsigned closed_stdio; /* which of fds 0-2 the caller had closed (hold_closed_stdio) */
 
 /* A signal for the program, whose pid is init: under --init to the tiny init, which passes it
  * on (a SIGSTOP as SIGTSTP, which it turns back); else to the program's process group when
@@ -305,6 +306,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 	                                 .dev_shm = o->dev_shm ? "/dev/shm" : NULL,
 	                                 .tty = o->tty,
 	                                 .init = o->init > 0,
+	                                 .closed_stdio = o->tty ? 0 : closed_stdio,
 	                                 .tty_fd = tty.slave,
 	                                 .report_status = true,
 	                                 .status_fd = report[0],
@@ -410,8 +412,31 @@ static int run(struct cbox_run_opts *o, char **argv)
 	return 125;
 }
 
+/*
+ * The caller may have started cbox-run with stdin, stdout or stderr closed (`cmd 0<&-`). The fds
+ * cbox-run then opens would land there and be the program's: its stdin was the gofer's socket,
+ * and `cat` waited on it forever. So each closed one holds /dev/null while cbox-run runs, and
+ * the guest closes it again before its program starts, which then finds it closed, as it would
+ * outside (EBADF). Returns the mask of fds that were closed.
+ */
+static unsigned hold_closed_stdio(void)
+{
+	unsigned mask = 0;
+	for (int fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int n = open("/dev/null", O_RDWR);
+		if (n == fd)
+			mask |= 1u << fd;
+		else if (n >= 0)
+			close(n); /* (cannot be: fd was the lowest free one) */
+	}
+	return mask;
+}
+
 int main(int argc, char **argv)
 {
+	closed_stdio = hold_closed_stdio();
 	struct cbox_run_opts o;
 	int first = cbox_run_parse(argc, argv, &o);
 	if (first < 0) {

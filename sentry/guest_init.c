@@ -163,6 +163,10 @@ CBOX_NORETURN void cbox_guest_init(struct cbox_sentry *s, int sync_fd, int insta
 	if (install_fd >= 0)
 		fcntl(CBOX_PTRACE_INSTALL_FD, F_SETFD, 0);
 	cbox_guest_prepare(s, s->cfg->tty);
+	/* The caller's closed stdio, held by /dev/null until now (cbox-run's hold_closed_stdio) */
+	for (int fd = 0; fd < 3; fd++)
+		if (s->cfg->closed_stdio & (1u << fd))
+			close(fd);
 	char go = 'r';
 	if (write(sync_fd, &go, 1) != 1 || read(sync_fd, &go, 1) != 1)
 		_exit(125); /* the sentry gave up */

@@ -54,6 +54,23 @@ t_basic() {
 	sh_box 'echo a > /dev/null; busybox cat < /etc/hostname'
 	check "redirections" "$HOST_HOSTNAME_FILE" "$OUT"
 
+	# cbox-run started with stdin or stderr closed: the program finds it closed too, and
+	# cbox-run's own fds do not land there (with stderr closed, --strace's lines went into one
+	# of them and the run failed with 126).
+	# shellcheck disable=SC2086
+	OUT=$(timeout -k 5 10 "$CBOX_RUN" $CFG -- "$BB" sh -c \
+		'busybox cat; echo "cat: $?"; busybox ls /proc/self/fd | busybox head -1' 0<&- 2>/dev/null)
+	check "stdin closed by the caller: closed in the sandbox" "cat: 1
+0" "$OUT"
+	if [ "$(basename "$CBOX_RUN")" = cbox-run ]; then
+		# shellcheck disable=SC2086
+		OUT=$(timeout -k 5 10 "$CBOX_RUN" $CFG --strace -- sh -c \
+			'echo out; echo err >&2 || echo "no stderr"' 2>&-)
+		STATUS=$?
+		check "stderr closed by the caller, --strace: the run goes on" "0 out
+no stderr" "$STATUS $OUT"
+	fi
+
 	sh_box 'echo one >&2; echo two 1>&2; echo three'
 	check "stderr redirection" "one
 two" "$ERR"

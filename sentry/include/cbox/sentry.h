@@ -33,12 +33,13 @@ struct cbox_sentry_config {
 	bool low_ports;     /* let any guest user bind ports below 1024 in the sandbox's own network
 	                     * namespace (cbox-run; the OCI runtime takes linux.sysctl instead) */
 	bool tree_writable; /* the gofer's tree has writable mounts (else EROFS up front) */
-	const char *dev_shm; /* the gofer's directory shown as /dev/shm ("/dev/shm"), or NULL */
-	bool tty;            /* fds 0-2 are a pseudo-terminal of the sandbox's: it becomes the */
-	int tty_fd;          /* guest's controlling terminal, and /dev/tty reopens tty_fd */
-	bool exec_service;   /* serve `cbox exec`: exec_ctl is the monitor's control socket, */
-	int exec_ctl;        /* which hands over connections of <state>/exec.sock */
-	bool init;           /* a tiny init is pid 1 of the guest, the program pid 2 (--init) */
+	const char *dev_shm;   /* the gofer's directory shown as /dev/shm ("/dev/shm"), or NULL */
+	bool tty;              /* fds 0-2 are a pseudo-terminal of the sandbox's: it becomes the */
+	int tty_fd;            /* guest's controlling terminal, and /dev/tty reopens tty_fd */
+	bool exec_service;     /* serve `cbox exec`: exec_ctl is the monitor's control socket, */
+	int exec_ctl;          /* which hands over connections of <state>/exec.sock */
+	bool init;             /* a tiny init is pid 1 of the guest, the program pid 2 (--init) */
+	unsigned closed_stdio; /* bit n: fd n (0-2) is a placeholder the program must find closed */
 	bool
 	    report_status; /* write the exit status (an int) to status_fd once the guest is gone, */
 	int status_fd;     /* before the sentry's own teardown, so the caller need not wait */
