@@ -28,9 +28,10 @@ struct cbox_sentry {
 	/* With a tiny init (cbox-run --init): pid 1 as the guest's /proc shows it. Not a traced
 	 * task and in no table: only fs_proc*.c see it (tid 0 without one). */
 	struct cbox_task tiny_init;
-	int init_status;      /* its wait status once it exited, -1 before */
-	int init_fault_sig;   /* a fault that killed it (see tracer.c), else 0 */
-	int exec_fail_status; /* exit status when the first exec failed (127/126), else 0 */
+	bool tiny_init_exited; /* reaped: every guest task is gone (tracer.c) */
+	int init_status;       /* its wait status once it exited, -1 before */
+	int init_fault_sig;    /* a fault that killed it (see tracer.c), else 0 */
+	int exec_fail_status;  /* exit status when the first exec failed (127/126), else 0 */
 	char hostname[65];
 	char loader_path[64];
 	/* the mount table: "/", "/proc", "/dev" */

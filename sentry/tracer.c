@@ -192,8 +192,19 @@ static void on_exec(struct cbox_sentry *s, struct cbox_task *t)
 static void on_task_exit(struct cbox_sentry *s, pid_t tid, int status)
 {
 	struct cbox_task *t = cbox_task_find(s, tid);
-	if (tid == s->init_tid)
+	if (tid == s->init_tid) {
 		s->init_status = status;
+		/* The program is done, and with it the sandbox. Under a tiny init the others
+		 * lived on until the init saw the exit, while the sentry had already stopped
+		 * answering: a background job still starting printed ENOSYS errors or the
+		 * loader's "must be started by the cbox sentry". Killing the init kills them all,
+		 * as the program's exit does when it is pid 1 itself, and the sentry serves on
+		 * until the init is reaped, which the kernel allows only once they are gone. */
+		if (s->tiny_init.tid > 0)
+			kill(s->tiny_init.tid, SIGKILL);
+	}
+	if (tid == s->tiny_init.tid)
+		s->tiny_init_exited = true;
 	cbox_exec_ctl_task_exit(s, tid, status);
 	if (t)
 		cbox_task_remove(s, t);
@@ -453,7 +464,7 @@ int cbox_tracer_loop(struct cbox_sentry *s)
 		return -errno;
 	bool spin = s->platform->ops->trap_action == SECCOMP_RET_TRACE && cbox_spin_allowed();
 	reap(s, false); /* events that arrived before the signalfd existed */
-	while (s->init_status < 0) {
+	while (s->init_status < 0 || (s->tiny_init.tid > 0 && !s->tiny_init_exited)) {
 		/* The signalfd, the listeners (seccomp), `cbox exec`, then what deferred answers
 		 * wait for. */
 		struct pollfd pf[1 + CBOX_PLATFORM_MAX_LISTENERS + 1 + CBOX_EXEC_MAX_SESSIONS + 64];
