@@ -217,7 +217,7 @@ static int read_ready(int sock, pid_t *pid)
 	                    .msg_control = ctl.buf,
 	                    .msg_controllen = sizeof(ctl)};
 	if (recvmsg(sock, &mh, MSG_CMSG_CLOEXEC) != 1)
-		return -EIO; /* the child failed before it could be traced (it logged why) */
+		return -ECANCELED; /* the child failed before it could be traced: it said why */
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
 			struct ucred cr;

@@ -375,9 +375,9 @@ t_fd_limit() {
 		[ "$lim" = -n ] && h=64
 		case "$lim $CFG" in
 		*-n*ptrace*)
-			check "ulimit -n 64: the ptrace platform says why it cannot run" \
-				"--platform=ptrace needs a hard fd limit above 1022" \
-				"$(printf '%s\n' "$OUT" | grep -o -- '--platform=ptrace needs a hard fd limit above 1022')"
+			check "ulimit -n 64: the ptrace platform says why it cannot run, once" \
+				"cbox-run: --platform=ptrace needs a hard fd limit above 1022 (ulimit -Hn), or use --platform=seccomp: Too many open files" \
+				"$OUT"
 			;;
 		*)
 			check "ulimit $lim 64: the guest's own limits, all $want files found" "64
