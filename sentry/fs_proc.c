@@ -426,7 +426,21 @@ struct cbox_dentry *cbox_proc_fd_unlinked(struct cbox_sentry *s, struct cbox_den
 	struct cbox_task *pt = cbox_task_by_vtid(s, PID(d->priv));
 	int err = 0;
 	struct cbox_dentry *f = pt ? cbox_fd_lookup(s, pt, PARG(d->priv), NULL, &err) : NULL;
-	return f && f->unlinked ? cbox_dentry_get(f) : NULL;
+	if (!f || !f->unlinked)
+		return NULL;
+	/* A named file unlinked while open (a bash here-document, `cat /dev/stdin` on it) is no
+	 * longer the gofer's to open: its name is gone. Linux reopens the open file itself, and
+	 * so does the sentry, from a copy of the task's fd kept as an unnamed file's is
+	 * (reopen_anon, fs_gofer.c): a new open file description, opened with the sentry's own
+	 * host identity after cbox_vfs_open's checks on the guest's. */
+	if (!f->anon_fd1 && f->mnt->ops == &cbox_fs_gofer) {
+		int fd = cbox_task_getfd(pt, PARG(d->priv));
+		if (fd >= 0) {
+			cbox_fs_gofer_keep_anon(s, f, fd);
+			close(fd);
+		}
+	}
+	return cbox_dentry_get(f);
 }
 
 static int p_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, char *buf,
