@@ -429,7 +429,14 @@ int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const c
 			        strerror(errno));
 			return -1;
 		}
-	} else if (!host_root || !getcwd(wd, sizeof(wd))) {
+	} else if (!host_root) {
+		strcpy(wd, "/");
+	} else if (!getcwd(wd, sizeof(wd))) {
+		/* (a directory removed while the caller stood in it, or one it cannot name) */
+		fprintf(stderr,
+		        "cbox-run: warning: the current directory cannot be named (%s): the "
+		        "program starts in / with no writable working folder (see --workdir)\n",
+		        strerror(errno));
 		strcpy(wd, "/");
 	}
 	*cwd = wd;

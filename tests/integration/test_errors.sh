@@ -228,5 +228,19 @@ t_sentry_setup() {
 	check_match "  ... reported with the sentry's reason" "starting the guest: Operation not permitted" "$ERR"
 }
 
-for_each_config t_errors t_seccomp_listener t_tiocsti t_fcntl_refused t_etxtbsy_inherited t_eintr t_clone3_race t_bpf_perf t_gofer_setup t_sentry_setup
+# cbox-run started in a directory that was removed: the program starts in / (there is no
+# working folder to bind), and cbox-run says so instead of doing it silently.
+t_removed_cwd() {
+	[ "$(basename "$CBOX_RUN")" = cbox-run ] || { skip_check "removed cwd" "not cbox-run"; return; }
+	local d="$ITEST_TMP/gone.$$"
+	mkdir -p "$d"
+	# shellcheck disable=SC2086
+	(cd "$d" && rmdir "$d" && timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -- /bin/busybox pwd \
+		>"$SCRATCH/out" 2>"$SCRATCH/err" </dev/null)
+	STATUS=$?
+	check "a removed current directory: the program starts in /" "0 /" "$STATUS $(cat "$SCRATCH/out")"
+	check_match "  ... and cbox-run says why" "the current directory cannot be named" "$(cat "$SCRATCH/err")"
+}
+
+for_each_config t_errors t_seccomp_listener t_tiocsti t_fcntl_refused t_etxtbsy_inherited t_eintr t_clone3_race t_bpf_perf t_gofer_setup t_sentry_setup t_removed_cwd
 finish
