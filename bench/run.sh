@@ -115,7 +115,7 @@ GUEST_PROGS="write-read fork-exec"
 declare -A ITERS=([getppid]=50000 [open-close]=10000 [stat]=10000 [pipe-pingpong]=10000
 	[fork-wait]=1000 [write-read]=64 [fork-exec]=200)
 # Programs table, timed from outside (wall time of one run), and startup.
-EXT_PROGS="python-pass python-import gcc-c du-tree git-status"
+EXT_PROGS="python-pass python-import gcc-c du-tree git-status subshells"
 BASE_ITERS=50000
 MICRO_RUNS=5
 STARTUP_RUNS=30
@@ -164,6 +164,8 @@ ext_argv() {
 	gcc-c) printf '%s\n' "$CC_PROG" -O2 -c compile.c -o compile.o ;;
 	du-tree) printf '%s\n' du -s tree ;;
 	git-status) printf '%s\n' "$GIT_PROG" -C repo status --short ;;
+	# a shell script's command substitutions: a fork without exec each
+	subshells) printf '%s\n' /bin/sh -c 'i=0; while [ $i -lt 100 ]; do x=$(echo $i); i=$((i+1)); done' ;;
 	esac
 }
 
@@ -274,6 +276,7 @@ measure_all() {
 		gcc-c) [ -x "$CC_PROG" ] && rows="$rows $r" ;;
 		du-tree) rows="$rows $r" ;;
 		git-status) [ -x "$GIT_PROG" ] && rows="$rows $r" ;;
+		subshells) rows="$rows $r" ;;
 		esac
 	done
 	for ((i = -1; i < max; i++)); do
@@ -346,7 +349,7 @@ cell() {
 }
 
 MICRO_ROWS="startup $BENCHES baseline-sysemu baseline-unotify baseline-sigsys"
-PROG_ROWS="python-pass python-import gcc-c du-tree git-status write-read-64m fork-exec-true"
+PROG_ROWS="python-pass python-import gcc-c du-tree git-status subshells write-read-64m fork-exec-true"
 COLS="native"
 for c in $ACTIVE; do [ "$c" = native ] || COLS="$COLS $c"; done
 label() {
@@ -357,6 +360,7 @@ label() {
 	gcc-c) echo 'gcc -O2 -c compile.c' ;;
 	du-tree) echo 'du -s (40 dirs, 2000 files)' ;;
 	git-status) echo 'git status (400 files)' ;;
+	subshells) echo 'sh: 100 $(echo) subshells' ;;
 	write-read-64m) echo 'write+read 64 MiB' ;;
 	fork-exec-true) echo 'fork+exec+wait /bin/true' ;;
 	*) echo "$1" ;;
