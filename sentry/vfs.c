@@ -419,13 +419,9 @@ static int lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	} else {
 		if (!dir->mnt->ops->lookup)
 			return -ENOENT;
-		int r;
-		int tries = 0;
-		do
-			r = open_read && dir->mnt->ops == &cbox_fs_gofer && dir->ro_stat
-			        ? cbox_fs_gofer_lookup_open(s, dir, name, &c)
-			        : dir->mnt->ops->lookup(s, t, dir, name, &c);
-		while (dir->mnt->ops == &cbox_fs_gofer && tries++ == 0 && cbox_vfs_relieve(s, r));
+		int r = open_read && dir->mnt->ops == &cbox_fs_gofer && dir->ro_stat
+		            ? cbox_fs_gofer_lookup_open(s, dir, name, &c)
+		            : dir->mnt->ops->lookup(s, t, dir, name, &c);
 		if (r == -ENOENT && dir->mnt->ops == &cbox_fs_gofer && dir->ro_stat)
 			remember_absent(s, dir, name);
 		if (r < 0)
@@ -807,8 +803,5 @@ int cbox_vfs_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 		return cbox_vfs_open_synthetic_dir(s, t, d);
 	if (!d->mnt->ops->open)
 		return -ENXIO;
-	int r = d->mnt->ops->open(s, t, d, flags);
-	if (d->mnt->ops == &cbox_fs_gofer && cbox_vfs_relieve(s, r))
-		r = d->mnt->ops->open(s, t, d, flags);
-	return r;
+	return d->mnt->ops->open(s, t, d, flags);
 }
