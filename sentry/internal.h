@@ -41,7 +41,7 @@ struct cbox_sentry {
 	struct cbox_dentry *shm_mp;
 	struct cbox_dentry *root;
 	int dev_fds[CBOX_DEV_COUNT]; /* /dev/null, zero, full, random, urandom, opened at start */
-	/* unreferenced gofer dentries kept for reuse, oldest first (vfs.c) */
+	/* unreferenced gofer dentries kept for reuse, oldest first (dcache.c) */
 	struct cbox_dentry *lru_head, *lru_tail;
 	size_t lru_len;
 	size_t lru_cap; /* how many it may hold: CBOX_VFS_LRU_MAX, less once the gofer ran out of
@@ -132,7 +132,7 @@ void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap);
 /* file systems */
 extern const struct cbox_fs_ops cbox_fs_gofer;
 extern const struct cbox_fs_ops cbox_fs_proc;
-/* The cache of gofer directories' children (vfs.c): link d under dir, find dir's child name. */
+/* The cache of gofer directories' children (dcache.c): link d under dir, find dir's child name. */
 void cbox_vfs_cache_link(struct cbox_dentry *dir, struct cbox_dentry *d);
 struct cbox_dentry *cbox_vfs_cached_child(const struct cbox_dentry *dir, const char *name);
 /* d is /proc/PID/fd/N of an unlinked file (an O_TMPFILE one, or removed while open): its dentry
@@ -140,15 +140,15 @@ struct cbox_dentry *cbox_vfs_cached_child(const struct cbox_dentry *dir, const c
  * path names it any more. NULL otherwise. */
 struct cbox_dentry *cbox_proc_fd_unlinked(struct cbox_sentry *s, struct cbox_dentry *d);
 extern const struct cbox_fs_ops cbox_fs_dev;
-/* Unreferenced gofer dentries the cache keeps at most (vfs.c). */
+/* Unreferenced gofer dentries the cache keeps at most (dcache.c). */
 #define CBOX_VFS_LRU_MAX 4096
 
 /* Size the fds the sentry keeps (for reopens of read-only and unnamed files) to a share of its
- * fd limit, and let the dentry cache hold up to its full size (fs_gofer.c). */
+ * fd limit (fs_gofer.c). */
 void cbox_fs_gofer_fd_budget(struct cbox_sentry *s, long fd_limit);
 /* The gofer answered err: when it is out of fds (EMFILE, ENFILE), shrink the dentry cache, whose
  * every entry holds an fd there, to half of what it holds, and return true (the caller retries
- * once); else false (vfs.c). */
+ * once); else false (dcache.c). */
 bool cbox_vfs_relieve(struct cbox_sentry *s, int err);
 int cbox_vfs_init(struct cbox_sentry *s);
 /* A new (uncached) gofer dentry for fid under dir; on failure the fid is clunked and NULL. */
@@ -177,7 +177,7 @@ uint64_t cbox_vfs_now_ns(void);
 bool cbox_vfs_ro_fresh(const struct cbox_dentry *d);
 /* Take d out of its parent's cache (it lives on while referenced). */
 void cbox_vfs_uncache(struct cbox_dentry *d);
-/* d (cached) is about to gain a reference: out of the LRU (vfs.c). */
+/* d (cached) is about to gain a reference: out of the LRU (dcache.c). */
 void cbox_vfs_lru_del(struct cbox_sentry *s, struct cbox_dentry *d);
 /* Put d (a gofer dentry) in dir's cache, replacing a stale entry of the same name. */
 void cbox_vfs_cache(struct cbox_sentry *s, struct cbox_dentry *dir, struct cbox_dentry *d);
