@@ -33,12 +33,17 @@ int wait_exit(pid_t pid)
 	return status;
 }
 
+struct cbox_gofer_client *spawn_cfg(const struct cbox_gofer_config *cfg, pid_t *pid)
+{
+	struct cbox_err *err = NULL;
+	int sock = -1;
+	int rc = cbox_gofer_spawn(cfg, &sock, pid, &err);
+	cr_assert_eq(rc, 0, "spawn: %s", err ? err->msg : "?");
+	return cbox_gofer_client_new(sock);
+}
+
 struct cbox_gofer_client *spawn(const char *rootfs, bool readonly, pid_t *pid)
 {
 	struct cbox_gofer_config cfg = {.rootfs = rootfs, .readonly = readonly};
-	struct cbox_err *err = NULL;
-	int sock = -1;
-	int rc = cbox_gofer_spawn(&cfg, &sock, pid, &err);
-	cr_assert_eq(rc, 0, "spawn: %s", err ? err->msg : "?");
-	return cbox_gofer_client_new(sock);
+	return spawn_cfg(&cfg, pid);
 }

@@ -13,5 +13,7 @@ void need_root(void);
 int wait_exit(pid_t pid);
 /* A gofer serving rootfs (read-only when asked), as a client; *pid gets its pid. */
 struct cbox_gofer_client *spawn(const char *rootfs, bool readonly, pid_t *pid);
+/* The same for a whole configuration (the spawn must succeed). */
+struct cbox_gofer_client *spawn_cfg(const struct cbox_gofer_config *cfg, pid_t *pid);
 
 #endif

@@ -485,11 +485,7 @@ Test(gofer_spawn, writable_rootfs_with_mounts)
 	struct cbox_gofer_config cfg = {
 	    .rootfs = t.root, .mounts = m, .n_mounts = 1, .mkdirs = mkdirs, .n_mkdirs = 1};
 	pid_t pid;
-	int sock = -1;
-	struct cbox_err *err = NULL;
-	cr_assert_eq(cbox_gofer_spawn(&cfg, &sock, &pid, &err), 0, "spawn: %s",
-	             err ? err->msg : "?");
-	struct cbox_gofer_client *c = cbox_gofer_client_new(sock);
+	struct cbox_gofer_client *c = spawn_cfg(&cfg, &pid);
 	uint32_t nf;
 	/* Every mount read-only but the rootfs writable: the server does not refuse writes. */
 	int fd =
@@ -527,12 +523,8 @@ Test(gofer_spawn, host_root_like_cbox_run)
 	                                .n_hide = CBOX_ARRAY_SIZE(hide),
 	                                .mounts = m,
 	                                .n_mounts = CBOX_ARRAY_SIZE(m)};
-	struct cbox_err *err = NULL;
-	int sock = -1;
 	pid_t pid;
-	cr_assert_eq(cbox_gofer_spawn(&cfg, &sock, &pid, &err), 0, "spawn: %s",
-	             err ? err->msg : "?");
-	struct cbox_gofer_client *c = cbox_gofer_client_new(sock);
+	struct cbox_gofer_client *c = spawn_cfg(&cfg, &pid);
 	struct cbox_gofer_stat st;
 	char names[512];
 	uint32_t nf;
@@ -575,11 +567,7 @@ Test(gofer_spawn, overlay_root_leaves_the_rootfs_alone)
 	struct cbox_gofer_config cfg = {
 	    .rootfs = t.root, .readonly = true, .overlay = true, .mounts = m, .n_mounts = 1};
 	pid_t pid;
-	int sock = -1;
-	struct cbox_err *err = NULL;
-	cr_assert_eq(cbox_gofer_spawn(&cfg, &sock, &pid, &err), 0, "spawn: %s",
-	             err ? err->msg : "?");
-	struct cbox_gofer_client *c = cbox_gofer_client_new(sock);
+	struct cbox_gofer_client *c = spawn_cfg(&cfg, &pid);
 	uint32_t nf;
 	/* A new file, a copied-up file and a removed lower file: all in the upper layer. */
 	int fd =
