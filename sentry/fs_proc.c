@@ -198,36 +198,6 @@ static int ns_link(struct cbox_task *pt, int idx, char *buf, size_t size)
 	return (int)n;
 }
 
-/*
- * fd/<n> of a pipe or socket reads as the host names it ("pipe:[123]"); the walker follows that
- * as a relative name in fd/, and this finds the fd it names: a P_FD_TARGET, which reopens the
- * object as Linux's magic link does (bash's <(...) and /dev/stdin on a pipe). Returns the fd or
- * -1.
- */
-static int fd_by_target(struct cbox_task *pt, const char *name)
-{
-	if (strchr(name, '/') || !strchr(name, ':'))
-		return -1;
-	char dir[64];
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", pt->tid);
-	DIR *dp = opendir(dir);
-	if (!dp)
-		return -1;
-	int found = -1;
-	for (struct dirent *e; found < 0 && (e = readdir(dp));) {
-		char path[sizeof(dir) + sizeof(e->d_name) + 1], target[256];
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		ssize_t n = readlink(path, target, sizeof(target) - 1);
-		if (n > 0) {
-			target[n] = '\0';
-			if (strcmp(target, name) == 0)
-				found = atoi(e->d_name);
-		}
-	}
-	closedir(dp);
-	return found;
-}
-
 static int lookup_dynamic(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
                           struct cbox_dentry **out)
 {
@@ -254,15 +224,6 @@ static int lookup_dynamic(struct cbox_sentry *s, struct cbox_dentry *dir, const 
 	case P_FDINFODIR: {
 		char path[64];
 		struct stat st;
-		if (v < 0 && k == P_FDDIR && (v = fd_by_target(pt, name)) >= 0 &&
-		    !hidden_fd(s, v)) {
-			snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, v);
-			if (stat(path, &st) < 0)
-				return -ENOENT;
-			*out =
-			    mk(dir, name, (st.st_mode & S_IFMT) | 0600, PRIV(P_FD_TARGET, pid, v));
-			return *out ? 0 : -ENOMEM;
-		}
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, v);
 		if (v < 0 || hidden_fd(s, v) || lstat(path, &st) < 0)
 			return -ENOENT;
@@ -327,6 +288,18 @@ static int p_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 		st->st_uid = pt->cred->euid;
 		st->st_gid = pt->cred->egid;
 	}
+	char path[64];
+	struct stat h;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, PARG(d->priv));
+	if (KIND(d->priv) == P_FD_TARGET && stat(path, &h) == 0) {
+		/* the object's own size and times (`stat -L /dev/stdin` on the caller's file) */
+		st->st_size = h.st_size;
+		st->st_blocks = h.st_blocks;
+		st->st_blksize = h.st_blksize;
+		st->st_atim = h.st_atim;
+		st->st_mtim = h.st_mtim;
+		st->st_ctim = h.st_ctim;
+	}
 	return 0;
 }
 
@@ -351,20 +324,64 @@ static int open_write(struct cbox_task *pt, struct cbox_dentry *d, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * Opening fd/<n> of a file the sentry did not serve: a pipe, a socket, an anonymous inode, or a
+ * file the caller of cbox-run gave as stdin, stdout or stderr (`cbox-run -- cat /dev/stdin <
+ * in.txt`, a script's `echo oops > /dev/stderr`). Linux opens the object again with the new
+ * flags, checking the opener's permission on it, and so does the sentry, through its own procfs
+ * (a socket says ENXIO there, an eventfd ENXIO, as on Linux).
+ *
+ * Security: the reopen must not give the guest more than the fd it holds. The caller's
+ * `< notes.txt` is a read-only fd, and opening it again for writing (allowed whenever the
+ * sentry's host identity may write that file) would let the guest change the caller's file. So
+ * for anything but a pipe or FIFO (whose reopen gives either end on Linux, and which holds no
+ * data of the caller's to change) the access asked must be one the fd already has: else EACCES.
+ *
+ * The host may refuse the sentry what Linux would give the task: a pipe or file of the caller's
+ * that another host user owns than the sentry's (everything of root's when cbox-run runs as
+ * root: the sandbox's root is host nobody). Then the guest gets a copy of its own fd, as gVisor
+ * gives for a host fd: the same open file, so it shares the offset and status flags, and
+ * O_TRUNC is not applied (`echo x > /dev/stdout` then appends to the caller's file where Linux
+ * would clobber it from offset 0).
+ */
+static int reopen_target(struct cbox_task *pt, int n, int flags)
+{
+	int copy = cbox_task_getfd(pt, n);
+	if (copy < 0)
+		return -ENOENT; /* closed meanwhile */
+	struct stat st;
+	int have = fcntl(copy, F_GETFL);
+	if (fstat(copy, &st) < 0 || have < 0) {
+		close(copy);
+		return -ENOENT;
+	}
+	int want = flags & O_ACCMODE;
+	have &= O_ACCMODE;
+	bool within = want == have || have == O_RDWR;
+	if (S_ISSOCK(st.st_mode) || (!within && !S_ISFIFO(st.st_mode))) {
+		close(copy);
+		return S_ISSOCK(st.st_mode) ? -ENXIO : -EACCES;
+	}
+	int keep = O_ACCMODE | O_NONBLOCK | O_APPEND | (S_ISREG(st.st_mode) ? O_TRUNC : 0);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", copy);
+	int fd = open(path, (flags & keep) | O_CLOEXEC);
+	if (fd >= 0 || (errno != EACCES && errno != EPERM) || !within) {
+		int err = errno;
+		close(copy);
+		return fd >= 0 ? fd : -err;
+	}
+	return copy;
+}
+
 static int p_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags)
 {
 	enum cbox_proc_kind k = KIND(d->priv);
 	struct cbox_task *pt = has_task(k) ? proc_task(s, PID(d->priv)) : NULL;
 	if (has_task(k) && !pt)
 		return -ENOENT;
-	if (k == P_FD_TARGET) {
-		/* Reopen the task's pipe (or FIFO) through the sentry's procfs: a new open of the
-		 * same object with the guest's flags, as Linux does; a socket says ENXIO there. */
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, PARG(d->priv));
-		int fd = open(path, (flags & (O_ACCMODE | O_NONBLOCK | O_APPEND)) | O_CLOEXEC);
-		return fd < 0 ? -errno : fd;
-	}
+	if (k == P_FD_TARGET)
+		return reopen_target(pt, PARG(d->priv), flags);
 	if ((flags & O_ACCMODE) != O_RDONLY)
 		return open_write(pt, d, flags);
 	if (k == P_NS_TARGET) {
@@ -419,13 +436,27 @@ static int fd_readlink(struct cbox_sentry *s, struct cbox_task *pt, int fd, char
 	return snprintf(buf, size, "%s", target);
 }
 
-struct cbox_dentry *cbox_proc_fd_unlinked(struct cbox_sentry *s, struct cbox_dentry *d)
+struct cbox_dentry *cbox_proc_fd_target(struct cbox_sentry *s, struct cbox_dentry *d)
 {
 	if (d->mnt->ops != &cbox_fs_proc || KIND(d->priv) != P_FD)
 		return NULL;
-	struct cbox_task *pt = cbox_task_by_vtid(s, PID(d->priv));
-	int err = 0;
-	struct cbox_dentry *f = pt ? cbox_fd_lookup(s, pt, PARG(d->priv), NULL, &err) : NULL;
+	struct cbox_task *pt = proc_task(s, PID(d->priv));
+	int n = PARG(d->priv), err = 0;
+	if (!pt || !pt->files || hidden_fd(s, n))
+		return NULL;
+	struct cbox_dentry *f = cbox_fd_lookup(s, pt, n, NULL, &err);
+	if (!f && err == -ENOENT) {
+		/* Not a file the sentry served: the link leads to the object itself (a pipe, or
+		 * the caller's stdin), whichever name it reads as; opening it reopens the task's
+		 * fd (reopen_target). */
+		char path[64];
+		struct stat st;
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, n);
+		if (stat(path, &st) < 0)
+			return NULL;
+		return mk(d->parent, d->name, (st.st_mode & S_IFMT) | 0600,
+		          PRIV(P_FD_TARGET, PID(d->priv), n));
+	}
 	if (!f || !f->unlinked)
 		return NULL;
 	/* A named file unlinked while open (a bash here-document, `cat /dev/stdin` on it) is no
@@ -434,7 +465,7 @@ struct cbox_dentry *cbox_proc_fd_unlinked(struct cbox_sentry *s, struct cbox_den
 	 * (reopen_anon, fs_gofer.c): a new open file description, opened with the sentry's own
 	 * host identity after cbox_vfs_open's checks on the guest's. */
 	if (!f->anon_fd1 && f->mnt->ops == &cbox_fs_gofer) {
-		int fd = cbox_task_getfd(pt, PARG(d->priv));
+		int fd = cbox_task_getfd(pt, n);
 		if (fd >= 0) {
 			cbox_fs_gofer_keep_anon(s, f, fd);
 			close(fd);

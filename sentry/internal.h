@@ -135,10 +135,11 @@ extern const struct cbox_fs_ops cbox_fs_proc;
 /* The cache of gofer directories' children (dcache.c): link d under dir, find dir's child name. */
 void cbox_vfs_cache_link(struct cbox_dentry *dir, struct cbox_dentry *d);
 struct cbox_dentry *cbox_vfs_cached_child(const struct cbox_dentry *dir, const char *name);
-/* d is /proc/PID/fd/N of an unlinked file (an O_TMPFILE one, or removed while open): its dentry
- * (a new reference), which following the link reaches as Linux's magic link does, although no
- * path names it any more. NULL otherwise. */
-struct cbox_dentry *cbox_proc_fd_unlinked(struct cbox_sentry *s, struct cbox_dentry *d);
+/* d is /proc/PID/fd/N: what following the link reaches, as Linux's magic link does, where its
+ * text would not lead there (a new reference): an unlinked file (an O_TMPFILE one, or removed
+ * while open), or the object of an fd the sentry did not serve (a pipe, the caller's stdin).
+ * NULL otherwise: the link's text is followed. */
+struct cbox_dentry *cbox_proc_fd_target(struct cbox_sentry *s, struct cbox_dentry *d);
 extern const struct cbox_fs_ops cbox_fs_dev;
 /* Unreferenced gofer dentries the cache keeps at most (dcache.c). */
 #define CBOX_VFS_LRU_MAX 4096

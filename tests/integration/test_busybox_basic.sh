@@ -62,6 +62,36 @@ t_basic() {
 	check "a file unlinked while open reopens through /proc/self/fd and /dev/stdin" "hello
 hello" "$OUT"
 
+	# The caller's stdin, stdout and stderr opened by name (/dev/stdin is /proc/self/fd/0): a
+	# script's `echo oops > /dev/stderr` failed with EPERM, `cat /dev/stdin < file` with ENOENT
+	# and on the caller's pipe with EACCES. Here they are a 0600 file and a pipe of root's,
+	# which the sentry's host identity may not open when cbox-run is root (the guest then gets
+	# its own fd again), and pipes of the sandbox's own.
+	printf 'secret\n' >"$SCRATCH/in"
+	chmod 600 "$SCRATCH/in"
+	# shellcheck disable=SC2086
+	OUT=$(timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -- "$BB" sh -c \
+		'busybox cat /dev/stdin; echo out >/dev/stdout; echo err >/dev/stderr' \
+		<"$SCRATCH/in" 2>&1)
+	check "the caller's stdin file, stdout and stderr pipe opened by name" "secret
+out
+err" "$OUT"
+	# shellcheck disable=SC2086
+	OUT=$(echo piped | timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -- "$BB" sh -c \
+		'busybox cat /dev/stdin; echo inner | busybox cat /dev/fd/0' 2>&1)
+	check "the caller's pipe and the sandbox's own opened by name" "piped
+inner" "$OUT"
+	if [ "$(basename "$CBOX_RUN")" = cbox-run ]; then
+		# Security: an fd opened again gives no more access than it has, or the read-only
+		# `< file` the caller gave would let the guest change that file (on Linux, where the
+		# program is the caller, it may: hence only under cbox-run).
+		BOX_STDIN=$SCRATCH/in sh_box 'echo changed >/dev/stdin; exec 3<>/proc/self/fd/0'
+		check_match "the caller's read-only stdin cannot be opened for writing" \
+			"can't create /dev/stdin: Permission denied" "$ERR"
+		check_match "... nor for reading and writing" "/proc/self/fd/0: Permission denied" "$ERR"
+		check "the caller's file is unchanged" "secret" "$(cat "$SCRATCH/in")"
+	fi
+
 	# cbox-run started with stdin or stderr closed: the program finds it closed too, and
 	# cbox-run's own fds do not land there (with stderr closed, --strace's lines went into one
 	# of them and the run failed with 126).
