@@ -7,8 +7,11 @@
  * Only the user.* namespace is served. security.capability would be file capabilities for
  * whoever runs the file on the host later; security.* and trusted.* are privileged on Linux and
  * system.* carries ACLs the sentry does not enforce. The guest is a root without capabilities, so
- * EPERM (write) and ENODATA (read) are what Linux tells it for trusted.*; security.* and system.*
- * answer the same here (a deviation: Linux would let it read security.selinux or an ACL).
+ * EPERM (write) and ENODATA (read) are what Linux tells it for trusted.*; security.* answers the
+ * same here (a deviation: Linux would let it read security.selinux). system.* is refused as a
+ * file system mounted without ACL support refuses it: ENODATA on a read (no ACL), EOPNOTSUPP on
+ * a write, which cp -p, mv across mounts, tar and rsync take as "no ACLs here" and go on with
+ * the mode bits. EPERM there made them fail ("preserving permissions: Operation not permitted").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,9 +62,10 @@ static bool has_prefix(const char *name, const char *prefix)
 static int xattr_permission(const struct cbox_task *t, const struct cbox_dentry *d,
                             const char *name, bool write)
 {
-	if (has_prefix(name, "trusted.") || has_prefix(name, "security.") ||
-	    has_prefix(name, "system."))
+	if (has_prefix(name, "trusted.") || has_prefix(name, "security."))
 		return write ? -EPERM : -ENODATA;
+	if (has_prefix(name, "system."))
+		return write ? -EOPNOTSUPP : -ENODATA;
 	if (has_prefix(name, "user.")) {
 		/* user.* lives only on regular files and directories (Linux: quota abuse of
 		 * device and fifo inodes). */

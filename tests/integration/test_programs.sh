@@ -114,6 +114,21 @@ t_bash() {
 
 	box ./hello.sh x y
 	check "bash #! script" "hello.sh 5 x y" "$OUT"
+
+	# cp -p and a mv from the working folder to /tmp (another mount: a copy) keep the mode
+	# through an ACL first; EPERM for it made both fail, EOPNOTSUPP (no ACLs here) is taken.
+	box /usr/bin/bash -c 'echo m >m.txt; chmod 640 m.txt; cp -p m.txt /tmp/c.txt && mv m.txt /tmp/m.txt && stat -c %a /tmp/c.txt /tmp/m.txt'
+	check "cp -p and mv across mounts keep the mode, quietly" "0 640 640 " "$STATUS $(echo $OUT) $ERR"
+	if [ "$(basename "$CBOX_RUN")" = cbox-run ]; then
+		# Security: ACLs are not served (the sentry would not enforce them).
+		box /usr/bin/python3 -c 'import os; open("a.txt", "w")
+for n in ("system.posix_acl_access", "security.capability", "trusted.x"):
+    try: os.setxattr("a.txt", n, b"\2\0\0\0"); print(n, "set")
+    except OSError as e: print(n, e.strerror)'
+		check "ACLs and privileged xattrs cannot be set" "system.posix_acl_access Operation not supported
+security.capability Operation not permitted
+trusted.x Operation not permitted" "$OUT"
+	fi
 }
 
 # make_repo DIR: a git repository with two commits at fixed dates, made on the host.
