@@ -5,6 +5,7 @@
  * from fid 0. Every path is resolved inside the staged root with openat2 (never escaping it) and
  * every mount is attached to the fd it resolved to, so no path is looked up twice.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -323,6 +324,173 @@ static int open_target(const struct build *b, const struct cbox_gofer_mount *m, 
 	return cbox_steal_fd(&cur);
 }
 
+/*
+ * Step 1b: room for a mount point the rootfs lacks (`cbox-run -v ./data:/data`). Docker makes
+ * it in the container's own writable layer, bwrap in its tmpfs root; here the rootfs is the
+ * host's, where nothing may be created. So the directory that lacks it (D, "/" here) is covered
+ * by a tmpfs of the sandbox's that holds what D holds: each entry a recursive bind of the entry
+ * (a clone of the staged, already restricted mounts, so read-only, nosuid and the covers of
+ * pseudo-filesystems come along), each symlink the same symlink. Step 3 then creates the mount
+ * point in that tmpfs as in any tmpfs of the gofer's, and step 5 makes the tmpfs read-only (a
+ * new name in D is EROFS, as before). Only where needed: a D that a hide or another mount's
+ * target covers, or that is already a tmpfs of the gofer's, gets none (their own tmpfs takes the
+ * mount point), and a D of more than ROOM_MAX entries fails as before (one bind per entry).
+ */
+#define ROOM_MAX 256
+
+/* path is at or below dir (both absolute, no "." or ".." components). */
+static bool at_or_below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (n == 1)
+		return true; /* "/" */
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+static bool covered_later(const struct cbox_gofer_config *cfg, const char *d)
+{
+	for (size_t i = 0; i < cfg->n_hide; i++)
+		if (at_or_below(d, cfg->hide[i]))
+			return true;
+	for (size_t i = 0; i < cfg->n_mounts; i++)
+		if (at_or_below(d, cfg->mounts[i].target))
+			return true;
+	return false;
+}
+
+struct room_entry {
+	char name[256];
+	int tree;   /* the entry's clone, or -1 for a symlink */
+	char *link; /* a symlink's target */
+	mode_t mode;
+};
+
+/* Cover dir (an O_PATH fd of the directory at guest path where) by a tmpfs holding its entries. */
+static void make_room_in(struct build *b, int dir, const char *where, const char *target)
+{
+	CBOX_AUTOCLOSE int rd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dp = rd < 0 ? NULL : fdopendir(rd);
+	if (dp == NULL)
+		cbox_gofer_setup_fail(errno, "gofer: mount point %s: list %s", target, where);
+	rd = -1; /* (the DIR owns it) */
+	struct room_entry *e = calloc(ROOM_MAX, sizeof(*e));
+	size_t n = 0;
+	if (e == NULL)
+		cbox_gofer_setup_fail(ENOMEM, "gofer: mount point %s", target);
+	for (struct dirent *de; (de = readdir(dp)) != NULL;) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (n == ROOM_MAX)
+			cbox_gofer_setup_fail(ENOENT,
+			                      "gofer: mount point %s: it does not exist in the "
+			                      "guest's tree, and %s has more than %d entries to "
+			                      "make room for it beside (create it first)",
+			                      target, where, ROOM_MAX);
+		struct room_entry *x = &e[n];
+		struct stat st;
+		snprintf(x->name, sizeof(x->name), "%s", de->d_name);
+		x->tree = -1;
+		if (fstatat(dirfd(dp), x->name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue; /* gone meanwhile */
+		x->mode = st.st_mode;
+		if (S_ISLNK(st.st_mode)) {
+			char buf[4096];
+			ssize_t len = readlinkat(dirfd(dp), x->name, buf, sizeof(buf) - 1);
+			if (len < 0)
+				continue;
+			buf[len] = '\0';
+			x->link = strdup(buf);
+			if (x->link == NULL)
+				cbox_gofer_setup_fail(ENOMEM, "gofer: mount point %s", target);
+		} else {
+			/* Through the mounts on the entry (a cover, a submount): what the guest
+			 * would have seen there. */
+			x->tree = open_tree(dirfd(dp), x->name,
+			                    OPEN_TREE_CLONE | AT_RECURSIVE | OPEN_TREE_CLOEXEC |
+			                        AT_SYMLINK_NOFOLLOW);
+			if (x->tree < 0)
+				cbox_gofer_setup_fail(errno, "gofer: mount point %s: clone %s/%s",
+				                      target, where, x->name);
+		}
+		n++;
+	}
+	struct stat dst;
+	char mode[8];
+	if (fstat(dir, &dst) < 0)
+		cbox_gofer_setup_fail(errno, "gofer: mount point %s: stat %s", target, where);
+	snprintf(mode, sizeof(mode), "%04o", (unsigned)(dst.st_mode & 07777));
+	int mnt = new_tmpfs(b, mode, 0, MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID, where);
+	b->ro_later[b->n_ro_later++] = mnt;
+	attach_at(mnt, dir, "room for a mount point", where);
+	for (size_t i = 0; i < n; i++) {
+		struct room_entry *x = &e[i];
+		int rc;
+		if (x->link)
+			rc = symlinkat(x->link, mnt, x->name);
+		else if (S_ISDIR(x->mode))
+			rc = mkdirat(mnt, x->name, 0755);
+		else
+			rc = mknodat(mnt, x->name, S_IFREG | 0600, 0);
+		if (rc == 0 && x->tree >= 0)
+			rc = move_mount(x->tree, "", mnt, x->name, MOVE_MOUNT_F_EMPTY_PATH);
+		if (rc < 0)
+			cbox_gofer_setup_fail(errno, "gofer: mount point %s: %s/%s beside it",
+			                      target, where, x->name);
+		if (x->tree >= 0)
+			close(x->tree);
+		free(x->link);
+	}
+	free(e);
+	closedir(dp);
+}
+
+static void make_room(struct build *b, const struct cbox_gofer_mount *m)
+{
+	const uint64_t in_root = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+	CBOX_AUTOFREE char *copy = strdup(m->target);
+	if (copy == NULL)
+		cbox_gofer_setup_fail(ENOMEM, "gofer: mount point %s", m->target);
+	/* The deepest existing directory on the target's path, and the guest path leading to it. */
+	CBOX_AUTOCLOSE int dir = openat(b->root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	size_t end = 1; /* copy[0, end) names dir: "/" */
+	for (;;) {
+		size_t start = end + strspn(copy + end, "/");
+		if (copy[start] == '\0')
+			return; /* the whole target exists */
+		size_t stop = start + strcspn(copy + start, "/");
+		char save = copy[stop];
+		copy[stop] = '\0';
+		int next = openat2_fd(b->root, relpath(copy), O_PATH, in_root);
+		copy[stop] = save;
+		if (next < 0 && errno != ENOENT)
+			return; /* step 3 says what is wrong */
+		if (next < 0)
+			break;
+		struct stat st;
+		if (fstat(next, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			close(next);
+			return;
+		}
+		close(cbox_steal_fd(&dir));
+		dir = next;
+		end = stop;
+	}
+	copy[end] = '\0';
+	const char *where = copy; /* "/" or the path of dir */
+	if (is_ours(b, dir) || covered_later(b->cfg, where))
+		return;
+	make_room_in(b, dir, where, m->target);
+	if (strcmp(where, "/") == 0) {
+		/* The root itself is covered: later steps resolve from the new one. */
+		close(b->root);
+		b->root = open(CBOX_GOFER_STAGE_ROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (b->root < 0)
+			cbox_gofer_setup_fail(errno, "gofer: open %s", CBOX_GOFER_STAGE_ROOT);
+	}
+}
+
 /* Step 3: one TMPFS or BIND mount at its target. */
 static void mount_one(struct build *b, size_t i)
 {
@@ -384,13 +552,16 @@ static void mkdir_p(const struct build *b, const char *path)
 
 void cbox_gofer_tree_build(const struct cbox_gofer_config *cfg)
 {
-	size_t n = cfg->n_hide + cfg->n_mounts + 3; /* + the overlay and its upper layer */
+	/* + one room per mount, the overlay and its upper layer */
+	size_t n = cfg->n_hide + 2 * cfg->n_mounts + 3;
 	struct build b = {.cfg = cfg, .root = -1};
 	b.ours = calloc(n, sizeof(*b.ours));
 	b.ro_later = calloc(n, sizeof(*b.ro_later));
 	if (b.ours == NULL || b.ro_later == NULL)
 		cbox_gofer_setup_fail(ENOMEM, "gofer: build the tree");
 	stage_all(&b);
+	for (size_t i = 0; i < cfg->n_mounts; i++)
+		make_room(&b, &cfg->mounts[i]);
 	for (size_t i = 0; i < cfg->n_hide; i++)
 		hide_one(&b, cfg->hide[i]);
 	for (size_t i = 0; i < cfg->n_mounts; i++)

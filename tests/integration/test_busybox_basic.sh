@@ -132,5 +132,35 @@ two" "$ERR"
 	check "pipe of 2000 lines" "2000" "$(echo $OUT)"
 }
 
+# -v to a path the host's root lacks: the mount point is made in a read-only tmpfs of the
+# sandbox that shows what the root holds (docker makes it in the container's layer, bwrap in
+# its tmpfs root); it failed with "create /x first", which only root could do, on the host.
+t_new_mount_point() {
+	local src="$SCRATCH/mp-src" name=cbox-itest-mp-$$
+	mkdir -p "$src" && echo inside >"$src/f"
+	# shellcheck disable=SC2086
+	OUT=$(timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -v "$src:/$name:ro" -v "$src:/opt/$name/deep" \
+		-- "$BB" sh -c "busybox cat /$name/f /opt/$name/deep/f; busybox ls / | busybox grep -c -x $name
+			busybox cat /etc/hostname >/dev/null && echo etc; busybox ls /usr/bin/busybox
+			busybox touch /new-$name /opt/new-$name /usr/new-$name 2>&1 | busybox grep -c Read-only
+			busybox cat /etc/shadow; busybox ls -A /root | busybox wc -l" 2>&1)
+	check "-v to a path the host's root lacks" "inside
+inside
+1
+etc
+/usr/bin/busybox
+3
+0" "$OUT"
+	check "  ... and the host's root is unchanged" "absent absent" \
+		"$([ -e "/$name" ] && echo present || echo absent) $([ -e "/opt/$name" ] && echo present || echo absent)"
+	# shellcheck disable=SC2086
+	OUT=$(timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -v "$src:/usr/lib/x86_64-linux-gnu/$name" -- "$BB" true 2>&1)
+	check_match "  ... but not beside more than 256 entries" "has more than 256 entries" "$OUT"
+}
+
 for_each_config t_basic
+if [ "$(basename "$CBOX_RUN")" = cbox-run ]; then
+	CFG=${CONFIGS[0]}
+	t_new_mount_point
+fi
 finish

@@ -195,20 +195,22 @@ t_bpf_perf() {
 		"$(printf 'bpf_map_create EPERM\nperf_event_open EPERM')" "$OUT"
 }
 
-# The gofer's set-up fails (a rootfs without /tmp for the sandbox's tmpfs) while the sentry's
-# namespaces are already made (cbox-run overlaps the two): cbox-run must report the gofer's
-# error, exit 125 and leave no sentry behind.
+# The gofer's set-up fails (a rootfs without /tmp for the sandbox's tmpfs, whose root holds too
+# many entries to make room for it) while the sentry's namespaces are already made (cbox-run
+# overlaps the two): cbox-run must report the gofer's error, exit 125 and leave no sentry behind.
 t_gofer_setup() {
 	[ "$(basename "$CBOX_RUN")" = cbox-run ] || { skip_check "gofer set-up failure" "not cbox-run"; return; }
-	local root="$ITEST_TMP/empty-root"
+	local root="$ITEST_TMP/crowded-root"
 	mkdir -p "$root"
+	local i
+	for i in $(seq 1 300); do : >"$root/f$i"; done
 	# shellcheck disable=SC2086
 	timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG --rootfs "$root" -- /bin/true \
 		>"$SCRATCH/out" 2>"$SCRATCH/err" </dev/null
 	STATUS=$?
 	ERR=$(cat "$SCRATCH/err")
 	check_status "a gofer set-up failure" 125
-	check_match "  ... reported with the gofer's reason" "starting the gofer: gofer: tmpfs at /tmp: the target does not exist" "$ERR"
+	check_match "  ... reported with the gofer's reason" "starting the gofer: gofer: mount point /tmp: it does not exist in the guest's tree" "$ERR"
 	check "  ... and no sandbox process is left" "" "$(pgrep -f -- "--rootfs $root" | grep -v "^$$\$")"
 }
 

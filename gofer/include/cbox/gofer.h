@@ -63,12 +63,18 @@ struct cbox_gofer_config {
  *  1. every BIND source is cloned (recursively) first, then the rootfs; the rootfs's mounts and
  *     each bind's are made nodev,nosuid (read-only per cfg->readonly / mount->readonly), with
  *     host pseudo-filesystems covered by an empty read-only directory in both;
+ *     Then, for each mount whose target the rootfs lacks, where the deepest existing directory
+ *     of the target is a host one that no hide and no other mount covers: that directory is
+ *     covered by a tmpfs holding a recursive bind of each of its entries (each symlink
+ *     recreated), up to 256 entries, so that step 3 may create the target in it; that tmpfs
+ *     becomes read-only in step 5;
  *  2. hide: each path that exists in the rootfs (resolved inside it, never through a symlink; a
  *     symlink or a missing path is skipped) is covered: a directory by an empty tmpfs (read-only,
  *     nodev, nosuid, noexec at the end), anything else (files, sockets, fifos) by an empty
  *     read-only file;
  *  3. mounts, in order: the target must exist (symlinks are followed inside the tree), or its
- *     missing part must lie in a tmpfs the gofer made (a hide or TMPFS mount), where the
+ *     missing part must lie in a tmpfs the gofer made (a hide, a TMPFS mount or room made in
+ *     step 1), where the
  *     directories (and, for a file bind, the file) are created. Nothing is ever created in the
  *     rootfs or in a bind (both are host file systems). TMPFS: nodev,nosuid, mode 1777;
  *  4. mkdirs (like mkdir -p, 0755, never through a symlink);

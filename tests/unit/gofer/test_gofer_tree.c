@@ -429,13 +429,20 @@ Test(gofer_spawn, setup_errors_are_reported)
 	need_root();
 	struct tree t;
 	make_tree(&t);
+	mk(t.root, "many", NULL);
+	for (int i = 0; i < 257; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "many/f%d", i);
+		mk(t.root, name, "");
+	}
 	char *before = listing(t.root);
 	struct cbox_gofer_mount m[2] = {
-	    {.kind = CBOX_GOFER_MOUNT_BIND, .source = t.rw, .target = "/nope/deeper"}};
+	    {.kind = CBOX_GOFER_MOUNT_BIND, .source = t.rw, .target = "/many/deeper"}};
 	struct cbox_gofer_config cfg = {
 	    .rootfs = t.root, .readonly = true, .mounts = m, .n_mounts = 1};
-	/* a missing target in the rootfs: never created there */
-	expect_spawn_error(&cfg, ENOENT, "/nope/deeper");
+	/* a missing target in the rootfs beside more than 256 entries: no room is made for it
+	 * (a bind per entry), and it is never created in the rootfs */
+	expect_spawn_error(&cfg, ENOENT, "more than 256 entries");
 	/* a missing target in a bind (a host directory): never created there either */
 	m[1] = (struct cbox_gofer_mount){.kind = CBOX_GOFER_MOUNT_TMPFS, .target = "/data/sub/dir"};
 	m[0].target = "/data";
@@ -468,6 +475,58 @@ Test(gofer_spawn, setup_errors_are_reported)
 	expect_spawn_error(&cfg, EINVAL, "etc");
 	char *after = listing(t.root);
 	cr_expect_str_eq(after, before, "the rootfs was changed by a failed spawn");
+	free(before);
+	free(after);
+	free_tree(&t);
+}
+
+/* A mount target the read-only rootfs lacks: the directory that lacks it is shown by a tmpfs of
+ * the sandbox's holding binds of its entries, read-only, and the rootfs is left alone; the hides
+ * apply through it. */
+Test(gofer_spawn, room_for_a_mount_point_the_rootfs_lacks)
+{
+	need_root();
+	struct tree t;
+	make_tree(&t);
+	char *before = listing(t.root);
+	const char *hide[] = {"/etc/shadow"};
+	const struct cbox_gofer_mount m[] = {
+	    {.kind = CBOX_GOFER_MOUNT_BIND, .source = t.ro, .target = "/new/deeper"},
+	    {.kind = CBOX_GOFER_MOUNT_BIND, .source = t.rw, .target = "/etc/newdir"},
+	};
+	struct cbox_gofer_config cfg = {.rootfs = t.root,
+	                                .readonly = true,
+	                                .hide = hide,
+	                                .n_hide = 1,
+	                                .mounts = m,
+	                                .n_mounts = CBOX_ARRAY_SIZE(m)};
+	pid_t pid;
+	struct cbox_gofer_client *c = spawn_cfg(&cfg, &pid);
+	struct cbox_gofer_stat st;
+	must_walk(c, "/new/deeper/ro.txt", NULL);
+	must_walk(c, "/etc/newdir", NULL);
+	/* the rest of the root and of /etc as before, the symlink a symlink */
+	must_walk(c, "/etc/passwd", &st);
+	must_walk(c, "/data", NULL);
+	must_walk(c, "/lnk", &st);
+	cr_expect(S_ISLNK(st.mode));
+	char names[512];
+	cr_expect_eq(count_entries(c, must_walk(c, "/etc", NULL), names, sizeof(names)), 3,
+	             "/etc: %s", names);
+	/* still hidden, read-only around the new points */
+	int fd = cbox_gofer_open(c, must_walk(c, "/etc/shadow", NULL), O_RDONLY);
+	char buf[32] = "";
+	cr_expect_eq(fd >= 0 ? read(fd, buf, sizeof(buf)) : -1, 0, "shadow: %s", buf);
+	if (fd >= 0)
+		close(fd);
+	cr_expect_eq(
+	    cbox_gofer_mkdir(c, CBOX_GOFER_ROOT_FID, "x", 0755, (uint32_t)-1, (uint32_t)-1),
+	    -EROFS);
+	cbox_gofer_client_free(c);
+	int status = wait_exit(pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+	char *after = listing(t.root);
+	cr_expect_str_eq(after, before, "the rootfs was changed by the spawn");
 	free(before);
 	free(after);
 	free_tree(&t);
