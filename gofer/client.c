@@ -525,7 +525,7 @@ int cbox_gofer_mknod(struct cbox_gofer_client *c, uint32_t dir, const char *name
 }
 
 int cbox_gofer_bind(struct cbox_gofer_client *c, uint32_t cwd, const char *path, size_t len,
-                    int sockfd, uint32_t uid, uint32_t gid)
+                    int sockfd, uint32_t mode, uint32_t uid, uint32_t gid)
 {
 	if (sockfd < 0)
 		return -EBADF;
@@ -533,10 +533,40 @@ int cbox_gofer_bind(struct cbox_gofer_client *c, uint32_t cwd, const char *path,
 	                           .fid = cwd,
 	                           .uid = uid,
 	                           .gid = gid,
+	                           .mode = mode,
 	                           .name2 = path,
 	                           .name2_len = len};
 	struct cbox_gofer_reply r;
 	return rpc_fd(c, &q, &r, NULL, sockfd);
+}
+
+int cbox_gofer_connect(struct cbox_gofer_client *c, uint32_t fid, uint32_t cwd, const char *path,
+                       size_t len, int sockfd)
+{
+	if (sockfd < 0)
+		return -EBADF;
+	struct cbox_gofer_req q = {
+	    .type = CBOX_GOFER_CONNECT, .fid = fid, .fid2 = cwd, .name2 = path, .name2_len = len};
+	struct cbox_gofer_reply r;
+	return rpc_fd(c, &q, &r, NULL, sockfd);
+}
+
+ssize_t cbox_gofer_sendto(struct cbox_gofer_client *c, uint32_t fid, uint32_t dir, const char *name,
+                          size_t len, int sockfd, const void *buf, size_t n, int flags)
+{
+	if (sockfd < 0)
+		return -EBADF;
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_SENDTO,
+	                           .fid = fid,
+	                           .fid2 = dir,
+	                           .flags = (uint32_t)flags,
+	                           .name2 = name,
+	                           .name2_len = len,
+	                           .value = buf,
+	                           .value_len = n};
+	struct cbox_gofer_reply r;
+	int rc = rpc_fd(c, &q, &r, NULL, sockfd);
+	return rc < 0 ? rc : (ssize_t)r.fid;
 }
 
 int cbox_gofer_inotify(struct cbox_gofer_client *c, uint32_t fid, uint32_t mask, int ifd)

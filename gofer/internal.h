@@ -142,6 +142,10 @@ int cbox_gofer_do_clunkn(struct cbox_gofer_server *s, const struct cbox_gofer_re
  * and has the handler's type.
  */
 int cbox_gofer_do_bind(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int sockfd);
+/* CONNECT, SENDTO: likewise sockfd, connected or sent to a socket node this session bound. */
+int cbox_gofer_do_connect(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int sockfd);
+int cbox_gofer_do_sendto(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                         struct cbox_gofer_reply *r, int sockfd);
 /* INOTIFY: add a watch for fid's file to the guest's inotify instance ifd; r->fid gets the wd. */
 int cbox_gofer_do_inotify(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
                           struct cbox_gofer_reply *r, int ifd);

@@ -526,6 +526,10 @@ int cbox_gofer_handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *
 		return cbox_gofer_do_mknod(s, q, r);
 	case CBOX_GOFER_BIND:
 		return cbox_gofer_do_bind(s, q, in_fd);
+	case CBOX_GOFER_CONNECT:
+		return cbox_gofer_do_connect(s, q, in_fd);
+	case CBOX_GOFER_SENDTO:
+		return cbox_gofer_do_sendto(s, q, r, in_fd);
 	case CBOX_GOFER_INOTIFY:
 		return cbox_gofer_do_inotify(s, q, r, in_fd);
 	case CBOX_GOFER_GETXATTR:

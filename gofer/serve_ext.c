@@ -4,6 +4,7 @@
  * namespace, which holds nothing but that tree, and the xattr calls name a fid's inode.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/inotify.h>
 #include <fcntl.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/fsuid.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -86,6 +88,17 @@ static int own_bound(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 	return 0;
 }
 
+/* Only an AF_UNIX socket may come with BIND or CONNECT: any other fd (a file, an inet socket)
+ * would make the call mean something the sentry did not check. */
+static int unix_socket_only(int sockfd)
+{
+	int domain = 0;
+	socklen_t dlen = sizeof(domain);
+	if (getsockopt(sockfd, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) < 0)
+		return errno == ENOTSOCK ? -ENOTSOCK : -EBADF;
+	return domain == AF_UNIX ? 0 : -EAFNOSUPPORT;
+}
+
 /*
  * BIND: bind the guest's AF_UNIX socket to the guest's own path, resolved from the guest's cwd.
  * The path is resolved by the host kernel in the gofer's mount namespace, which is the guest's
@@ -102,14 +115,9 @@ int cbox_gofer_do_bind(struct cbox_gofer_server *s, const struct cbox_gofer_req 
 		return -EBADF;
 	if (!S_ISDIR(cwd->mode))
 		return -ENOTDIR;
-	/* Only an AF_UNIX socket: any other fd (a file, an inet socket) would make bind mean
-	 * something the sentry did not check. */
-	int domain = 0;
-	socklen_t dlen = sizeof(domain);
-	if (getsockopt(sockfd, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) < 0)
-		return errno == ENOTSOCK ? -ENOTSOCK : -EBADF;
-	if (domain != AF_UNIX)
-		return -EAFNOSUPPORT;
+	int rc = unix_socket_only(sockfd);
+	if (rc < 0)
+		return rc;
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	memcpy(sa.sun_path, q->name2, q->name2_len); /* <= 108 bytes, no NUL: checked */
 	socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + q->name2_len);
@@ -118,13 +126,160 @@ int cbox_gofer_do_bind(struct cbox_gofer_server *s, const struct cbox_gofer_req 
 	path[q->name2_len] = '\0';
 	if (fchdir(cwd->fd) < 0)
 		return -errno;
-	int rc = bind(sockfd, (struct sockaddr *)&sa, alen) < 0 ? -errno : 0;
+	/* The node gets the mode the sentry computed (0777 less the guest's umask), as bind(2)
+	 * gives it; the gofer's own umask is 0 otherwise. */
+	umask(~q->mode & 0777);
+	rc = bind(sockfd, (struct sockaddr *)&sa, alen) < 0 ? -errno : 0;
+	umask(0);
 	if (rc == 0)
 		rc = own_bound(s, q, path);
 	/* Back to the root, so that no later relative name of the gofer's depends on a guest's
 	 * cwd. */
 	if (fchdir(root->fd) < 0)
 		cbox_error("gofer: cannot return to the root after a bind: %s", strerror(errno));
+	return rc;
+}
+
+/*
+ * The listener learns who connected from the connecting task's effective ids (SO_PEERCRED:
+ * ssh-agent refuses a peer that is not its own user), and the host checks the socket node's
+ * permission on its fs ids. So while the gofer connects for the guest, its effective ids are the
+ * guest's host ids (the owner of the guest's socket, which the guest made) and its fs ids stay
+ * its own: the peer is the guest, as when the guest connects on Linux, and the node, which the
+ * gofer owns for the guest, is reachable as the sentry's checks said. A gofer that cannot
+ * switch (it has the guest's ids already, or no privilege to change them) connects as itself.
+ */
+struct as_guest {
+	bool uid, gid;
+	uid_t own_uid;
+	gid_t own_gid;
+};
+
+static void as_guest_begin(struct as_guest *g, int sockfd)
+{
+	struct stat st;
+	g->uid = g->gid = false;
+	g->own_uid = geteuid();
+	g->own_gid = getegid();
+	if (fstat(sockfd, &st) < 0)
+		return;
+	if (st.st_gid != g->own_gid && setresgid((gid_t)-1, st.st_gid, (gid_t)-1) == 0) {
+		g->gid = true;
+		setfsgid(g->own_gid);
+	}
+	if (st.st_uid != g->own_uid && setresuid((uid_t)-1, st.st_uid, (uid_t)-1) == 0) {
+		g->uid = true;
+		setfsuid(g->own_uid);
+	}
+}
+
+static void as_guest_end(const struct as_guest *g)
+{
+	/* (the real and saved ids stayed the gofer's own: going back is always allowed) */
+	if (g->uid && setresuid((uid_t)-1, g->own_uid, (uid_t)-1) < 0)
+		cbox_die(1, "gofer: cannot take back its own uid: %s", strerror(errno));
+	if (g->gid && setresgid((gid_t)-1, g->own_gid, (gid_t)-1) < 0)
+		cbox_die(1, "gofer: cannot take back its own gid: %s", strerror(errno));
+}
+
+/*
+ * CONNECT: connect the guest's AF_UNIX socket to a socket node a guest of this session bound,
+ * named by the guest's own path from its cwd (connect(2) takes a path, and the gofer has no
+ * /proc to name a node it holds). The sentry made Linux's checks on its view (the walk, write
+ * permission for the guest's ids); here the host checks the gofer's identity, which owns what
+ * the guest made. The sentry connected itself before, and as its host identity is nobody when
+ * cbox-run runs as root, a socket the guest had made 0600 or 0700 (ssh-agent's, tmux's,
+ * python's forkserver) answered EACCES to its own owner.
+ *
+ * Security: the gofer connects only to the node the sentry's walk found (fid), and only when
+ * that is a socket of this session (cbox_gofer_bound_has), never to a host service's socket
+ * that was in the tree (docker.sock in the working folder): the path is resolved first and
+ * compared with fid's node, and no other request runs before the connect resolves it again
+ * (the gofer serves one request at a time; only the host could swap the name meanwhile). The
+ * call is non-blocking, as the gofer must not wait: EAGAIN where Linux would wait for room in
+ * the listener's backlog.
+ */
+/* The checks CONNECT and SENDTO share. On success the gofer's cwd is q->fid2's directory (the
+ * caller goes back with back_to_root) and sa names the node from there. */
+static int peer_at(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int sockfd,
+                   struct sockaddr_un *sa, socklen_t *alen)
+{
+	struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
+	struct cbox_gofer_node *dir = cbox_gofer_server_lookup(s, q->fid2);
+	if (n == NULL || dir == NULL)
+		return -EBADF;
+	if (!S_ISDIR(dir->mode))
+		return -ENOTDIR;
+	int rc = unix_socket_only(sockfd);
+	if (rc < 0)
+		return rc;
+	if (!S_ISSOCK(n->mode) || !cbox_gofer_bound_has(s, n->dev, n->ino))
+		return -ECONNREFUSED;
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	memcpy(sa->sun_path, q->name2, q->name2_len); /* <= 108 bytes, no NUL: checked */
+	*alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + q->name2_len);
+	char path[CBOX_GOFER_SOCKPATH_MAX + 1];
+	memcpy(path, q->name2, q->name2_len);
+	path[q->name2_len] = '\0';
+	if (fchdir(dir->fd) < 0)
+		return -errno;
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -errno;
+	return st.st_dev == n->dev && st.st_ino == n->ino ? 0 : -ECONNREFUSED;
+}
+
+static void back_to_root(struct cbox_gofer_server *s, const char *what)
+{
+	struct cbox_gofer_node *root = cbox_gofer_server_lookup(s, CBOX_GOFER_ROOT_FID);
+	if (fchdir(root->fd) < 0)
+		cbox_error("gofer: cannot return to the root after a %s: %s", what,
+		           strerror(errno));
+}
+
+int cbox_gofer_do_connect(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int sockfd)
+{
+	struct sockaddr_un sa;
+	socklen_t alen;
+	int rc = peer_at(s, q, sockfd, &sa, &alen);
+	int fl = rc == 0 ? fcntl(sockfd, F_GETFL) : 0;
+	if (fl < 0)
+		rc = -EBADF;
+	if (rc == 0 && !(fl & O_NONBLOCK) && fcntl(sockfd, F_SETFL, fl | O_NONBLOCK) < 0)
+		rc = -EBADF;
+	if (rc == 0) {
+		struct as_guest g;
+		as_guest_begin(&g, sockfd);
+		rc = connect(sockfd, (struct sockaddr *)&sa, alen) < 0 ? -errno : 0;
+		as_guest_end(&g);
+		if (!(fl & O_NONBLOCK) && fcntl(sockfd, F_SETFL, fl) < 0)
+			cbox_error("gofer: cannot restore the flags of the guest's socket: %s",
+			           strerror(errno));
+	}
+	back_to_root(s, "connect");
+	return rc == -EINPROGRESS ? -EAGAIN : rc;
+}
+
+/* SENDTO: one datagram to a socket node this session bound, on CONNECT's terms (the sender's
+ * credentials the guest's, see as_guest); r->fid gets the bytes sent. */
+int cbox_gofer_do_sendto(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
+                         struct cbox_gofer_reply *r, int sockfd)
+{
+	struct sockaddr_un sa;
+	socklen_t alen;
+	int rc = peer_at(s, q, sockfd, &sa, &alen);
+	if (rc == 0) {
+		struct as_guest g;
+		as_guest_begin(&g, sockfd);
+		ssize_t n = sendto(sockfd, q->value, q->value_len,
+		                   (int)q->flags | MSG_DONTWAIT | MSG_NOSIGNAL,
+		                   (struct sockaddr *)&sa, alen);
+		rc = n < 0 ? -errno : 0;
+		as_guest_end(&g);
+		r->fid = n < 0 ? 0 : (uint32_t)n;
+	}
+	back_to_root(s, "sendto");
 	return rc;
 }
 

@@ -157,14 +157,15 @@ int cbox_gofer_serve_one(struct cbox_gofer_server *s)
 		log_malformed(buf, (size_t)n);
 		return -1;
 	}
-	/* Only BIND and INOTIFY carry an fd (the guest's socket, its inotify instance), and they
-	 * always do: an fd on any other request is refused as it always was, and never lands in
-	 * the gofer's table. */
-	bool wants_fd = q.type == CBOX_GOFER_BIND || q.type == CBOX_GOFER_INOTIFY;
+	/* Only BIND, CONNECT, SENDTO and INOTIFY carry an fd (the guest's socket, its inotify
+	 * instance), and they always do: an fd on any other request is refused as it always was,
+	 * and never lands in the gofer's table. */
+	bool wants_fd = q.type == CBOX_GOFER_BIND || q.type == CBOX_GOFER_CONNECT ||
+	                q.type == CBOX_GOFER_SENDTO || q.type == CBOX_GOFER_INOTIFY;
 	if (wants_fd != (in_fd >= 0)) {
 		cbox_error("gofer: malformed request of type %u (tag %u): %s", q.type, q.tag,
 		           in_fd >= 0 ? "carries ancillary data (file descriptors)"
-		                      : "BIND or INOTIFY without its fd");
+		                      : "BIND, CONNECT, SENDTO or INOTIFY without its fd");
 		return -1;
 	}
 	follow_cpu(s, q.cpu);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include "cbox/gofer_wire.h"
 #include "gofer_wire_io.h"
@@ -82,6 +83,16 @@ int cbox_gofer_check_xname(const char *name, size_t len)
 	if (name == NULL || memchr(name, '\0', len))
 		return -EINVAL;
 	return 0;
+}
+
+/* SENDTO: the flags the gofer passes on, a datagram of at most CBOX_GOFER_XVALUE_MAX bytes. */
+static int check_sendto(const struct cbox_gofer_req *q)
+{
+	if (q->flags & ~(uint32_t)(MSG_EOR | MSG_CONFIRM))
+		return -EINVAL;
+	if (q->value_len > CBOX_GOFER_XVALUE_MAX)
+		return -EMSGSIZE;
+	return q->value_len > 0 && q->value == NULL ? -EINVAL : 0;
 }
 
 /* The checks of a SETXATTR or xattr-named request that do not need the file system. */
@@ -242,9 +253,25 @@ static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 		o->name = rd_str(r, &o->name_len);
 		break;
 	case CBOX_GOFER_BIND:
+		rd_head(r, o);
+		o->mode = rd_u32(r);
+		o->name2 = rd_str(r, &o->name2_len);
+		break;
+	case CBOX_GOFER_CONNECT:
+		o->fid = rd_u32(r);
+		o->fid2 = rd_u32(r);
+		o->name2 = rd_str(r, &o->name2_len);
+		break;
+	case CBOX_GOFER_SENDTO:
+		o->fid = rd_u32(r);
+		o->fid2 = rd_u32(r);
+		o->flags = rd_u32(r);
+		o->name2 = rd_str(r, &o->name2_len);
+		o->value = rd_blob(r, &o->value_len);
+		break;
 	case CBOX_GOFER_GETXATTR:
 	case CBOX_GOFER_REMOVEXATTR:
-		rd_head(r, o); /* (the owner: BIND only) */
+		o->fid = rd_u32(r);
 		o->name2 = rd_str(r, &o->name2_len);
 		break;
 	case CBOX_GOFER_SETXATTR:
@@ -305,7 +332,13 @@ static int check_req_fields(const struct cbox_gofer_req *o)
 		return -EINVAL;
 	if (o->type == CBOX_GOFER_SYMLINK && cbox_gofer_check_target(o->name2, o->name2_len) < 0)
 		return -EINVAL;
-	if (o->type == CBOX_GOFER_BIND && cbox_gofer_check_sockpath(o->name2, o->name2_len) < 0)
+	if ((o->type == CBOX_GOFER_BIND || o->type == CBOX_GOFER_CONNECT ||
+	     o->type == CBOX_GOFER_SENDTO) &&
+	    cbox_gofer_check_sockpath(o->name2, o->name2_len) < 0)
+		return -EINVAL;
+	if (o->type == CBOX_GOFER_SENDTO && check_sendto(o) < 0)
+		return -EINVAL;
+	if (o->type == CBOX_GOFER_BIND && (o->mode & ~0777u))
 		return -EINVAL;
 	if ((o->type == CBOX_GOFER_WALKN || o->type == CBOX_GOFER_WALKNOPEN) &&
 	    cbox_gofer_check_walk_path(o->name2, o->name2_len) < 0)
@@ -384,9 +417,25 @@ static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 		wr_str(w, q->name, q->name_len);
 		break;
 	case CBOX_GOFER_BIND:
+		wr_head(w, q);
+		wr_u32(w, q->mode);
+		wr_str(w, q->name2, q->name2_len);
+		break;
+	case CBOX_GOFER_CONNECT:
+		wr_u32(w, q->fid);
+		wr_u32(w, q->fid2);
+		wr_str(w, q->name2, q->name2_len);
+		break;
+	case CBOX_GOFER_SENDTO:
+		wr_u32(w, q->fid);
+		wr_u32(w, q->fid2);
+		wr_u32(w, q->flags);
+		wr_str(w, q->name2, q->name2_len);
+		wr_blob(w, q->value, q->value_len);
+		break;
 	case CBOX_GOFER_GETXATTR:
 	case CBOX_GOFER_REMOVEXATTR:
-		wr_head(w, q);
+		wr_u32(w, q->fid);
 		wr_str(w, q->name2, q->name2_len);
 		break;
 	case CBOX_GOFER_SETXATTR:
@@ -449,8 +498,13 @@ int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *buf, size_
 		rc = -EINVAL;
 	if (rc == 0 && req->type == CBOX_GOFER_SETATTR)
 		rc = check_setattr(&req->attr);
-	if (rc == 0 && req->type == CBOX_GOFER_BIND)
+	if (rc == 0 && (req->type == CBOX_GOFER_BIND || req->type == CBOX_GOFER_CONNECT ||
+	                req->type == CBOX_GOFER_SENDTO))
 		rc = cbox_gofer_check_sockpath(req->name2, req->name2_len);
+	if (rc == 0 && req->type == CBOX_GOFER_SENDTO)
+		rc = check_sendto(req);
+	if (rc == 0 && req->type == CBOX_GOFER_BIND && (req->mode & ~0777u))
+		rc = -EINVAL;
 	if (rc == 0 && (req->type == CBOX_GOFER_WALKN || req->type == CBOX_GOFER_WALKNOPEN)) {
 		int n = cbox_gofer_check_walk_path(req->name2, req->name2_len);
 		rc = n < 0 ? n : 0;

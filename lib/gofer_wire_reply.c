@@ -50,7 +50,8 @@ static void decode_reply_body(struct rd *r, struct cbox_gofer_reply *o)
 		o->value = rd_blob(r, &o->value_len);
 		break;
 	case CBOX_GOFER_INOTIFY:
-		o->fid = rd_u32(r); /* the watch descriptor */
+	case CBOX_GOFER_SENDTO:
+		o->fid = rd_u32(r); /* the watch descriptor; the bytes sent */
 		break;
 	case CBOX_GOFER_WALKN:
 	case CBOX_GOFER_WALKNOPEN:
@@ -246,7 +247,7 @@ int cbox_gofer_encode_reply(const struct cbox_gofer_reply *rep, void *buf, size_
 		wr_str(&w, rep->target, rep->target_len);
 	else if (t == CBOX_GOFER_GETXATTR || t == CBOX_GOFER_LISTXATTR)
 		wr_blob(&w, rep->value, rep->value_len);
-	else if (t == CBOX_GOFER_INOTIFY)
+	else if (t == CBOX_GOFER_INOTIFY || t == CBOX_GOFER_SENDTO)
 		wr_u32(&w, rep->fid);
 	else if (t == CBOX_GOFER_WALKN || t == CBOX_GOFER_WALKNOPEN) {
 		wr_u32(&w, rep->nwalked);

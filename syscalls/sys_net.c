@@ -4,10 +4,10 @@
  * Sockets are host objects in the sandbox's own network namespace. An AF_UNIX *path* is the one
  * address that names a file, and the guest's real mount namespace is empty: a path the host
  * kernel resolved for the guest would find nothing. So pathname addresses are served here, on the
- * guest's tree: bind goes through the gofer (the only process that can create a file in the tree),
- * connect and sendto are made by the sentry itself on a dup of the guest's socket, naming the
- * peer through an O_PATH fd the gofer gave. Abstract names, autobind and inet addresses stay with
- * the host kernel (they name no file).
+ * guest's tree: the sentry walks the guest's path and makes Linux's checks on its view, and the
+ * gofer (the only process that touches a file of the tree) binds, connects or sends on a dup of
+ * the guest's socket. Abstract names, autobind and inet addresses stay with the host kernel
+ * (they name no file).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,10 +27,6 @@
 
 #define ARG(i)  (c->trap->args[i])
 #define IARG(i) ((int)c->trap->args[i])
-
-/* The largest datagram the sentry copies for a sendto to a path (Linux's own limit is the
- * socket's send buffer, far below this with the default net.core.wmem_max). */
-#define SENDTO_MAX (4u << 20)
 
 /*
  * Sockets live in the sandbox's own network namespace (loopback only). Families beyond
@@ -175,7 +171,8 @@ int64_t sys_bind(struct cbox_sysctx *c)
 		return r;
 	uint32_t uid, gid;
 	cbox_vfs_new_owner(c->s, c->task, dir, &uid, &gid);
-	r = cbox_gofer_bind(cbox_sentry_gofer(c->s), cwd_fid, p.s, p.len, sock, uid, gid);
+	r = cbox_gofer_bind(cbox_sentry_gofer(c->s), cwd_fid, p.s, p.len, sock,
+	                    0777 & ~c->task->fs->umask, uid, gid);
 	if (r == 0)
 		cbox_vfs_forget(c->s, dir, last);
 	else if (r == -EEXIST)
@@ -185,48 +182,38 @@ int64_t sys_bind(struct cbox_sysctx *c)
 }
 
 /*
- * The peer named by path, as an O_PATH fd (owned by the caller) or -errno as Linux's
- * unix_find_bsd answers: the walk's errors, ECONNREFUSED for anything but a socket, EACCES
- * without write permission. The fd comes from the gofer for a socket of the guest's tree only
- * (and only one a guest of this sandbox bound, see cbox_gofer_open): the sentry never resolves
- * a guest's path on the host.
+ * The peer named by path (a reference in *out), or -errno as Linux's unix_find_bsd answers: the
+ * walk's errors, ECONNREFUSED for anything but a socket of the guest's tree, EACCES without
+ * write permission for the guest's ids.
  */
-static int open_peer(struct cbox_sysctx *c, const char *path)
+static int find_peer(struct cbox_sysctx *c, const char *path, struct cbox_dentry **out)
 {
 	struct cbox_dentry *d;
 	int r = cbox_vfs_walk(c->s, c->task, AT_FDCWD, path, CBOX_WALK_FOLLOW, &d, NULL);
 	if (r < 0)
 		return r;
-	if (!S_ISSOCK(d->mode) || !on_gofer(d))
+	if (!S_ISSOCK(d->mode) || !on_gofer(d) || !d->parent || !on_gofer(d->parent) ||
+	    strlen(d->name) > CBOX_GOFER_SOCKPATH_MAX)
 		r = -ECONNREFUSED;
 	else
 		r = cbox_vfs_may(c->task, d, W_OK);
-	if (r == 0)
-		r = cbox_gofer_open(cbox_sentry_gofer(c->s), d->fid, O_PATH | O_CLOEXEC);
-	cbox_dentry_put(c->s, d);
-	if (r == -ENXIO || r == -ELOOP)
-		r = -ECONNREFUSED;
-	return r;
-}
-
-/* The address that names peer through the sentry's own /proc: the magic link resolves to the
- * socket inode itself, which is how the kernel finds the bound socket. */
-static socklen_t peer_addr(struct sockaddr_un *a, int peer)
-{
-	memset(a, 0, sizeof(*a));
-	a->sun_family = AF_UNIX;
-	int n = snprintf(a->sun_path, sizeof(a->sun_path), "/proc/self/fd/%d", peer);
-	return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)n + 1);
+	if (r < 0) {
+		cbox_dentry_put(c->s, d);
+		return r;
+	}
+	*out = d;
+	return 0;
 }
 
 /*
- * connect(fd, {AF_UNIX, path}), made by the sentry on a dup of the guest's socket. The sentry is
- * single-threaded and must not wait: the call is made non-blocking (on the shared open file
- * description, restored after), so a full listen backlog answers EAGAIN where Linux would wait.
+ * connect(fd, {AF_UNIX, path}): the sentry finds the peer and checks the guest's permission, the
+ * gofer connects a dup of the guest's socket to it (from its directory, by its name): the host
+ * then checks the gofer's identity, which owns what the guest made, not the sentry's (nobody
+ * under cbox-run as root, which a socket the guest made 0600 refused). Non-blocking (the gofer
+ * must not wait): a full listen backlog answers EAGAIN where Linux would wait.
  */
 int64_t sys_connect(struct cbox_sysctx *c)
 {
-	struct sockaddr_un pa;
 	struct upath p;
 	int type;
 	if (read_unix_path(c, ARG(1), ARG(2), &p) <= 0)
@@ -236,32 +223,27 @@ int64_t sys_connect(struct cbox_sysctx *c)
 		return CBOX_SYSRET_CONTINUE;
 	if (sock < 0)
 		return sock;
-	CBOX_AUTOCLOSE int peer = open_peer(c, p.s);
-	if (peer < 0)
-		return peer;
-	socklen_t alen = peer_addr(&pa, peer);
-	int fl = fcntl(sock, F_GETFL);
-	if (fl < 0)
-		return -EBADF;
-	if (!(fl & O_NONBLOCK) && fcntl(sock, F_SETFL, fl | O_NONBLOCK) < 0)
-		return -EBADF;
-	int r = connect(sock, (struct sockaddr *)&pa, alen) < 0 ? -errno : 0;
-	if (!(fl & O_NONBLOCK) && fcntl(sock, F_SETFL, fl) < 0)
-		cbox_warn("connect: cannot restore the flags of the guest's socket: %s",
-		          strerror(errno));
-	return r == -EINPROGRESS ? -EAGAIN : r;
+	struct cbox_dentry *d;
+	int r = find_peer(c, p.s, &d);
+	if (r < 0)
+		return r;
+	r = cbox_gofer_connect(cbox_sentry_gofer(c->s), d->fid, d->parent->fid, d->name,
+	                       strlen(d->name), sock);
+	cbox_dentry_put(c->s, d);
+	return r;
 }
 
 /*
  * sendto(fd, buf, len, flags, {AF_UNIX, path}, alen): the guest filter lets sendto without an
  * address through on the fast path; one with an address comes here. Only a datagram socket
  * resolves the address (a stream socket refuses any address, a seqpacket socket ignores it,
- * before any lookup): those go to the host. The datagram is copied and sent by the sentry with
- * MSG_DONTWAIT (EAGAIN where Linux would wait for room at the receiver).
+ * before any lookup): those go to the host. The sentry finds the peer and checks the guest's
+ * permission; the gofer sends the datagram (see sys_connect for why), with MSG_DONTWAIT (EAGAIN
+ * where Linux would wait for room at the receiver). A datagram goes in one gofer request, so
+ * more than 64 KiB is EMSGSIZE (Linux allows up to the socket's send buffer, ~208 KiB).
  */
 int64_t sys_sendto(struct cbox_sysctx *c)
 {
-	struct sockaddr_un pa;
 	struct upath p;
 	int type;
 	if (ARG(4) == 0 || read_unix_path(c, ARG(4), ARG(5), &p) <= 0)
@@ -272,19 +254,24 @@ int64_t sys_sendto(struct cbox_sysctx *c)
 	if (sock < 0)
 		return sock;
 	size_t len = (size_t)ARG(2);
-	if (len > SENDTO_MAX)
+	if (len > CBOX_GOFER_XVALUE_MAX)
 		return -EMSGSIZE;
+	/* Flags the gofer does not pass on: those Linux ignores on a datagram (MSG_DONTWAIT and
+	 * MSG_NOSIGNAL are always added there), the rest refused as a datagram socket does. */
+	int flags = IARG(3) & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE);
+	if (flags & ~(MSG_EOR | MSG_CONFIRM))
+		return flags & MSG_OOB ? -EOPNOTSUPP : -EINVAL;
 	CBOX_AUTOFREE void *buf = malloc(len ? len : 1);
 	if (buf == NULL)
 		return -ENOMEM;
 	if (len > 0 && cbox_sys_read(c, ARG(1), buf, len) < 0)
 		return -EFAULT;
-	CBOX_AUTOCLOSE int peer = open_peer(c, p.s);
-	if (peer < 0)
-		return peer;
-	socklen_t alen = peer_addr(&pa, peer);
-	/* MSG_NOSIGNAL: a SIGPIPE would hit the sentry; a datagram socket never raises one. */
-	int flags = IARG(3) | MSG_DONTWAIT | MSG_NOSIGNAL;
-	ssize_t n = sendto(sock, buf, len, flags, (struct sockaddr *)&pa, alen);
-	return n < 0 ? -errno : n;
+	struct cbox_dentry *d;
+	int r = find_peer(c, p.s, &d);
+	if (r < 0)
+		return r;
+	ssize_t n = cbox_gofer_sendto(cbox_sentry_gofer(c->s), d->fid, d->parent->fid, d->name,
+	                              strlen(d->name), sock, buf, len, flags);
+	cbox_dentry_put(c->s, d);
+	return n;
 }

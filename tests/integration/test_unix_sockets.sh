@@ -48,6 +48,20 @@ if cmd == "roundtrip":
     c.sendall(b"ping"); print("recv", a.recv(4).decode())
     print("name", s.getsockname(), "peer", c.getpeername())
     print("again", bind("srv.sock"))
+elif cmd == "private":
+    # A socket made private by the umask (ssh-agent's way), or chmod 0600 then 0700 (tmux's):
+    # its owner connects, as on Linux; the peer's credentials are the guest's.
+    import struct
+    os.umask(0o177)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.bind("/tmp/p.sock"); s.listen(4)
+    print("mode", oct(os.stat("/tmp/p.sock").st_mode & 0o777))
+    for m in (0o600, 0o700):
+        os.chmod("/tmp/p.sock", m)
+        print("connect", oct(m), connect("/tmp/p.sock"))
+        a, _ = s.accept()
+    print("peer uid gid", struct.unpack("3i", a.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[1:])
+    os.chmod("/tmp/p.sock", 0o500)
+    print("connect 0o500", connect("/tmp/p.sock"))
 elif cmd == "dgram":
     r = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); r.bind("r.sock")
     w = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); w.bind("w.sock")
@@ -74,6 +88,15 @@ t_unix() {
 	check "bind on a taken name" "again EADDRINUSE" "$(echo "$OUT" | grep again)"
 	check "the socket node exists in the working folder" "socket" \
 		"$(stat -c %F "$work/srv.sock" 2>&1 | sed 's/^.* //')"
+
+	# (as root the sentry's host identity is nobody, the node's owner root: the connects of the
+	# owner of a 0600 socket failed with EACCES, and bind ignored the umask)
+	box "$PY" "$work/guest.py" /tmp private
+	check "a private socket: the umask, its owner connects, the peer is the guest" "mode 0o600
+connect 0o600 ok
+connect 0o700 ok
+peer uid gid (0, 0)
+connect 0o500 EACCES" "$OUT"
 
 	cd "$work" && box "$PY" guest.py "$work" dgram; cd "$OLDPWD" || return
 	check "sendto a path, recvfrom the sender's path" "dgram dg w.sock" "$OUT"

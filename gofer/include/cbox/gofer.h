@@ -256,7 +256,20 @@ CBOX_API int cbox_gofer_mknod(struct cbox_gofer_client *c, uint32_t dir, const c
  * AF_UNIX socket, -ENOTSOCK, -EBADF (fid or fd), the chown's error, -EIO.
  */
 CBOX_API int cbox_gofer_bind(struct cbox_gofer_client *c, uint32_t cwd, const char *path,
-                             size_t len, int sockfd, uint32_t uid, uint32_t gid);
+                             size_t len, int sockfd, uint32_t mode, uint32_t uid, uint32_t gid);
+/* Connect sockfd (an AF_UNIX socket, borrowed) to the socket node fid, named by path (the guest's
+ * own, <= 108 bytes) from the directory cwd: only a socket a guest of this session bound, and
+ * only when path leads to fid's node (else -ECONNREFUSED). mode above is the node's (0777 less
+ * the guest's umask). Errors: as connect(2) (ECONNREFUSED, EACCES, EAGAIN where it would wait),
+ * -EBADF (a fid or the fd), -ENOTDIR, -EAFNOSUPPORT, -ENOTSOCK, -EIO. */
+CBOX_API int cbox_gofer_connect(struct cbox_gofer_client *c, uint32_t fid, uint32_t cwd,
+                                const char *path, size_t len, int sockfd);
+/* Send buf (n bytes, 65536 at most, else -EMSGSIZE) as one datagram from sockfd (an AF_UNIX
+ * datagram socket, borrowed) to the socket node fid, named as for cbox_gofer_connect; flags:
+ * MSG_EOR and MSG_CONFIRM at most (-EINVAL), never waiting (EAGAIN). Returns the bytes sent. */
+CBOX_API ssize_t cbox_gofer_sendto(struct cbox_gofer_client *c, uint32_t fid, uint32_t dir,
+                                   const char *name, size_t len, int sockfd, const void *buf,
+                                   size_t n, int flags);
 /* Add a watch with mask for fid's file to the inotify instance ifd (borrowed; the guest's, as
  * a duplicate). Returns the watch descriptor or -errno (ENOENT, ENOSPC, EINVAL...). */
 CBOX_API int cbox_gofer_inotify(struct cbox_gofer_client *c, uint32_t fid, uint32_t mask, int ifd);

@@ -77,9 +77,17 @@ struct cbox_gofer_statfs {
  *            (valid: CBOX_GOFER_SET_* bits, no others; with SET_SIZE size >= 0; with SET_TIMES
  *            each nsec is 0..999999999, UTIME_NOW or UTIME_OMIT)
  *   INOTIFY  u32 fid, u32 mask (and the guest's inotify fd as SCM_RIGHTS); OK body: u32 wd
- *   BIND     u32 cwdfid, owner, sockpath  (sockpath: u16 length + 1..108 bytes, no NUL: an
- *            AF_UNIX sun_path as the guest gave it; the packet carries the socket as
- *            SCM_RIGHTS. BIND and INOTIFY are the only requests that may carry an fd)
+ *   BIND     u32 cwdfid, owner, u32 mode, sockpath  (sockpath: u16 length + 1..108 bytes, no
+ *            NUL: an AF_UNIX sun_path as the guest gave it; mode (0..0777): the socket node's,
+ *            the guest's umask applied; the packet carries the socket as SCM_RIGHTS. BIND,
+ *            CONNECT, SENDTO and INOTIFY are the only requests that may carry an fd)
+ *   CONNECT  u32 fid, u32 cwdfid, sockpath  (connect the socket the packet carries to sockpath
+ *            from cwdfid, only when that names fid's node and the node is a socket a guest of
+ *            this session bound; non-blocking: EAGAIN where Linux would wait)
+ *   SENDTO   u32 fid, u32 dirfid, u32 flags, sockpath, value  (send value, up to 65536 bytes, as
+ *            one datagram from the datagram socket the packet carries to sockpath from dirfid,
+ *            on the terms of CONNECT; flags: MSG_EOR and MSG_CONFIRM at most, the gofer adds
+ *            MSG_DONTWAIT and MSG_NOSIGNAL); OK body: u32 bytes sent
  *   GETXATTR, REMOVEXATTR  u32 fid, xname   (xname: u16 length + 1..255 bytes, no NUL)
  *   SETXATTR u32 fid, u32 flags (0..3: XATTR_CREATE | XATTR_REPLACE), xname, value
  *            (value: u32 length + 0..65536 bytes)
@@ -112,8 +120,8 @@ struct cbox_gofer_statfs {
  * when the first name fails the reply is an ERROR), nwalked x struct cbox_gofer_walked; WALKDIR
  * u32 nwalked (1..CBOX_GOFER_WALKDIR_MAX), then nwalked records of struct cbox_gofer_walked and
  * a name (the first record is the name asked for; a name that fails is the reply's error); the
- * others (SETATTR, BIND, SETXATTR, REMOVEXATTR too) empty. stat and statfs travel as the raw
- * structs above (fixed layout, no padding).
+ * others (SETATTR, BIND, CONNECT, SETXATTR, REMOVEXATTR too) empty. stat and statfs travel as the
+ * raw structs above (fixed layout, no padding).
  */
 struct cbox_gofer_hdr {
 	uint32_t type;
@@ -149,7 +157,9 @@ enum cbox_gofer_type {
 	CBOX_GOFER_CLUNKN = 24,
 	CBOX_GOFER_WALKOPEN = 25,
 	CBOX_GOFER_WALKNOPEN = 26,
-	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_WALKNOPEN,
+	CBOX_GOFER_CONNECT = 27,
+	CBOX_GOFER_SENDTO = 28,
+	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_SENDTO,
 };
 
 /* SETATTR's valid bits: which fields of struct cbox_gofer_setattr to apply. The gofer applies
@@ -216,21 +226,23 @@ struct cbox_gofer_req {
 	uint32_t tag;
 	uint32_t cpu;  /* the header's pad: the sender's CPU + 1, 0 for none (a hint) */
 	uint32_t fid;  /* WALK/CREATE/TMPFILE/MKDIR/UNLINK/SYMLINK/MKNOD dirfid; RENAME olddir; BIND
-	                  cwdfid; others fid */
-	uint32_t fid2; /* RENAME newdir; LINK dirfid */
+	                  cwdfid; others (CONNECT too) fid */
+	uint32_t fid2; /* RENAME newdir; LINK dirfid; CONNECT, SENDTO dirfid */
 	uint32_t flags;    /* OPEN, CREATE, TMPFILE: open(2) flags; UNLINK: isdir; SETXATTR: xattr
 	                      flags; WALKDIR: count */
-	uint32_t mode;     /* CREATE, TMPFILE, MKDIR, MKNOD (type and permission bits) */
+	uint32_t mode;     /* CREATE, TMPFILE, MKDIR, MKNOD (type and permission bits); BIND (0777
+	                      at most) */
 	uint32_t uid, gid; /* CREATE, TMPFILE, MKDIR, MKNOD, SYMLINK, BIND: the new node's host
 	                      owner, (uint32_t)-1 = as the gofer created it (see "owner" above) */
 	const char *name;  /* WALK, CREATE..LINK, MKNOD entry name; RENAME oldname */
 	size_t name_len;
-	const char *name2; /* RENAME newname; SYMLINK target; BIND sockpath; *XATTR xname; WALKN
-	                      path */
+	const char *name2; /* RENAME newname; SYMLINK target; BIND, CONNECT sockpath; *XATTR xname;
+	                      WALKN path */
 	size_t name2_len;
 	struct cbox_gofer_setattr attr; /* SETATTR */
-	const void *value; /* SETXATTR value; CLUNKN the fids (see cbox_gofer_req_fid) */
-	size_t value_len;  /* CLUNKN: the count of fids */
+	const void *value;              /* SETXATTR value; SENDTO the datagram; CLUNKN the fids (see
+	                                   cbox_gofer_req_fid) */
+	size_t value_len;               /* CLUNKN: the count of fids */
 };
 
 /* A decoded reply. stat/statfs are copies; target points into the decoded buffer. */

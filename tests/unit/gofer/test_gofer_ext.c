@@ -100,8 +100,9 @@ static int connect_via(int s, int pfd)
 Test(gofer_ext_rw, bind_then_connect_by_opath)
 {
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	cr_assert_eq(
-	    cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "sock1", 5, s, (uint32_t)-1, (uint32_t)-1), 0);
+	cr_assert_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "sock1", 5, s, 0777, (uint32_t)-1,
+	                             (uint32_t)-1),
+	             0);
 	cr_assert_eq(listen(s, 4), 0);
 	/* getsockname reports the exact path the guest gave. */
 	struct sockaddr_un got;
@@ -109,14 +110,70 @@ Test(gofer_ext_rw, bind_then_connect_by_opath)
 	cr_assert_eq(getsockname(s, (struct sockaddr *)&got, &glen), 0);
 	cr_expect_str_eq(got.sun_path, "sock1");
 	int s2 = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	cr_expect_eq(
-	    cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "sock1", 5, s2, (uint32_t)-1, (uint32_t)-1),
-	    -EADDRINUSE);
+	cr_expect_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "sock1", 5, s2, 0777, (uint32_t)-1,
+	                             (uint32_t)-1),
+	             -EADDRINUSE);
 	int pfd = cbox_gofer_open(C, walk("sock1"), O_PATH | O_CLOEXEC);
 	cr_assert_geq(pfd, 0, "open O_PATH: %s", strerror(-pfd));
 	cr_expect_eq(connect_via(s2, pfd), 0);
 	close(pfd);
 	close(s2);
+	close(s);
+}
+
+/* BIND gives the node the mode asked for (the guest's umask applied); CONNECT reaches it as
+ * the gofer, even 0600, but only the node the fid names and only a socket bound here. */
+Test(gofer_ext_rw, bind_mode_and_connect_through_the_gofer)
+{
+	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "sock3", 5, s, 0600, (uint32_t)-1,
+	                             (uint32_t)-1),
+	             0);
+	cr_assert_eq(listen(s, 4), 0);
+	char p[128];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/sock3", root);
+	cr_assert_eq(lstat(p, &st), 0);
+	cr_expect_eq(st.st_mode & 07777, 0600);
+	uint32_t fid = walk("sock3");
+	int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_eq(cbox_gofer_connect(C, fid, CBOX_GOFER_ROOT_FID, "sock3", 5, c), 0);
+	cr_assert_eq(fcntl(s, F_SETFL, O_NONBLOCK), 0);
+	int a = accept4(s, NULL, NULL, SOCK_CLOEXEC);
+	cr_expect_geq(a, 0);
+	close(a);
+	close(c);
+	/* not the node the fid names (sock4 is another socket bound here): refused */
+	int s4 = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "sock4", 5, s4, 0777, (uint32_t)-1,
+	                             (uint32_t)-1),
+	             0);
+	cr_assert_eq(listen(s4, 4), 0);
+	c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_expect_eq(cbox_gofer_connect(C, fid, CBOX_GOFER_ROOT_FID, "sock4", 5, c), -ECONNREFUSED);
+	/* Security: a host socket that was in the tree is never connected to */
+	int l = host_bind("hostsock3");
+	cr_expect_eq(
+	    cbox_gofer_connect(C, walk("hostsock3"), CBOX_GOFER_ROOT_FID, "hostsock3", 9, c),
+	    -ECONNREFUSED);
+	cr_assert_eq(fcntl(l, F_SETFL, O_NONBLOCK), 0);
+	cr_expect_eq(accept4(l, NULL, NULL, SOCK_CLOEXEC), -1, "the host socket was reached");
+	/* only an AF_UNIX socket, a directory, a known fid, a valid path */
+	int pp[2];
+	cr_assert_eq(pipe2(pp, O_CLOEXEC), 0);
+	cr_expect_eq(cbox_gofer_connect(C, fid, CBOX_GOFER_ROOT_FID, "sock3", 5, pp[0]), -ENOTSOCK);
+	cr_expect_eq(cbox_gofer_connect(C, fid, walk("file"), "sock3", 5, c), -ENOTDIR);
+	cr_expect_eq(cbox_gofer_connect(C, 4242, CBOX_GOFER_ROOT_FID, "sock3", 5, c), -EBADF);
+	cr_expect_eq(cbox_gofer_connect(C, fid, CBOX_GOFER_ROOT_FID, "a\0b", 3, c), -EINVAL);
+	/* a mode beyond 0777 is refused before sending */
+	cr_expect_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "sock5", 5, c, 04777, (uint32_t)-1,
+	                             (uint32_t)-1),
+	             -EINVAL);
+	close(pp[0]);
+	close(pp[1]);
+	close(l);
+	close(c);
+	close(s4);
 	close(s);
 }
 
@@ -139,22 +196,22 @@ Test(gofer_ext_rw, bind_refuses_what_is_not_an_af_unix_socket)
 	int p[2];
 	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
 	cr_expect_eq(
-	    cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "x", 1, p[0], (uint32_t)-1, (uint32_t)-1),
+	    cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "x", 1, p[0], 0777, (uint32_t)-1, (uint32_t)-1),
 	    -ENOTSOCK);
 	int in = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	cr_expect_eq(
-	    cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "x", 1, in, (uint32_t)-1, (uint32_t)-1),
+	    cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "x", 1, in, 0777, (uint32_t)-1, (uint32_t)-1),
 	    -EAFNOSUPPORT);
 	int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	cr_expect_eq(cbox_gofer_bind(C, walk("file"), "x", 1, s, (uint32_t)-1, (uint32_t)-1),
+	cr_expect_eq(cbox_gofer_bind(C, walk("file"), "x", 1, s, 0777, (uint32_t)-1, (uint32_t)-1),
 	             -ENOTDIR);
-	cr_expect_eq(cbox_gofer_bind(C, 4242, "x", 1, s, (uint32_t)-1, (uint32_t)-1), -EBADF);
+	cr_expect_eq(cbox_gofer_bind(C, 4242, "x", 1, s, 0777, (uint32_t)-1, (uint32_t)-1), -EBADF);
 	cr_expect_eq(
-	    cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "a\0b", 3, s, (uint32_t)-1, (uint32_t)-1),
+	    cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "a\0b", 3, s, 0777, (uint32_t)-1, (uint32_t)-1),
 	    -EINVAL);
-	cr_expect_eq(
-	    cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "missing/x", 9, s, (uint32_t)-1, (uint32_t)-1),
-	    -ENOENT);
+	cr_expect_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "missing/x", 9, s, 0777, (uint32_t)-1,
+	                             (uint32_t)-1),
+	             -ENOENT);
 	char p2[128];
 	snprintf(p2, sizeof(p2), "%s/x", root);
 	cr_expect_neq(access(p2, F_OK), 0);
@@ -217,8 +274,9 @@ Test(gofer_ext_rw, xattr_privileged_namespaces_refused)
 Test(gofer_ext_ro, bind_and_xattr_writes_refused)
 {
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	cr_expect_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "s", 1, s, (uint32_t)-1, (uint32_t)-1),
-	             -EROFS);
+	cr_expect_eq(
+	    cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "s", 1, s, 0777, (uint32_t)-1, (uint32_t)-1),
+	    -EROFS);
 	uint32_t f = walk("file");
 	cr_expect_eq(cbox_gofer_setxattr(C, f, "user.a", "1", 1, 0), -EROFS);
 	cr_expect_eq(cbox_gofer_removexattr(C, f, "user.a"), -EROFS);

@@ -90,7 +90,8 @@ static struct made make(enum kind k, uint32_t dir, const char *rel, uint32_t uid
 		/* BIND resolves its path from a directory fid: the root, and the path under it. */
 		int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		cr_assert_geq(s, 0);
-		m.rc = cbox_gofer_bind(S.c, CBOX_GOFER_ROOT_FID, path, strlen(path), s, uid, gid);
+		m.rc = cbox_gofer_bind(S.c, CBOX_GOFER_ROOT_FID, path, strlen(path), s, 0777, uid,
+		                       gid);
 		close(s);
 		break;
 	}

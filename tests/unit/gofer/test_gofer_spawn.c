@@ -124,7 +124,7 @@ Test(gofer_spawn, creations_take_their_owner_under_seccomp)
 	cr_expect_eq(cbox_gofer_symlink(c, 0, "l", "f", 1234, 5678), 0);
 	cr_expect_eq(cbox_gofer_mknod(c, 0, "p", S_IFIFO | 0600, 1234, 5678, &nf, &st), 0);
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	cr_expect_eq(cbox_gofer_bind(c, 0, "s", 1, s, 1234, 5678), 0);
+	cr_expect_eq(cbox_gofer_bind(c, 0, "s", 1, s, 0777, 1234, 5678), 0);
 	close(s);
 	cbox_gofer_client_free(c);
 	int status = wait_exit(pid);
