@@ -99,6 +99,36 @@ static int unix_socket_only(int sockfd)
 	return domain == AF_UNIX ? 0 : -EAFNOSUPPORT;
 }
 
+/* What BIND, CONNECT and SENDTO share: dir (the fid the path is resolved from) must be a
+ * directory and sockfd an AF_UNIX socket; *sa and path get q's sockpath. On success the gofer's
+ * cwd is dir (the caller goes back with back_to_root). */
+static int sock_path_at(const struct cbox_gofer_node *dir, const struct cbox_gofer_req *q,
+                        int sockfd, struct sockaddr_un *sa, socklen_t *alen, char *path)
+{
+	if (dir == NULL)
+		return -EBADF;
+	if (!S_ISDIR(dir->mode))
+		return -ENOTDIR;
+	int rc = unix_socket_only(sockfd);
+	if (rc < 0)
+		return rc;
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	memcpy(sa->sun_path, q->name2, q->name2_len); /* <= 108 bytes, no NUL: checked */
+	*alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + q->name2_len);
+	memcpy(path, q->name2, q->name2_len);
+	path[q->name2_len] = '\0';
+	return fchdir(dir->fd) < 0 ? -errno : 0;
+}
+
+static void back_to_root(struct cbox_gofer_server *s, const char *what)
+{
+	struct cbox_gofer_node *root = cbox_gofer_server_lookup(s, CBOX_GOFER_ROOT_FID);
+	if (fchdir(root->fd) < 0)
+		cbox_error("gofer: cannot return to the root after a %s: %s", what,
+		           strerror(errno));
+}
+
 /*
  * BIND: bind the guest's AF_UNIX socket to the guest's own path, resolved from the guest's cwd.
  * The path is resolved by the host kernel in the gofer's mount namespace, which is the guest's
@@ -109,34 +139,22 @@ static int unix_socket_only(int sockfd)
  */
 int cbox_gofer_do_bind(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int sockfd)
 {
-	struct cbox_gofer_node *cwd = cbox_gofer_server_lookup(s, q->fid);
-	struct cbox_gofer_node *root = cbox_gofer_server_lookup(s, CBOX_GOFER_ROOT_FID);
-	if (cwd == NULL)
-		return -EBADF;
-	if (!S_ISDIR(cwd->mode))
-		return -ENOTDIR;
-	int rc = unix_socket_only(sockfd);
-	if (rc < 0)
-		return rc;
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	memcpy(sa.sun_path, q->name2, q->name2_len); /* <= 108 bytes, no NUL: checked */
-	socklen_t alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + q->name2_len);
+	struct sockaddr_un sa;
+	socklen_t alen;
 	char path[CBOX_GOFER_SOCKPATH_MAX + 1];
-	memcpy(path, q->name2, q->name2_len);
-	path[q->name2_len] = '\0';
-	if (fchdir(cwd->fd) < 0)
-		return -errno;
-	/* The node gets the mode the sentry computed (0777 less the guest's umask), as bind(2)
-	 * gives it; the gofer's own umask is 0 otherwise. */
-	umask(~q->mode & 0777);
-	rc = bind(sockfd, (struct sockaddr *)&sa, alen) < 0 ? -errno : 0;
-	umask(0);
-	if (rc == 0)
-		rc = own_bound(s, q, path);
+	int rc = sock_path_at(cbox_gofer_server_lookup(s, q->fid), q, sockfd, &sa, &alen, path);
+	if (rc == 0) {
+		/* The node gets the mode the sentry computed (0777 less the guest's umask), as
+		 * bind(2) gives it; the gofer's own umask is 0 otherwise. */
+		umask(~q->mode & 0777);
+		rc = bind(sockfd, (struct sockaddr *)&sa, alen) < 0 ? -errno : 0;
+		umask(0);
+		if (rc == 0)
+			rc = own_bound(s, q, path);
+	}
 	/* Back to the root, so that no later relative name of the gofer's depends on a guest's
 	 * cwd. */
-	if (fchdir(root->fd) < 0)
-		cbox_error("gofer: cannot return to the root after a bind: %s", strerror(errno));
+	back_to_root(s, "bind");
 	return rc;
 }
 
@@ -182,6 +200,27 @@ static void as_guest_end(const struct as_guest *g)
 		cbox_die(1, "gofer: cannot take back its own gid: %s", strerror(errno));
 }
 
+/* The checks CONNECT and SENDTO share: fid's node is a socket bound in this session and the
+ * path from the directory q->fid2 leads to it. On success the gofer's cwd is that directory
+ * (the caller goes back with back_to_root) and sa names the node from there. */
+static int peer_at(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int sockfd,
+                   struct sockaddr_un *sa, socklen_t *alen)
+{
+	struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
+	if (n == NULL)
+		return -EBADF;
+	char path[CBOX_GOFER_SOCKPATH_MAX + 1];
+	int rc = sock_path_at(cbox_gofer_server_lookup(s, q->fid2), q, sockfd, sa, alen, path);
+	if (rc < 0)
+		return rc;
+	if (!S_ISSOCK(n->mode) || !cbox_gofer_bound_has(s, n->dev, n->ino))
+		return -ECONNREFUSED;
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return -errno;
+	return st.st_dev == n->dev && st.st_ino == n->ino ? 0 : -ECONNREFUSED;
+}
+
 /*
  * CONNECT: connect the guest's AF_UNIX socket to a socket node a guest of this session bound,
  * named by the guest's own path from its cwd (connect(2) takes a path, and the gofer has no
@@ -199,45 +238,6 @@ static void as_guest_end(const struct as_guest *g)
  * call is non-blocking, as the gofer must not wait: EAGAIN where Linux would wait for room in
  * the listener's backlog.
  */
-/* The checks CONNECT and SENDTO share. On success the gofer's cwd is q->fid2's directory (the
- * caller goes back with back_to_root) and sa names the node from there. */
-static int peer_at(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int sockfd,
-                   struct sockaddr_un *sa, socklen_t *alen)
-{
-	struct cbox_gofer_node *n = cbox_gofer_server_lookup(s, q->fid);
-	struct cbox_gofer_node *dir = cbox_gofer_server_lookup(s, q->fid2);
-	if (n == NULL || dir == NULL)
-		return -EBADF;
-	if (!S_ISDIR(dir->mode))
-		return -ENOTDIR;
-	int rc = unix_socket_only(sockfd);
-	if (rc < 0)
-		return rc;
-	if (!S_ISSOCK(n->mode) || !cbox_gofer_bound_has(s, n->dev, n->ino))
-		return -ECONNREFUSED;
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	memcpy(sa->sun_path, q->name2, q->name2_len); /* <= 108 bytes, no NUL: checked */
-	*alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + q->name2_len);
-	char path[CBOX_GOFER_SOCKPATH_MAX + 1];
-	memcpy(path, q->name2, q->name2_len);
-	path[q->name2_len] = '\0';
-	if (fchdir(dir->fd) < 0)
-		return -errno;
-	struct stat st;
-	if (stat(path, &st) < 0)
-		return -errno;
-	return st.st_dev == n->dev && st.st_ino == n->ino ? 0 : -ECONNREFUSED;
-}
-
-static void back_to_root(struct cbox_gofer_server *s, const char *what)
-{
-	struct cbox_gofer_node *root = cbox_gofer_server_lookup(s, CBOX_GOFER_ROOT_FID);
-	if (fchdir(root->fd) < 0)
-		cbox_error("gofer: cannot return to the root after a %s: %s", what,
-		           strerror(errno));
-}
-
 int cbox_gofer_do_connect(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int sockfd)
 {
 	struct sockaddr_un sa;
