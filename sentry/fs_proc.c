@@ -290,8 +290,9 @@ static int p_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	}
 	char path[64];
 	struct stat h;
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, PARG(d->priv));
-	if (KIND(d->priv) == P_FD_TARGET && stat(path, &h) == 0) {
+	if (KIND(d->priv) == P_FD_TARGET &&
+	    snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, PARG(d->priv)) > 0 &&
+	    stat(path, &h) == 0) {
 		/* the object's own size and times (`stat -L /dev/stdin` on the caller's file) */
 		st->st_size = h.st_size;
 		st->st_blocks = h.st_blocks;
