@@ -25,6 +25,10 @@ struct image {
 	uintptr_t bias; /* added to every address of elf */
 };
 
+/* The address the build links the loader at is the one the header documents. */
+_Static_assert(CBOX_LOADER_LINK_BASE == CBOX_LOADER_BASE,
+               "loader_abi.h and CMakeLists.txt disagree");
+
 static struct cbox_loader_info info;
 /* Room for the header page plus the largest program header table Linux accepts (64 KiB). */
 static unsigned char hdr[CBOX_ELF_HEADER_BYTES + 65536];

@@ -14,10 +14,14 @@
  * up the auxiliary vector in place, closes the two fds, sets the task name (PR_SET_NAME) to the
  * basename of execfn and jumps to the entry point.
  *
- * The loader is linked at CBOX_LOADER_BASE (16 TiB), far from where programs live. The kernel
+ * The loader is linked at CBOX_LOADER_BASE (126 TiB), far from where programs live. The kernel
  * places the initial brk right after the loader's image, so the guest's brk heap grows from
- * just above 16 TiB: harmless, since programs only ever ask brk for "more", never for an
- * address.
+ * just above it: harmless, since programs only ever ask brk for "more", never for an address.
+ * The image stays mapped, so the address must be one every sanitizer's runtime lets the
+ * program have: at 16 TiB it lay in ASan's shadow (and TSan's), and a program built with
+ * -fsanitize=address aborted at start ("Shadow memory range interleaves with an existing memory
+ * mapping"). 0x7e8000000000 is in ASan's high memory, TSan's and MSan's high application
+ * ranges, 1.5 TiB below where the kernel starts the mmap area and the stack.
  */
 #include <stdint.h>
 
@@ -29,7 +33,7 @@
 #define CBOX_LOADER_IOCTL       0xCB0C0001u
 #define CBOX_LOADER_ABI_VERSION 1
 /* Where the loader's text is linked. */
-#define CBOX_LOADER_BASE 0x100000000000ULL
+#define CBOX_LOADER_BASE 0x7e8000000000ULL
 /* Exit status of the loader when it was not started by the sentry. */
 #define CBOX_LOADER_EXIT_NOT_SENTRY 127
 
