@@ -223,12 +223,12 @@ static int peer_at(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, 
 
 /*
  * CONNECT: connect the guest's AF_UNIX socket to a socket node a guest of this session bound,
- * named by the guest's own path from its cwd (connect(2) takes a path, and the gofer has no
- * /proc to name a node it holds). The sentry made Linux's checks on its view (the walk, write
- * permission for the guest's ids); here the host checks the gofer's identity, which owns what
- * the guest made. The sentry connected itself before, and as its host identity is nobody when
- * cbox-run runs as root, a socket the guest had made 0600 or 0700 (ssh-agent's, tmux's,
- * python's forkserver) answered EACCES to its own owner.
+ * named by its name from its directory (connect(2) takes a path, and the gofer has no /proc to
+ * name a node it holds). The sentry made Linux's checks on its view (the walk, write permission
+ * for the guest's ids); here the host checks the gofer's identity, which owns what the guest
+ * made. The sentry connected itself before, and as its host identity is nobody when cbox-run
+ * runs as root, a socket the guest had made 0600 or 0700 (ssh-agent's umask, python's
+ * forkserver) answered EACCES to its own owner.
  *
  * Security: the gofer connects only to the node the sentry's walk found (fid), and only when
  * that is a socket of this session (cbox_gofer_bound_has), never to a host service's socket
