@@ -540,13 +540,13 @@ int cbox_gofer_bind(struct cbox_gofer_client *c, uint32_t cwd, const char *path,
 	return rpc_fd(c, &q, &r, NULL, sockfd);
 }
 
-int cbox_gofer_connect(struct cbox_gofer_client *c, uint32_t fid, uint32_t cwd, const char *path,
+int cbox_gofer_connect(struct cbox_gofer_client *c, uint32_t fid, uint32_t dir, const char *path,
                        size_t len, int sockfd)
 {
 	if (sockfd < 0)
 		return -EBADF;
 	struct cbox_gofer_req q = {
-	    .type = CBOX_GOFER_CONNECT, .fid = fid, .fid2 = cwd, .name2 = path, .name2_len = len};
+	    .type = CBOX_GOFER_CONNECT, .fid = fid, .fid2 = dir, .name2 = path, .name2_len = len};
 	struct cbox_gofer_reply r;
 	return rpc_fd(c, &q, &r, NULL, sockfd);
 }

@@ -45,14 +45,14 @@ static const int allowed[] = {
     __NR_sendmsg,        /* 46: replies (only on the socket) */
     __NR_recvmsg,        /* 47: requests (only on the socket) */
     __NR_bind,           /* 49: BIND (an AF_UNIX socket the request carried) */
-    __NR_getsockopt,     /* 55: BIND, CONNECT check SO_DOMAIN */
+    __NR_getsockopt,     /* 55: BIND, CONNECT, SENDTO check SO_DOMAIN */
     __NR_fcntl,          /* 72: O_NONBLOCK after an open; OPEN O_PATH (dup) */
     __NR_ftruncate,      /* 77: SETATTR size (on a freshly reopened, checked fd) */
-    __NR_fchdir,         /* 81: BIND, CONNECT resolve from the guest's cwd, then the root */
+    __NR_fchdir,         /* 81: BIND, CONNECT, SENDTO resolve from a dir, then the root */
     __NR_umask,          /* 95: BIND gives the socket node the guest's mode, as bind(2) */
-    __NR_geteuid,        /* 107: CONNECT: the gofer's own ids, */
+    __NR_geteuid,        /* 107: CONNECT, SENDTO: the gofer's own ids, */
     __NR_getegid,        /* 108: taken back after */
-    __NR_setresuid,      /* 117: CONNECT as the guest's effective ids (its own fs ids), */
+    __NR_setresuid,      /* 117: CONNECT, SENDTO as the guest's effective ids (its own fs ids), */
     __NR_setresgid,      /* 119: then back (serve_ext.c, as_guest_begin) */
     __NR_setfsuid,       /* 122 */
     __NR_setfsgid,       /* 123 */

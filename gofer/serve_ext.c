@@ -88,8 +88,8 @@ static int own_bound(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 	return 0;
 }
 
-/* Only an AF_UNIX socket may come with BIND or CONNECT: any other fd (a file, an inet socket)
- * would make the call mean something the sentry did not check. */
+/* Only an AF_UNIX socket may come with BIND, CONNECT or SENDTO: any other fd (a file, an inet
+ * socket) would make the call mean something the sentry did not check. */
 static int unix_socket_only(int sockfd)
 {
 	int domain = 0;

@@ -248,21 +248,22 @@ CBOX_API int cbox_gofer_mknod(struct cbox_gofer_client *c, uint32_t dir, const c
  * Bind the AF_UNIX socket sockfd (borrowed: the caller keeps and closes it) to path (len bytes,
  * 1..108, no NUL: the sun_path the guest gave), resolved by the gofer's kernel from directory fid
  * cwd inside the guest's tree (an absolute path from the tree's root). getsockname then returns
- * exactly that path. uid, gid: the socket node's owner (see the mutations above). When that
- * chown fails the node is removed, but sockfd stays bound to the removed name (a socket cannot
- * be unbound): the caller should give the guest the error and treat sockfd as spent for bind.
- * Errors: as bind(2) in the tree (EADDRINUSE, ENOENT, ENOTDIR, EROFS, ...), -EINVAL/
+ * exactly that path. mode: the node's permission bits (0777 less the guest's umask, as bind(2)
+ * gives them; above 0777: -EINVAL). uid, gid: the socket node's owner (see the mutations above).
+ * When that chown fails the node is removed, but sockfd stays bound to the removed name (a socket
+ * cannot be unbound): the caller should give the guest the error and treat sockfd as spent for
+ * bind. Errors: as bind(2) in the tree (EADDRINUSE, ENOENT, ENOTDIR, EROFS, ...), -EINVAL/
  * -ENAMETOOLONG for a bad path (refused before sending), -EAFNOSUPPORT when sockfd is not an
  * AF_UNIX socket, -ENOTSOCK, -EBADF (fid or fd), the chown's error, -EIO.
  */
 CBOX_API int cbox_gofer_bind(struct cbox_gofer_client *c, uint32_t cwd, const char *path,
                              size_t len, int sockfd, uint32_t mode, uint32_t uid, uint32_t gid);
-/* Connect sockfd (an AF_UNIX socket, borrowed) to the socket node fid, named by path (the guest's
- * own, <= 108 bytes) from the directory cwd: only a socket a guest of this session bound, and
- * only when path leads to fid's node (else -ECONNREFUSED). mode above is the node's (0777 less
- * the guest's umask). Errors: as connect(2) (ECONNREFUSED, EACCES, EAGAIN where it would wait),
- * -EBADF (a fid or the fd), -ENOTDIR, -EAFNOSUPPORT, -ENOTSOCK, -EIO. */
-CBOX_API int cbox_gofer_connect(struct cbox_gofer_client *c, uint32_t fid, uint32_t cwd,
+/* Connect sockfd (an AF_UNIX socket, borrowed) to the socket node fid, named by path (<= 108
+ * bytes: its name) from the directory dir: only a socket a guest of this session bound, and only
+ * when path leads to fid's node (else -ECONNREFUSED). Errors: as connect(2) (ECONNREFUSED,
+ * EACCES, EAGAIN where it would wait), -EBADF (a fid or the fd), -ENOTDIR, -EAFNOSUPPORT,
+ * -ENOTSOCK, -EIO. */
+CBOX_API int cbox_gofer_connect(struct cbox_gofer_client *c, uint32_t fid, uint32_t dir,
                                 const char *path, size_t len, int sockfd);
 /* Send buf (n bytes, 65536 at most, else -EMSGSIZE) as one datagram from sockfd (an AF_UNIX
  * datagram socket, borrowed) to the socket node fid, named as for cbox_gofer_connect; flags:

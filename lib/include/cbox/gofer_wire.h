@@ -81,8 +81,8 @@ struct cbox_gofer_statfs {
  *            NUL: an AF_UNIX sun_path as the guest gave it; mode (0..0777): the socket node's,
  *            the guest's umask applied; the packet carries the socket as SCM_RIGHTS. BIND,
  *            CONNECT, SENDTO and INOTIFY are the only requests that may carry an fd)
- *   CONNECT  u32 fid, u32 cwdfid, sockpath  (connect the socket the packet carries to sockpath
- *            from cwdfid, only when that names fid's node and the node is a socket a guest of
+ *   CONNECT  u32 fid, u32 dirfid, sockpath  (connect the socket the packet carries to sockpath
+ *            from dirfid, only when that names fid's node and the node is a socket a guest of
  *            this session bound; non-blocking: EAGAIN where Linux would wait)
  *   SENDTO   u32 fid, u32 dirfid, u32 flags, sockpath, value  (send value, up to 65536 bytes, as
  *            one datagram from the datagram socket the packet carries to sockpath from dirfid,
@@ -120,8 +120,8 @@ struct cbox_gofer_statfs {
  * when the first name fails the reply is an ERROR), nwalked x struct cbox_gofer_walked; WALKDIR
  * u32 nwalked (1..CBOX_GOFER_WALKDIR_MAX), then nwalked records of struct cbox_gofer_walked and
  * a name (the first record is the name asked for; a name that fails is the reply's error); the
- * others (SETATTR, BIND, CONNECT, SETXATTR, REMOVEXATTR too) empty. stat and statfs travel as the
- * raw structs above (fixed layout, no padding).
+ * others (SETATTR, BIND, CONNECT, SETXATTR, REMOVEXATTR too) empty; SENDTO u32 bytes sent.
+ * stat and statfs travel as the raw structs above (fixed layout, no padding).
  */
 struct cbox_gofer_hdr {
 	uint32_t type;
@@ -236,8 +236,8 @@ struct cbox_gofer_req {
 	                      owner, (uint32_t)-1 = as the gofer created it (see "owner" above) */
 	const char *name;  /* WALK, CREATE..LINK, MKNOD entry name; RENAME oldname */
 	size_t name_len;
-	const char *name2; /* RENAME newname; SYMLINK target; BIND, CONNECT sockpath; *XATTR xname;
-	                      WALKN path */
+	const char *name2; /* RENAME newname; SYMLINK target; BIND, CONNECT, SENDTO sockpath; *XATTR
+	                      xname; WALKN path */
 	size_t name2_len;
 	struct cbox_gofer_setattr attr; /* SETATTR */
 	const void *value;              /* SETXATTR value; SENDTO the datagram; CLUNKN the fids (see

@@ -97,13 +97,20 @@ static int connect_via(int s, int pfd)
 	return connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? -errno : 0;
 }
 
-Test(gofer_ext_rw, bind_then_connect_by_opath)
+/* A stream socket bound through the gofer at name in the root with mode, listening. */
+static int bound_listener(const char *name, uint32_t mode)
 {
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	cr_assert_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "sock1", 5, s, 0777, (uint32_t)-1,
-	                             (uint32_t)-1),
-	             0);
+	cr_assert_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, name, strlen(name), s, mode,
+	                             (uint32_t)-1, (uint32_t)-1),
+	             0, "bind %s", name);
 	cr_assert_eq(listen(s, 4), 0);
+	return s;
+}
+
+Test(gofer_ext_rw, bind_then_connect_by_opath)
+{
+	int s = bound_listener("sock1", 0777);
 	/* getsockname reports the exact path the guest gave. */
 	struct sockaddr_un got;
 	socklen_t glen = sizeof(got);
@@ -125,11 +132,7 @@ Test(gofer_ext_rw, bind_then_connect_by_opath)
  * the gofer, even 0600, but only the node the fid names and only a socket bound here. */
 Test(gofer_ext_rw, bind_mode_and_connect_through_the_gofer)
 {
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	cr_assert_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "sock3", 5, s, 0600, (uint32_t)-1,
-	                             (uint32_t)-1),
-	             0);
-	cr_assert_eq(listen(s, 4), 0);
+	int s = bound_listener("sock3", 0600);
 	char p[128];
 	struct stat st;
 	snprintf(p, sizeof(p), "%s/sock3", root);
@@ -144,11 +147,7 @@ Test(gofer_ext_rw, bind_mode_and_connect_through_the_gofer)
 	close(a);
 	close(c);
 	/* not the node the fid names (sock4 is another socket bound here): refused */
-	int s4 = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	cr_assert_eq(cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "sock4", 5, s4, 0777, (uint32_t)-1,
-	                             (uint32_t)-1),
-	             0);
-	cr_assert_eq(listen(s4, 4), 0);
+	int s4 = bound_listener("sock4", 0777);
 	c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	cr_expect_eq(cbox_gofer_connect(C, fid, CBOX_GOFER_ROOT_FID, "sock4", 5, c), -ECONNREFUSED);
 	/* Security: a host socket that was in the tree is never connected to */
