@@ -15,10 +15,11 @@
 #include "internal.h"
 
 /* Permission bits a guest may set: no setuid/setgid, so that a file written in the box never
- * becomes a privileged program for whoever runs it later on the host. */
-static mode_t safe_mode(uint32_t mode)
+ * becomes a privileged program for whoever runs it later on the host. A directory's setgid bit
+ * runs nothing (its new nodes take its group, one the host lets the gofer give), so it stays. */
+static mode_t safe_mode(uint32_t mode, bool dir)
 {
-	return (mode_t)(mode & 01777);
+	return (mode_t)(mode & (dir ? 03777 : 01777));
 }
 
 /*
@@ -75,7 +76,7 @@ int cbox_gofer_do_create(struct cbox_gofer_server *s, const struct cbox_gofer_re
 	/* O_EXCL: create makes a new regular file or fails; it never opens (or follows) an existing
 	 * entry, which is OPEN's job after a walk. */
 	int oflags = (int)flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-	CBOX_AUTOCLOSE int fd = openat(dir->fd, name, oflags, safe_mode(q->mode));
+	CBOX_AUTOCLOSE int fd = openat(dir->fd, name, oflags, safe_mode(q->mode, false));
 	if (fd < 0)
 		return -errno;
 	CBOX_AUTOCLOSE int pfd = openat(dir->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
@@ -123,7 +124,7 @@ int cbox_gofer_do_tmpfile(struct cbox_gofer_server *s, const struct cbox_gofer_r
 	/* O_TMPFILE includes O_DIRECTORY: the open can only make a file in dir, never open or
 	 * follow anything. */
 	int oflags = (int)q->flags | O_TMPFILE | O_CLOEXEC;
-	CBOX_AUTOCLOSE int fd = openat(dir->fd, ".", oflags, safe_mode(q->mode));
+	CBOX_AUTOCLOSE int fd = openat(dir->fd, ".", oflags, safe_mode(q->mode, false));
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0)
@@ -230,7 +231,7 @@ int cbox_gofer_do_dir_op(struct cbox_gofer_server *s, const struct cbox_gofer_re
 	cbox_gofer_cstr(name, q->name, q->name_len);
 	switch (q->type) {
 	case CBOX_GOFER_MKDIR:
-		if (mkdirat(dir->fd, name, safe_mode(q->mode)) < 0)
+		if (mkdirat(dir->fd, name, safe_mode(q->mode, false)) < 0)
 			return -errno;
 		return own_made(dir->fd, name, S_IFDIR, q);
 	case CBOX_GOFER_UNLINK:
@@ -255,7 +256,8 @@ static int set_mode(const struct cbox_gofer_node *n, uint32_t mode)
 	 */
 	if (S_ISLNK(n->mode))
 		return -EOPNOTSUPP;
-	if (syscall(__NR_fchmodat2, n->fd, "", safe_mode(mode & 07777), AT_EMPTY_PATH) < 0)
+	if (syscall(__NR_fchmodat2, n->fd, "", safe_mode(mode & 07777, S_ISDIR(n->mode)),
+	            AT_EMPTY_PATH) < 0)
 		return -errno;
 	return 0;
 }
@@ -329,7 +331,7 @@ static int mknod_mode(uint32_t mode, mode_t *out)
 	default:
 		return -EINVAL;
 	}
-	*out = type | safe_mode(mode);
+	*out = type | safe_mode(mode, false);
 	return 0;
 }
 

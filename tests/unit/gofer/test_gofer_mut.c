@@ -201,7 +201,8 @@ Test(gofer_rw, setattr_by_name_checks_the_name)
 Test(gofer_rw, setattr_each_field)
 {
 	uint32_t f = walk("file.txt", NULL), d = walk("dir", NULL);
-	/* mode: setuid/setgid dropped, sticky kept, type bits ignored */
+	/* mode: a file's setuid/setgid dropped, a directory's setgid and sticky kept, type bits
+	 * ignored */
 	cr_expect_eq(
 	    setattr(f, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_MODE, .mode = 0106751}),
 	    0);
@@ -209,7 +210,7 @@ Test(gofer_rw, setattr_each_field)
 	cr_expect_eq(
 	    setattr(d, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_MODE, .mode = 03700}),
 	    0);
-	cr_expect_eq(host_lstat("dir").st_mode, S_IFDIR | 01700);
+	cr_expect_eq(host_lstat("dir").st_mode, S_IFDIR | 03700, "setuid dropped, setgid kept");
 	/* owner: -1 keeps a field, and only the fields asked for change */
 	cr_expect_eq(
 	    setattr(f, (struct cbox_gofer_setattr){.valid = CBOX_GOFER_SET_UID | CBOX_GOFER_SET_GID,
