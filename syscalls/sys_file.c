@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cbox/cleanup.h"
 #include "cbox/loader_abi.h"
 #include "cbox/log.h"
 #include "internal.h"
@@ -91,16 +93,35 @@ static int64_t open_fifo(struct cbox_sysctx *c, struct cbox_dentry *d, int flags
 }
 
 /*
+ * A symlink itself has no fd but an O_PATH one. Its stand-in is a new memfd reopened with
+ * neither read nor write access (open's access mode 3): read, write and mmap fail on it as on
+ * an O_PATH fd, it names nothing of the host, and the sentry, which records it as the link's
+ * O_PATH fd, answers the calls that name the link through it (fstatat and readlinkat of "",
+ * fchownat with AT_EMPTY_PATH, /proc/self/fd/N). glibc's lchmod, fchmodat(AT_SYMLINK_NOFOLLOW)
+ * and so `tar xf` as root open every symlink they extract this way.
+ */
+static int symlink_stand_in(void)
+{
+	CBOX_AUTOCLOSE int m = memfd_create("cbox-symlink", MFD_CLOEXEC);
+	if (m < 0)
+		return -errno;
+	char link[64];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", m);
+	int fd = open(link, O_ACCMODE | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
  * The seccomp platform installs fds with SECCOMP_IOCTL_NOTIF_ADDFD, which refuses O_PATH files
  * (EBADF). There an O_PATH open gives an ordinary read-only open of the same file instead
- * (recorded as O_PATH, so the sentry's own checks still treat it as one); a symlink itself
- * cannot be opened that way (ELOOP). The ptrace platform passes real O_PATH fds.
+ * (recorded as O_PATH, so the sentry's own checks still treat it as one), and a symlink its
+ * stand-in. The ptrace platform passes real O_PATH fds.
  */
 static int install_path_fallback(struct cbox_sysctx *c, struct cbox_dentry *d, int flags)
 {
-	if (S_ISLNK(d->mode))
-		return -ELOOP;
-	int host = cbox_vfs_open(c->s, c->task, d, O_RDONLY | O_NONBLOCK | (flags & O_DIRECTORY));
+	int host = S_ISLNK(d->mode) ? symlink_stand_in()
+	                            : cbox_vfs_open(c->s, c->task, d,
+	                                            O_RDONLY | O_NONBLOCK | (flags & O_DIRECTORY));
 	if (host < 0)
 		return host;
 	int fd = cbox_sys_install_answer(c, host, flags, d);

@@ -277,6 +277,13 @@ CT_TEST(openat, o_path_nofollow_symlink)
 	struct stat st;
 	CT_OK(fstatat(fd, "", &st, AT_EMPTY_PATH));
 	CT_TRUE(S_ISLNK(st.st_mode));
+	CT_OK(fstat(fd, &st));
+	CT_TRUE(S_ISLNK(st.st_mode));
+	char c;
+	CT_ERR(read(fd, &c, 1), EBADF);
+	CT_ERR(write(fd, "x", 1), EBADF);
+	/* The link itself, through its fd (glibc's lchown and tar's way). */
+	CT_OK(fchownat(fd, "", getuid(), getgid(), AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW));
 	close(fd);
 }
 
