@@ -15,10 +15,24 @@
 
 #include "cbox/cgroup.h"
 #include "cbox/crash.h"
+#include "cbox/cred.h"
 #include "cbox/gofer.h"
 #include "cbox/log.h"
 #include "cbox/sentry.h"
 #include "cbox_run.h"
+
+/*
+ * The guest's root holds Docker's default capabilities, of those the sentry emulates (chown,
+ * dac_override, fowner, fsetid, kill, setgid, setuid), as a container's root does: `tar xf`
+ * gives files their owners, `chown`, `su` and `setpriv` work. They are the sentry's alone: the
+ * host sees one unprivileged id whatever the guest's ids are (no capability of the host's, no
+ * file given to another host user: sentry/owners.c), so a capability reaches no further than
+ * what that id may do on the host, and none applies to another host user's file (cbox/cred.h).
+ */
+#define CBOX_RUN_ROOT_CAPS                                                                         \
+	(CBOX_CAP_BIT(CAP_CHOWN) | CBOX_CAP_BIT(CAP_DAC_OVERRIDE) | CBOX_CAP_BIT(CAP_FOWNER) |     \
+	 CBOX_CAP_BIT(CAP_FSETID) | CBOX_CAP_BIT(CAP_KILL) | CBOX_CAP_BIT(CAP_SETGID) |            \
+	 CBOX_CAP_BIT(CAP_SETUID))
 
 static int write_str(const char *path, const char *s)
 {
@@ -300,6 +314,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 	                                 .cwd = cwd,
 	                                 .hostname = "cbox",
 	                                 .owner_uid = geteuid(),
+	                                 .cap_bset = CBOX_RUN_ROOT_CAPS,
 	                                 .low_ports = true,
 	                                 .owner_gid = getegid(),
 	                                 .tree_writable = true,

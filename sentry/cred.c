@@ -101,7 +101,7 @@ bool cbox_cred_id_valid(const struct cbox_cred *c, uint32_t id)
 {
 	if (id == NO_ID)
 		return false;
-	return c->all_ids || id == 0;
+	return c->all_ids || id != CBOX_UNMAPPED_ID;
 }
 
 bool cbox_cred_capable(const struct cbox_cred *c, int cap)
@@ -126,11 +126,18 @@ bool cbox_cred_in_group(const struct cbox_cred *c, uint32_t gid)
 	return false;
 }
 
-/* In one-id mode an owner shown as the overflow id is unmapped: no capability applies to it
- * (Linux's capable_wrt_inode_uidgid). */
+/* With one host id, a file of another host user is unmapped: no capability applies to it
+ * (Linux's capable_wrt_inode_uidgid). This is what keeps the guest's root, whose capabilities
+ * the host never sees, from the files of the host's other users where the gofer runs as host
+ * root (cbox-run run as root): the host would not stop it there. */
 static bool mapped_owner(const struct cbox_cred *c, uint32_t uid, uint32_t gid)
 {
-	return c->all_ids || (uid == 0 && gid == 0);
+	return c->all_ids || (uid != CBOX_UNMAPPED_ID && gid != CBOX_UNMAPPED_ID);
+}
+
+bool cbox_cred_capable_wrt(const struct cbox_cred *c, int cap, uint32_t uid, uint32_t gid)
+{
+	return mapped_owner(c, uid, gid) && cbox_cred_capable(c, cap);
 }
 
 int cbox_cred_permission(const struct cbox_cred *c, uint32_t mode, uint32_t uid, uint32_t gid,
@@ -167,7 +174,7 @@ bool cbox_cred_owner(const struct cbox_cred *c, uint32_t uid)
 {
 	if (c->fsuid == uid)
 		return true;
-	return (c->all_ids || uid == 0) && cbox_cred_capable(c, CAP_FOWNER);
+	return (c->all_ids || uid != CBOX_UNMAPPED_ID) && cbox_cred_capable(c, CAP_FOWNER);
 }
 
 /* cap_emulate_setxuid: leaving uid 0 in all three ids drops the permitted and effective sets

@@ -197,11 +197,13 @@ static struct cbox_cred *request_cred(struct cbox_sentry *s, int conn,
 	const struct cbox_sentry_config *cfg = s->cfg;
 	uint32_t uid = req->has_user ? req->uid : 0, gid = req->has_user ? req->gid : 0;
 	size_t n = req->has_user ? req->ngroups : 0;
-	/* Under cbox-run (or a runtime not run as root) the guest's user namespace maps only 0:
-	 * another id would have no host id to stand for. */
-	if (!cfg->all_ids && (uid != 0 || gid != 0 || n != 0)) {
+	/* With one host id, every guest id stands for it but CBOX_UNMAPPED_ID (cbox/cred.h). */
+	bool ok = cfg->all_ids || (uid != CBOX_UNMAPPED_ID && gid != CBOX_UNMAPPED_ID);
+	for (size_t i = 0; ok && !cfg->all_ids && i < n; i++)
+		ok = req->groups[i] != CBOX_UNMAPPED_ID;
+	if (!ok) {
 		reply(conn, CBOX_EXEC_ERROR, EINVAL,
-		      "this sandbox maps only uid 0 and gid 0 (its runtime did not run as root)");
+		      "id 4294967294 stands for the host's other users in this sandbox");
 		return NULL;
 	}
 	struct cbox_cred *cr = cbox_cred_new(uid, gid, req->groups, n, cfg->cap_bset, cfg->all_ids);

@@ -41,19 +41,25 @@ bool cbox_vfs_ro_fresh(const struct cbox_dentry *d)
 }
 
 /*
- * Under cbox-run the guest is uid 0 and gid 0 of a user namespace that maps only one host id
- * (the one cbox-run runs as, which owns what the gofer creates). As Linux shows files of a user
- * namespace, the host owner that is mapped appears as 0, every other one as the overflow id
- * 65534 (nobody): the guest learns nothing of the host's users, and tools that check ownership
- * (git's safe.directory) see their working folder as their own. Under the OCI runtime run as
- * root (all_ids) the ids are the host's, as runc shows a container's files without a user
+ * Under cbox-run the guest's user namespace maps only one host id (the one cbox-run runs as,
+ * which owns what the gofer creates), and every guest id stands for it. As Linux shows files of
+ * a user namespace, the host owner that is mapped appears as 0 (unless the guest gave the file
+ * another owner: owners.c), every other one as unmapped, shown as the overflow id 65534
+ * (nobody): the guest learns nothing of the host's users, and tools that check ownership (git's
+ * safe.directory) see their working folder as their own. Under the OCI runtime run as root
+ * (all_ids) the ids are the host's, as runc shows a container's files without a user
  * namespace: an image's files keep the owners its layers gave them.
  */
 uint32_t cbox_id_to_guest(const struct cbox_sentry *s, uint32_t host, bool group)
 {
 	if (s->cfg->all_ids)
 		return host;
-	return host == (group ? s->cfg->owner_gid : s->cfg->owner_uid) ? 0 : CBOX_OVERFLOW_ID;
+	return host == (group ? s->cfg->owner_gid : s->cfg->owner_uid) ? 0 : CBOX_UNMAPPED_ID;
+}
+
+uint32_t cbox_id_shown(const struct cbox_sentry *s, uint32_t id)
+{
+	return !s->cfg->all_ids && id == CBOX_UNMAPPED_ID ? CBOX_OVERFLOW_ID : id;
 }
 
 uint32_t cbox_id_to_host(const struct cbox_sentry *s, uint32_t id, bool group)
@@ -70,8 +76,10 @@ static void fill_stat(const struct cbox_sentry *s, const struct cbox_gofer_stat 
 	st->st_ino = g->ino;
 	st->st_mode = g->mode;
 	st->st_nlink = g->nlink;
-	st->st_uid = cbox_id_to_guest(s, g->uid, false);
-	st->st_gid = cbox_id_to_guest(s, g->gid, true);
+	uint32_t uid, gid;
+	cbox_owner_of(s, g, &uid, &gid);
+	st->st_uid = cbox_id_shown(s, uid);
+	st->st_gid = cbox_id_shown(s, gid);
 	st->st_rdev = g->rdev;
 	st->st_size = g->size;
 	st->st_blksize = g->blksize;
@@ -95,8 +103,7 @@ struct cbox_dentry *cbox_fs_gofer_dentry(struct cbox_sentry *s, struct cbox_dent
 	}
 	d->fid = fid;
 	d->ino = st->ino;
-	d->uid = cbox_id_to_guest(s, st->uid, false);
-	d->gid = cbox_id_to_guest(s, st->gid, true);
+	cbox_owner_of(s, st, &d->uid, &d->gid);
 	d->host_dev = st->dev;
 	d->host_ino = st->ino;
 	return d;
@@ -254,8 +261,7 @@ static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	}
 	/* Refresh what the permission checks rely on. */
 	d->mode = st->st_mode;
-	d->uid = st->st_uid;
-	d->gid = st->st_gid;
+	cbox_owner_of(s, &g, &d->uid, &d->gid);
 	return 0;
 }
 

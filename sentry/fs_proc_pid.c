@@ -267,20 +267,22 @@ int cbox_proc_gen_pid(struct cbox_sentry *s, struct cbox_task *t, struct cbox_ta
 	case P_OOM_ADJ:
 	case P_LOGINUID: {
 		/* The task's own state, as the host keeps it: its address space (the loader's
-		 * mappings included: they are the task's), its rlimits, its id maps as cbox-run
-		 * wrote them (the sentry reads them from inside the same user namespace, so the
-		 * host side is shown, as to the guest on Linux). */
+		 * mappings included: they are the task's), its rlimits. */
 		static const char *const names[] = {
 		    [P_STATM] = "statm",           [P_COMM] = "comm",
 		    [P_LIMITS] = "limits",         [P_UID_MAP] = "uid_map",
 		    [P_GID_MAP] = "gid_map",       [P_SETGROUPS] = "setgroups",
 		    [P_OOM_ADJ] = "oom_score_adj", [P_LOGINUID] = "loginuid",
 		};
-		/* Every id is mapped when the sentry serves ids 1:1 (the OCI runtime as root), as
-		 * in a container without a user namespace: the maps say so, not the host's one id.
-		 */
-		if ((kind == P_UID_MAP || kind == P_GID_MAP) && s->cfg->all_ids) {
+		/* Every id is a guest id (cbox/cred.h), as in a container without a user namespace:
+		 * the maps say so, not the host's one id (with which every guest id stands, but for
+		 * the one that stands for the others). */
+		if (kind == P_UID_MAP || kind == P_GID_MAP) {
 			cbox_proc_printf(b, "%10u %10u %10u\n", 0u, 0u, 4294967295u);
+			return 0;
+		}
+		if (kind == P_SETGROUPS) {
+			cbox_proc_printf(b, "allow\n"); /* setgroups is the sentry's (cred.c) */
 			return 0;
 		}
 		return append_task(b, pt, names[kind]);

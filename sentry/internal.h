@@ -72,6 +72,7 @@ struct cbox_sentry {
 		unsigned refs;
 	} * text;
 	size_t ntext, text_cap;
+	struct cbox_hashmap *owners; /* (dev, ino) -> owner the guest gave (owners.c); NULL: none */
 	/* Every host file a guest task may have held open for writing, as a Bloom filter (task.c):
 	 * a file never noted cannot be open for writing now, and needs no ETXTBSY scan. */
 	uint64_t written[CBOX_WRITTEN_BITS / 64];
@@ -113,6 +114,18 @@ void cbox_text_note_fds(struct cbox_sentry *s, pid_t tgid);
 void cbox_text_fork(struct cbox_sentry *s, struct cbox_thread_group *to,
                     const struct cbox_thread_group *from);
 pid_t cbox_task_vpid(struct cbox_sentry *s, struct cbox_task *t);
+
+/* File owners under one host id (owners.c). cbox_owner_of: the owner of the file g describes
+ * as the guest's checks see it (cbox_id_to_guest, then what the guest gave it).
+ * cbox_owner_set: remember uid:gid (guest ids) for (dev, ino) of a file the sandbox's host id
+ * owns (0:0 forgets it; nothing with all ids); -ENOMEM past a bound. cbox_owner_gone: the
+ * file's last name went. */
+void cbox_owner_of(const struct cbox_sentry *s, const struct cbox_gofer_stat *g, uint32_t *uid,
+                   uint32_t *gid);
+int cbox_owner_set(struct cbox_sentry *s, uint64_t dev, uint64_t ino, uint32_t uid, uint32_t gid);
+bool cbox_owner_known(const struct cbox_sentry *s, uint64_t dev, uint64_t ino);
+void cbox_owner_gone(struct cbox_sentry *s, uint64_t dev, uint64_t ino);
+void cbox_owners_free(struct cbox_sentry *s);
 struct cbox_task *cbox_task_find_vpid(struct cbox_sentry *s, pid_t vpid);
 
 /* deferred answers (defer.c) */

@@ -447,5 +447,6 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 	cbox_gofer_client_free(s->gofer);
 	cbox_platform_free(s->platform);
 	free(s->text);
+	cbox_owners_free(s);
 	return status;
 }

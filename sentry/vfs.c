@@ -476,9 +476,10 @@ int cbox_vfs_may(const struct cbox_task *t, const struct cbox_dentry *d, int mas
 	if (d->mnt->ops != &cbox_fs_gofer)
 		return 0;
 	/* The task's fs ids, groups and capabilities against the mode and owner the guest sees
-	 * (Linux's generic_permission). Under cbox-run the guest's root holds no capability, so
-	 * it reads, writes and searches only where the mode bits let it. A task not yet linked to
-	 * its parent has no credentials and is refused. */
+	 * (Linux's generic_permission). These are the sentry's checks; the host checks the
+	 * gofer's (and the sentry's) own id after them, so a capability of the guest's never
+	 * reaches further than that id may go. A task not yet linked to its parent has no
+	 * credentials and is refused. */
 	if (!t->cred)
 		return -EACCES;
 	return cbox_cred_permission(t->cred, d->mode, d->uid, d->gid, mask);

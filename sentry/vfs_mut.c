@@ -85,6 +85,48 @@ void cbox_vfs_new_owner(const struct cbox_sentry *s, const struct cbox_task *t,
 		*gid = cbox_id_to_host(s, t->cred->fsgid, true);
 }
 
+/*
+ * Under cbox-run the host gives every new node the one host id (owners.c): the owner Linux
+ * gives it (its creator's fs ids, or the set-group-ID directory's group) is the sentry's to
+ * remember when that is not 0:0. st: the node's stat when its creation brought one, else the
+ * node is walked for it (name NULL: st given). A node whose owner cannot be remembered (the
+ * table is full) shows as root's.
+ */
+void cbox_vfs_note_new_owner(struct cbox_sentry *s, const struct cbox_task *t,
+                             const struct cbox_dentry *dir, const char *name,
+                             const struct cbox_gofer_stat *st)
+{
+	uint32_t uid = t->cred->fsuid;
+	uint32_t gid = (dir->mode & S_ISGID) ? dir->gid : t->cred->fsgid;
+	if (gid == CBOX_UNMAPPED_ID)
+		gid = 0; /* the host gave it that group itself; nothing to remember */
+	if (s->cfg->all_ids || (uid == 0 && gid == 0))
+		return;
+	struct cbox_gofer_stat walked;
+	uint32_t fid;
+	if (!st) {
+		if (cbox_gofer_walk(s->gofer, dir->fid, name, &fid, &walked) < 0)
+			return;
+		cbox_gofer_clunk(s->gofer, fid);
+		st = &walked;
+	}
+	if (cbox_owner_set(s, st->dev, st->ino, uid, gid) < 0)
+		cbox_debug("the owner of new node %s: too many owners remembered",
+		           name ? name : "(unnamed)");
+}
+
+/* d's last name went (unlink, or a rename over it): its remembered owner goes too, unless
+ * another name still leads to its file. */
+static void owner_gone_if_last(struct cbox_sentry *s, struct cbox_dentry *d)
+{
+	if (!d || !cbox_owner_known(s, d->host_dev, d->host_ino))
+		return;
+	struct cbox_gofer_stat g;
+	if (!S_ISDIR(d->mode) && cbox_gofer_stat(s->gofer, d->fid, &g) == 0 && g.nlink > 0)
+		return;
+	cbox_owner_gone(s, d->host_dev, d->host_ino);
+}
+
 int cbox_vfs_mkdir(struct cbox_sentry *s, const struct cbox_task *t, struct cbox_dentry *dir,
                    const char *name, mode_t mode)
 {
@@ -92,7 +134,10 @@ int cbox_vfs_mkdir(struct cbox_sentry *s, const struct cbox_task *t, struct cbox
 		return not_gofer(dir);
 	uint32_t uid, gid;
 	cbox_vfs_new_owner(s, t, dir, &uid, &gid);
-	return cbox_gofer_mkdir(s->gofer, dir->fid, name, mode & 07777, uid, gid);
+	int r = cbox_gofer_mkdir(s->gofer, dir->fid, name, mode & 07777, uid, gid);
+	if (r == 0)
+		cbox_vfs_note_new_owner(s, t, dir, name, NULL);
+	return r;
 }
 
 int cbox_vfs_mknod(struct cbox_sentry *s, const struct cbox_task *t, struct cbox_dentry *dir,
@@ -104,8 +149,10 @@ int cbox_vfs_mknod(struct cbox_sentry *s, const struct cbox_task *t, struct cbox
 	struct cbox_gofer_stat st;
 	cbox_vfs_new_owner(s, t, dir, &uid, &gid);
 	int r = cbox_gofer_mknod(s->gofer, dir->fid, name, mode, uid, gid, &fid, &st);
-	if (r == 0)
+	if (r == 0) {
 		cbox_gofer_clunk(s->gofer, fid);
+		cbox_vfs_note_new_owner(s, t, dir, name, &st);
+	}
 	return r;
 }
 
@@ -116,7 +163,10 @@ int cbox_vfs_symlink(struct cbox_sentry *s, const struct cbox_task *t, struct cb
 		return not_gofer(dir);
 	uint32_t uid, gid;
 	cbox_vfs_new_owner(s, t, dir, &uid, &gid);
-	return cbox_gofer_symlink(s->gofer, dir->fid, name, target, uid, gid);
+	int r = cbox_gofer_symlink(s->gofer, dir->fid, name, target, uid, gid);
+	if (r == 0)
+		cbox_vfs_note_new_owner(s, t, dir, name, NULL);
+	return r;
 }
 
 int cbox_vfs_link(struct cbox_sentry *s, struct cbox_dentry *d, struct cbox_dentry *dir,
@@ -137,6 +187,8 @@ int cbox_vfs_unlink(struct cbox_sentry *s, struct cbox_dentry *dir, const char *
 	if (c && c->covered_by)
 		return -EBUSY; /* a mount point of the sentry's own tree */
 	int r = cbox_gofer_unlink(s->gofer, dir->fid, name, isdir);
+	if (r == 0)
+		owner_gone_if_last(s, c);
 	if (r == 0 && c)
 		c->unlinked = true;
 	if (r == 0)
@@ -156,6 +208,8 @@ int cbox_vfs_rename(struct cbox_sentry *s, struct cbox_dentry *odir, const char 
 	if ((c && c->covered_by) || (n && n->covered_by))
 		return -EBUSY;
 	int r = cbox_gofer_rename(s->gofer, odir->fid, oname, ndir->fid, nname, flags);
+	if (r == 0 && !(flags & RENAME_EXCHANGE) && n != c)
+		owner_gone_if_last(s, n);
 	if (r == 0) {
 		cbox_vfs_forget(s, odir, oname);
 		cbox_vfs_forget(s, ndir, nname);
@@ -172,6 +226,15 @@ int cbox_vfs_setattr(struct cbox_sentry *s, struct cbox_dentry *d,
 	host.uid = cbox_id_to_host(s, a->uid, false);
 	host.gid = cbox_id_to_host(s, a->gid, true);
 	int r = cbox_gofer_setattr(s->gofer, d->fid, &host);
+	if (r == 0 && (a->valid & (CBOX_GOFER_SET_UID | CBOX_GOFER_SET_GID)) && !s->cfg->all_ids) {
+		/* One host id: the host owner stayed (the call still did what chown does to the
+		 * file: ctime, the set-user-ID bit); the owner given is the sentry's to show. An
+		 * id left alone that is another host user's stays that user's. */
+		uint32_t uid = (a->valid & CBOX_GOFER_SET_UID) ? a->uid : d->uid;
+		uint32_t gid = (a->valid & CBOX_GOFER_SET_GID) ? a->gid : d->gid;
+		r = cbox_owner_set(s, d->host_dev, d->host_ino, uid == CBOX_UNMAPPED_ID ? 0 : uid,
+		                   gid == CBOX_UNMAPPED_ID ? 0 : gid);
+	}
 	if (r == 0 && (a->valid & CBOX_GOFER_SET_MODE))
 		d->mode = (d->mode & S_IFMT) | (a->mode & 07777);
 	if (r == 0 && (a->valid & CBOX_GOFER_SET_UID))
@@ -196,6 +259,7 @@ int cbox_vfs_create(struct cbox_sentry *s, const struct cbox_task *t, struct cbo
 	                           mode & 07777, uid, gid, &fid, &st);
 	if (fd < 0)
 		return fd;
+	cbox_vfs_note_new_owner(s, t, dir, name, &st);
 	struct cbox_dentry *d = cbox_fs_gofer_dentry(s, dir, name, fid, &st);
 	if (!d) {
 		close(fd);
@@ -221,6 +285,7 @@ int cbox_vfs_tmpfile(struct cbox_sentry *s, const struct cbox_task *t, struct cb
 	                            uid, gid, &fid, &st);
 	if (fd < 0)
 		return fd;
+	cbox_vfs_note_new_owner(s, t, dir, NULL, &st);
 	/* Named as Linux names it in /proc/PID/fd ("#" and the inode number, then " (deleted)"),
 	 * never cached: no walk can find it. */
 	char name[32];

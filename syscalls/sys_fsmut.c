@@ -339,7 +339,7 @@ static int may_setattr(const struct cbox_task *t, const struct cbox_dentry *d,
 {
 	const struct cbox_cred *cr = t->cred;
 	bool owner = cbox_cred_owner(cr, d->uid);
-	bool chown_cap = cbox_cred_capable(cr, CAP_CHOWN);
+	bool chown_cap = cbox_cred_capable_wrt(cr, CAP_CHOWN, d->uid, d->gid);
 	if ((a->valid & CBOX_GOFER_SET_MODE) && !owner)
 		return -EPERM;
 	if ((a->valid & CBOX_GOFER_SET_UID) && !chown_cap &&
@@ -460,10 +460,11 @@ int64_t sys_fchmod(struct cbox_sysctx *c)
 }
 
 /*
- * chown's ids as the guest names them (-1: unchanged). An id its user namespace does not map is
- * EINVAL, as Linux answers: under cbox-run only 0 is mapped (to the host id that owns the files
- * cbox-run serves), so no file is ever given to another host user there. may_setattr then
- * checks the caller may give it; cbox_vfs_setattr maps the ids to the host's.
+ * chown's ids as the guest names them (-1: unchanged). An id that is no guest id is EINVAL, as
+ * Linux answers for an unmapped one. may_setattr then checks the caller may give it;
+ * cbox_vfs_setattr maps the ids to the host's: under cbox-run every guest id stands for the one
+ * host id that owns what cbox-run serves, so no file is ever given to another host user there
+ * (the sentry remembers the owner the guest gave: sentry/owners.c).
  */
 static int chown_attr(struct cbox_sysctx *c, uint64_t uid, uint64_t gid,
                       struct cbox_gofer_setattr *a)

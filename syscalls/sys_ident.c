@@ -3,10 +3,11 @@
  * the calling task's credentials in the sentry (cbox/cred.h, which has Linux's rules). Nothing
  * reaches the host: the guest's host credentials never change, whatever ids it takes here.
  *
- * Under cbox-run the guest's user namespace maps only its 0 and its root has no capability, so
- * set*id may only "change" ids to 0, any other id is EINVAL and setgroups EPERM, as Linux
- * answers such a process. Under the OCI runtime as root every id is mapped and uid 0 holds the
- * capabilities the sentry emulates that the config grants.
+ * Under cbox-run every guest id stands for the one host id the sandbox maps (cbox/cred.h), and
+ * the guest's root holds Docker's default capabilities of those the sentry emulates, so `su`,
+ * setpriv and a daemon dropping to its user work as in a container; an id that stands for the
+ * host's other users is EINVAL. Under the OCI runtime as root every id is the host's and uid 0
+ * holds the capabilities the sentry emulates that the config grants.
  */
 #include <errno.h>
 #include <linux/capability.h>

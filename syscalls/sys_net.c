@@ -102,7 +102,7 @@ static bool on_gofer(const struct cbox_dentry *d)
 }
 
 /* What Linux answers for making a socket node in one of the sentry's own file systems: /proc's
- * directories are not writable (EACCES for a capability-less root), /dev is read-only here. */
+ * directories are not writable (EACCES), /dev is read-only here. */
 static int not_gofer_answer(const struct cbox_dentry *d)
 {
 	return strcmp(d->mnt->ops->name, "proc") == 0 ? -EACCES : -EROFS;
@@ -173,9 +173,10 @@ int64_t sys_bind(struct cbox_sysctx *c)
 	cbox_vfs_new_owner(c->s, c->task, dir, &uid, &gid);
 	r = cbox_gofer_bind(cbox_sentry_gofer(c->s), cwd_fid, p.s, p.len, sock,
 	                    0777 & ~c->task->fs->umask, uid, gid);
-	if (r == 0)
+	if (r == 0) {
 		cbox_vfs_forget(c->s, dir, last);
-	else if (r == -EEXIST)
+		cbox_vfs_note_new_owner(c->s, c->task, dir, last, NULL);
+	} else if (r == -EEXIST)
 		r = -EADDRINUSE;
 	cbox_dentry_put(c->s, dir);
 	return r;

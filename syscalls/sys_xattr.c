@@ -56,7 +56,7 @@ static bool has_prefix(const char *name, const char *prefix)
 }
 
 /*
- * Linux's xattr_permission for the guest (uid 0, no capabilities) plus the namespace policy
+ * Linux's xattr_permission for the guest (no CAP_SYS_ADMIN, ever) plus the namespace policy
  * above. write: a set or remove. Returns 0 or -errno.
  */
 static int xattr_permission(const struct cbox_task *t, const struct cbox_dentry *d,

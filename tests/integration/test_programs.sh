@@ -148,6 +148,79 @@ trusted.x Operation not permitted" "$OUT"
 	fi
 }
 
+# Owners under cbox-run: every guest id stands for the caller's one host id, and the sentry
+# remembers the owners the guest gives (sentry/owners.c), so a root `tar xf` keeps an archive's
+# owners and users other than root work, while the host's files stay the caller's.
+t_owners() {
+	[ "$(basename "$CBOX_RUN")" = cbox-run ] || return
+	workdir
+	# An archive with other owners, made without privileges.
+	"$PY" - <<'PYEOF'
+import io, tarfile
+with tarfile.open("a.tgz", "w:gz") as t:
+    def add(name, kind, mode, uid, gid, data=b"", link=""):
+        i = tarfile.TarInfo(name); i.type = kind; i.mode = mode; i.uid = uid; i.gid = gid
+        i.size = len(data); i.linkname = link; i.mtime = 1577836800
+        t.addfile(i, io.BytesIO(data) if data else None)
+    add("d", tarfile.DIRTYPE, 0o755, 1000, 1000)
+    add("d/secret", tarfile.REGTYPE, 0o600, 1000, 1000, b"s3cret\n")
+    add("d/link", tarfile.SYMTYPE, 0o777, 1000, 1000, link="secret")
+    add("g", tarfile.DIRTYPE, 0o2775, 0, 50)
+    add("root.txt", tarfile.REGTYPE, 0o644, 0, 0, b"r\n")
+PYEOF
+	box /usr/bin/bash -c 'mkdir /tmp/x ex && tar xzf a.tgz -C /tmp/x && tar xzf a.tgz -C ex &&
+cd /tmp/x && find . -mindepth 1 -printf "%p %U:%G %m %y\n" | sort && cat d/secret &&
+touch g/new && stat -c "g/new %u:%g" g/new && grep CapEff /proc/self/status'
+	check "tar xf as root keeps the archive's owners; root reads what it gave away" "0
+./d 1000:1000 755 d
+./d/link 1000:1000 777 l
+./d/secret 1000:1000 600 f
+./g 0:50 2775 d
+./root.txt 0:0 644 f
+s3cret
+g/new 0:50
+CapEff:	00000000000000fb" "$STATUS
+$OUT"
+	# Security: the host never sees those owners; what the guest made is still the caller's.
+	check "the host's files stay the caller's" "$(id -u):$(id -g) $(id -u):$(id -g)" \
+		"$(echo $(stat -c %u:%g ex/d/secret ex/g))"
+
+	box /usr/bin/bash -c 'mkdir /tmp/x && tar xzf a.tgz -C /tmp/x && echo r >/tmp/root-only &&
+chmod 600 /tmp/root-only && setpriv --reuid=1000 --regid=1000 --clear-groups /usr/bin/bash -c "
+id -u; cat /tmp/x/d/secret; cat /tmp/root-only || echo no-read; chown 0 /tmp/x/d/secret || echo no-chown
+echo m >/tmp/mine; stat -c %u:%g /tmp/mine; grep CapEff /proc/self/status" 2>&1 | sed "s/^.*: //"
+su -s /bin/sh nobody -c "id -un"; chown -R nobody:nogroup /tmp/x; chown root:root /tmp/x/d
+stat -c "%U:%G %n" /tmp/x/d /tmp/x/d/secret; rm -rf /tmp/x; mkdir /tmp/x; stat -c "%u:%g" /tmp/x'
+	check "another user: its own files, not root's; nobody and back; a removed owner goes" "1000
+s3cret
+Permission denied
+no-read
+Operation not permitted
+no-chown
+1000:1000
+CapEff:	0000000000000000
+nobody
+root:root /tmp/x/d
+nobody:nogroup /tmp/x/d/secret
+0:0" "$OUT"
+
+	# Security: another host user's file (unmapped, shown as nobody) is out of the guest root's
+	# capabilities, even where the gofer runs as host root and the host would not stop it.
+	if [ "$(id -u)" = 0 ]; then
+		echo theirs >theirs && chown 4321:4321 theirs && chmod 600 theirs
+		box /usr/bin/bash -c 'stat -c %u:%g theirs; for c in "chown 0:0" "chmod 666" cat "chown 5"; do $c theirs 2>&1 | sed "s/^.*: //"; done'
+		check "another host user's file: no chown, chmod or read" "65534:65534
+Operation not permitted
+Operation not permitted
+Permission denied
+Operation not permitted" "$OUT"
+		check "... and it is unchanged" "4321:4321 600
+theirs" "$(stat -c '%u:%g %a' theirs; cat theirs)"
+	else
+		skip_check "another host user's file" "needs root to make one"
+	fi
+}
+
 # make_repo DIR: a git repository with two commits at fixed dates, made on the host.
 make_repo() {
 	local g=(env GIT_AUTHOR_NAME=Tester GIT_AUTHOR_EMAIL=t@example.org
@@ -420,6 +493,6 @@ $want" "$OUT"
 	done
 }
 
-for_each_config t_python t_pip t_gcc_make t_sanitizers t_bash t_git t_node t_tree t_host_changes t_listed_changes \
-	t_host_symlink t_ro_opens t_fd_limit
+for_each_config t_python t_pip t_gcc_make t_sanitizers t_bash t_owners t_git t_node t_tree t_host_changes \
+	t_listed_changes t_host_symlink t_ro_opens t_fd_limit
 finish

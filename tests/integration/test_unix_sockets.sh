@@ -61,7 +61,13 @@ elif cmd == "private":
         a, _ = s.accept()
     print("peer uid gid", struct.unpack("3i", a.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[1:])
     os.chmod("/tmp/p.sock", 0o500)
-    print("connect 0o500", connect("/tmp/p.sock"))
+    print("connect 0o500 as root", connect("/tmp/p.sock"))  # CAP_DAC_OVERRIDE, as on Linux
+    os.chmod("/tmp/p.sock", 0o600)
+    sys.stdout.flush()
+    if os.fork() == 0:
+        os.setgid(1000); os.setuid(1000)
+        print("connect 0o600 as 1000", connect("/tmp/p.sock")); sys.stdout.flush(); os._exit(0)
+    os.wait()
 elif cmd == "dgram":
     r = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); r.bind("r.sock")
     w = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); w.bind("w.sock")
@@ -92,11 +98,12 @@ t_unix() {
 	# (as root the sentry's host identity is nobody, the node's owner root: the connects of the
 	# owner of a 0600 socket failed with EACCES, and bind ignored the umask)
 	box "$PY" "$work/guest.py" /tmp private
-	check "a private socket: the umask, its owner connects, the peer is the guest" "mode 0o600
+	check "a private socket: the umask, its owner connects, the peer is the guest, another user not" "mode 0o600
 connect 0o600 ok
 connect 0o700 ok
 peer uid gid (0, 0)
-connect 0o500 EACCES" "$OUT"
+connect 0o500 as root ok
+connect 0o600 as 1000 EACCES" "$OUT"
 
 	cd "$work" && box "$PY" guest.py "$work" dgram; cd "$OLDPWD" || return
 	check "sendto a path, recvfrom the sender's path" "dgram dg w.sock" "$OUT"

@@ -6,9 +6,11 @@
  * these are what get*id, /proc/PID/status and every permission check the sentry makes see.
  *
  * Two id spaces (struct cbox_cred.all_ids):
- *   - one id (cbox-run): the guest's user namespace maps only its 0, as Linux would show it;
- *     any other id is unmapped, so set*id to it is EINVAL, and file owners other than the
- *     sandbox's own show as 65534.
+ *   - one host id (cbox-run): every guest id stands for the one host id the sandbox's user
+ *     namespace maps. Any id but (uint32_t)-1 and CBOX_UNMAPPED_ID is valid, as in a container
+ *     that maps them all; the owners the guest gives files are the sentry's to remember
+ *     (sentry/owners.c), and file owners other than the sandbox's own host id are
+ *     CBOX_UNMAPPED_ID, shown as 65534, to which no capability applies.
  *   - all ids (the OCI runtime run as root): guest ids are host ids, as under runc without a
  *     user namespace; the gofer gives new files the creator's ids.
  *
@@ -38,6 +40,10 @@
 	 CBOX_CAP_BIT(CAP_DAC_READ_SEARCH) | CBOX_CAP_BIT(CAP_FOWNER) | CBOX_CAP_BIT(CAP_FSETID))
 #define CBOX_NGROUPS_MAX 65536 /* Linux's NGROUPS_MAX */
 #define CBOX_OVERFLOW_ID 65534 /* what an unmapped owner shows as */
+/* With one host id, the owner of a file of another host user, as the sentry keeps it: no guest
+ * id is ever it (cbox_cred_id_valid), so neither the owner's bits nor a capability applies to
+ * such a file; the guest sees CBOX_OVERFLOW_ID (cbox_id_shown). */
+#define CBOX_UNMAPPED_ID 0xfffffffeu
 
 struct cbox_cred {
 	int refs;
@@ -45,7 +51,7 @@ struct cbox_cred {
 	uint32_t gid, egid, sgid, fsgid;
 	uint64_t cap_inh, cap_prm, cap_eff, cap_bnd;
 	bool keepcaps; /* PR_SET_KEEPCAPS */
-	bool all_ids;  /* every id is mapped (see above); else only 0 */
+	bool all_ids;  /* guest ids are host ids (see above); else one host id */
 	uint32_t ngroups;
 	uint32_t groups[]; /* sorted; duplicates kept, as Linux keeps them */
 };
@@ -53,15 +59,15 @@ struct cbox_cred {
 /*
  * New credentials for a process that starts with uid/gid and groups (n, any order), as after an
  * exec: uid 0 gets bset (masked to CBOX_CAP_EMULATED) as permitted and effective, any other uid
- * none. Returns NULL on ENOMEM. Preconditions: n <= CBOX_NGROUPS_MAX; without all_ids, every id
- * is 0.
+ * none. Returns NULL on ENOMEM. Preconditions: n <= CBOX_NGROUPS_MAX; every id valid
+ * (cbox_cred_id_valid).
  */
 CBOX_API struct cbox_cred *cbox_cred_new(uint32_t uid, uint32_t gid, const uint32_t *groups,
                                          size_t n, uint64_t bset, bool all_ids);
 CBOX_API struct cbox_cred *cbox_cred_get(struct cbox_cred *c);
 CBOX_API void cbox_cred_put(struct cbox_cred *c); /* NULL-safe */
 
-/* Whether id is mapped in the guest's user namespace ((uint32_t)-1 never is). */
+/* Whether id is a guest id ((uint32_t)-1 never is, nor with one host id CBOX_UNMAPPED_ID). */
 CBOX_API bool cbox_cred_id_valid(const struct cbox_cred *c, uint32_t id);
 /* Whether cap (a CAP_* number) is in the effective set. */
 CBOX_API bool cbox_cred_capable(const struct cbox_cred *c, int cap);
@@ -82,6 +88,9 @@ CBOX_API bool cbox_cred_may_signal(const struct cbox_cred *sender, const struct 
 /* Whether the caller may act as the owner of a file owned by uid (Linux's inode_owner_or_capable).
  */
 CBOX_API bool cbox_cred_owner(const struct cbox_cred *c, uint32_t uid);
+/* Whether cap is effective for a file owned by uid:gid (Linux's capable_wrt_inode_uidgid: no
+ * capability applies to an unmapped owner). */
+CBOX_API bool cbox_cred_capable_wrt(const struct cbox_cred *c, int cap, uint32_t uid, uint32_t gid);
 
 /* The set*id calls, with Linux's checks and results: (uint32_t)-1 means "unchanged" where the
  * call allows it. Errors: -EINVAL (an unmapped id), -EPERM, -ENOMEM. */

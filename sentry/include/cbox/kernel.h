@@ -155,10 +155,13 @@ CBOX_API void cbox_vfs_listed(struct cbox_dentry *d);
  */
 CBOX_API int cbox_vfs_may(const struct cbox_task *t, const struct cbox_dentry *d, int mask);
 
-/* A file owner as the guest sees it (group: a gid) for host id host, and back: the host id of a
- * guest id that cbox_cred_id_valid accepts ((uint32_t)-1 stays -1). See fs_gofer.c. */
+/* A file owner as the guest's checks see it (group: a gid) for host id host (CBOX_UNMAPPED_ID
+ * for another host user's), and back: the host id of a guest id that cbox_cred_id_valid accepts
+ * ((uint32_t)-1 stays -1). cbox_id_shown: the id stat shows for an owner as the checks see it
+ * (CBOX_OVERFLOW_ID for an unmapped one). See fs_gofer.c. */
 CBOX_API uint32_t cbox_id_to_guest(const struct cbox_sentry *s, uint32_t host, bool group);
 CBOX_API uint32_t cbox_id_to_host(const struct cbox_sentry *s, uint32_t id, bool group);
+CBOX_API uint32_t cbox_id_shown(const struct cbox_sentry *s, uint32_t id);
 /* The ops of the gofer's file system (to tell a file of the tree from /proc and /dev). */
 CBOX_API const struct cbox_fs_ops *cbox_vfs_gofer_ops(void);
 /* stat of a dentry as the guest sees it. */
@@ -190,6 +193,12 @@ CBOX_API int cbox_vfs_symlink(struct cbox_sentry *s, const struct cbox_task *t,
  * ((uint32_t)-1: as the gofer makes it). See vfs_mut.c. */
 CBOX_API void cbox_vfs_new_owner(const struct cbox_sentry *s, const struct cbox_task *t,
                                  const struct cbox_dentry *dir, uint32_t *uid, uint32_t *gid);
+/* After the node name was made in dir by task t: the owner Linux gives it, remembered by the
+ * sentry when the host could not give it (one host id; st: the node's stat, or NULL to walk
+ * name for it). See vfs_mut.c. */
+CBOX_API void cbox_vfs_note_new_owner(struct cbox_sentry *s, const struct cbox_task *t,
+                                      const struct cbox_dentry *dir, const char *name,
+                                      const struct cbox_gofer_stat *st);
 /* A new name in dir for d (not a directory). */
 CBOX_API int cbox_vfs_link(struct cbox_sentry *s, struct cbox_dentry *d, struct cbox_dentry *dir,
                            const char *name);

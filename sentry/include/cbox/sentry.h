@@ -21,8 +21,8 @@ struct cbox_sentry_config {
 	uid_t owner_uid;      /* the host ids the guest sees as its own (0) in file owners; */
 	gid_t owner_gid;      /* others show as 65534 (see fs_gofer.c) */
 	/* The guest's first task's credentials (cbox/cred.h). all_ids: guest ids are host ids
-	 * (the OCI runtime as root); else the user namespace maps only 0 (owner_uid/gid above) and
-	 * uid, gid, groups must be 0 and cap_bset 0 (the guest's root has no capability). */
+	 * (the OCI runtime as root); else the user namespace maps only one host id (owner_uid/gid
+	 * above), which every guest id stands for. */
 	bool all_ids;
 	uint32_t uid, gid;
 	size_t ngroups;

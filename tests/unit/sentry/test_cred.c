@@ -138,18 +138,25 @@ Test(cred, owner)
 Test(cred, one_id_mode_unmapped_owner)
 {
 	struct cbox_cred *c = cred(0, 0, NULL, 0, EMUL, false);
-	const uint32_t ov = CBOX_OVERFLOW_ID;
+	const uint32_t un = CBOX_UNMAPPED_ID;
 	cr_expect_eq(c->cap_eff, EMUL);
 	cr_expect_eq(cbox_cred_permission(c, FREG(0), 0, 0, R_OK | W_OK), 0, "a mapped owner");
 	cr_expect_eq(cbox_cred_permission(c, FDIR(0), 0, 0, W_OK | X_OK), 0);
-	/* An owner shown as 65534 is unmapped: no capability applies (capable_wrt_inode_uidgid). */
-	cr_expect_eq(cbox_cred_permission(c, FREG(0600), ov, ov, R_OK), -EACCES);
-	cr_expect_eq(cbox_cred_permission(c, FDIR(0700), ov, ov, X_OK), -EACCES);
-	cr_expect_eq(cbox_cred_permission(c, FREG(0), 0, ov, R_OK), -EACCES, "an unmapped group");
-	cr_expect_eq(cbox_cred_permission(c, FREG(0644), ov, ov, R_OK), 0, "the others' bits");
-	cr_expect_eq(cbox_cred_permission(c, FREG(0644), ov, ov, W_OK), -EACCES);
-	cr_expect_not(cbox_cred_owner(c, ov));
+	cr_expect_eq(cbox_cred_permission(c, FREG(0), 1000, 1000, R_OK | W_OK), 0,
+	             "an owner the guest gave");
+	/* Another host user's file is unmapped: no capability applies (capable_wrt_inode_uidgid).
+	 */
+	cr_expect_eq(cbox_cred_permission(c, FREG(0600), un, un, R_OK), -EACCES);
+	cr_expect_eq(cbox_cred_permission(c, FDIR(0700), un, un, X_OK), -EACCES);
+	cr_expect_eq(cbox_cred_permission(c, FREG(0), 0, un, R_OK), -EACCES, "an unmapped group");
+	cr_expect_eq(cbox_cred_permission(c, FREG(0644), un, un, R_OK), 0, "the others' bits");
+	cr_expect_eq(cbox_cred_permission(c, FREG(0644), un, un, W_OK), -EACCES);
+	cr_expect_not(cbox_cred_owner(c, un));
 	cr_expect(cbox_cred_owner(c, 0));
+	cr_expect(cbox_cred_owner(c, CBOX_OVERFLOW_ID), "nobody, given by the guest, is mapped");
+	cr_expect_not(cbox_cred_capable_wrt(c, CAP_CHOWN, un, 0));
+	cr_expect_not(cbox_cred_capable_wrt(c, CAP_CHOWN, 0, un));
+	cr_expect(cbox_cred_capable_wrt(c, CAP_CHOWN, 1000, CBOX_OVERFLOW_ID));
 	cbox_cred_put(c);
 }
 
@@ -157,38 +164,58 @@ Test(cred, id_valid)
 {
 	struct cbox_cred *all = cred(0, 0, NULL, 0, EMUL, true);
 	struct cbox_cred *one = cred(0, 0, NULL, 0, EMUL, false);
-	const uint32_t ids[] = {0, 1, 1000, CBOX_OVERFLOW_ID, 0xfffffffe};
+	const uint32_t ids[] = {0, 1, 1000, CBOX_OVERFLOW_ID, 0xfffffffd};
 	for (size_t i = 0; i < CBOX_ARRAY_SIZE(ids); i++) {
 		cr_expect(cbox_cred_id_valid(all, ids[i]), "all ids: %u", ids[i]);
-		cr_expect_eq(cbox_cred_id_valid(one, ids[i]), ids[i] == 0, "one id: %u", ids[i]);
+		cr_expect(cbox_cred_id_valid(one, ids[i]), "one host id: %u", ids[i]);
 	}
+	cr_expect(cbox_cred_id_valid(all, CBOX_UNMAPPED_ID), "a host id like any other");
+	cr_expect_not(cbox_cred_id_valid(one, CBOX_UNMAPPED_ID), "stands for other host users");
 	cr_expect_not(cbox_cred_id_valid(all, NO));
 	cr_expect_not(cbox_cred_id_valid(one, NO));
 	cbox_cred_put(all);
 	cbox_cred_put(one);
 }
 
-Test(cred, one_id_mode_refuses_other_ids)
+Test(cred, one_id_mode_refuses_the_unmapped_id)
 {
 	struct cbox_cred *c = cred(0, 0, NULL, 0, EMUL, false), *before = c;
-	const uint32_t g1000[] = {1000}, g0[] = {0};
-	cr_expect_eq(cbox_cred_setuid(&c, 1000), -EINVAL);
-	cr_expect_eq(cbox_cred_setreuid(&c, NO, 1000), -EINVAL);
-	cr_expect_eq(cbox_cred_setresuid(&c, NO, NO, 1000), -EINVAL);
-	cr_expect_eq(cbox_cred_setgid(&c, 1000), -EINVAL);
-	cr_expect_eq(cbox_cred_setregid(&c, 1000, NO), -EINVAL);
-	cr_expect_eq(cbox_cred_setresgid(&c, 1000, NO, NO), -EINVAL);
-	cr_expect_eq(cbox_cred_setgroups(&c, g1000, 1), -EINVAL);
-	cr_expect_eq(cbox_cred_setfsuid(&c, 1000), 0, "refused, the old fs uid");
-	cr_expect_eq(cbox_cred_setfsgid(&c, 1000), 0);
+	const uint32_t un = CBOX_UNMAPPED_ID, gun[] = {CBOX_UNMAPPED_ID}, g0[] = {0};
+	cr_expect_eq(cbox_cred_setuid(&c, un), -EINVAL);
+	cr_expect_eq(cbox_cred_setreuid(&c, NO, un), -EINVAL);
+	cr_expect_eq(cbox_cred_setresuid(&c, NO, NO, un), -EINVAL);
+	cr_expect_eq(cbox_cred_setgid(&c, un), -EINVAL);
+	cr_expect_eq(cbox_cred_setregid(&c, un, NO), -EINVAL);
+	cr_expect_eq(cbox_cred_setresgid(&c, un, NO, NO), -EINVAL);
+	cr_expect_eq(cbox_cred_setgroups(&c, gun, 1), -EINVAL);
+	cr_expect_eq(cbox_cred_setfsuid(&c, un), 0, "refused, the old fs uid");
+	cr_expect_eq(cbox_cred_setfsgid(&c, un), 0);
 	cr_expect_eq(c, before, "errors leave the credentials as they were");
 	cr_expect_eq(c->fsuid, 0);
 	cr_expect_eq(c->fsgid, 0);
-	cr_expect_eq(cbox_cred_setresuid(&c, NO, NO, NO), 0);
-	cr_expect_eq(cbox_cred_setuid(&c, 0), 0);
 	cr_expect_eq(cbox_cred_setgroups(&c, g0, 1), 0);
 	cr_expect_eq(c->ngroups, 1);
 	cr_expect_eq(c->cap_eff, EMUL);
+	cbox_cred_put(c);
+}
+
+Test(cred, one_id_mode_root_becomes_another_user)
+{
+	struct cbox_cred *c = cred(0, 0, NULL, 0, EMUL, false);
+	const uint32_t g[] = {1000, 27};
+	cr_assert_eq(cbox_cred_setgroups(&c, g, 2), 0);
+	cr_assert_eq(cbox_cred_setgid(&c, 1000), 0);
+	cr_assert_eq(cbox_cred_setuid(&c, 1000), 0);
+	cr_expect_eq(c->uid, 1000);
+	cr_expect_eq(c->euid, 1000);
+	cr_expect_eq(c->suid, 1000);
+	cr_expect_eq(c->fsgid, 1000);
+	cr_expect_eq(c->cap_eff, 0, "leaving uid 0 drops the capabilities");
+	cr_expect_eq(c->cap_prm, 0);
+	cr_expect(cbox_cred_in_group(c, 27));
+	cr_expect_eq(cbox_cred_permission(c, FREG(0600), 0, 0, R_OK), -EACCES, "root's file");
+	cr_expect_eq(cbox_cred_permission(c, FREG(0600), 1000, 1000, R_OK | W_OK), 0);
+	cr_expect_eq(cbox_cred_setuid(&c, 0), -EPERM, "and cannot come back");
 	cbox_cred_put(c);
 }
 
