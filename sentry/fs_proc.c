@@ -252,10 +252,48 @@ static int lookup_dynamic(struct cbox_sentry *s, struct cbox_dentry *dir, const 
 	return *out ? 0 : -ENOMEM;
 }
 
+/*
+ * Linux's ptrace_may_access(PTRACE_MODE_READ_FSCREDS), which guards what shows a process's
+ * memory, environment and open files (environ, maps, fdinfo, the fd, exe, cwd, root and ns
+ * links): the reader's own thread group, or a reader whose fs uid and fs gid are each of the
+ * target's real, effective and saved ids. CAP_SYS_PTRACE would pass any; the sentry does not
+ * emulate it (Docker's root lacks it too). Every guest task is the one host id, so the host
+ * would let any guest task read any other's: this check is what keeps one guest user's
+ * environment (a token it was given) from the sandbox's other users, such as the nobody a
+ * harness drops to before running the code it tests.
+ */
+static bool may_inspect(const struct cbox_task *t, const struct cbox_task *pt)
+{
+	if (t->tg && t->tg == pt->tg)
+		return true;
+	const struct cbox_cred *a = t->cred, *b = pt->cred;
+	if (!a || !b)
+		return false;
+	return a->fsuid == b->uid && a->fsuid == b->euid && a->fsuid == b->suid &&
+	       a->fsgid == b->gid && a->fsgid == b->egid && a->fsgid == b->sgid;
+}
+
+/* fd/ and fdinfo/ are 0500 directories of the task's effective ids (Linux's
+ * proc_fd_permission: their mode, or the task's own thread group). */
+static int may_list_fds(const struct cbox_task *t, const struct cbox_task *pt, int mask)
+{
+	if ((t->tg && t->tg == pt->tg) || !pt->cred)
+		return 0;
+	if (!t->cred)
+		return -EACCES;
+	return cbox_cred_permission(t->cred, S_IFDIR | 0500, pt->cred->euid, pt->cred->egid, mask);
+}
+
 static int p_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
                     const char *name, struct cbox_dentry **out)
 {
-	(void)t;
+	enum cbox_proc_kind dk = KIND(dir->priv);
+	if (dk == P_FDDIR || dk == P_FDINFODIR) {
+		struct cbox_task *pt = proc_task(s, PID(dir->priv));
+		int r = pt ? may_list_fds(t, pt, X_OK) : -ENOENT;
+		if (r < 0)
+			return r;
+	}
 	size_t n;
 	const struct entry *e = table_of(KIND(dir->priv), &n);
 	for (size_t i = 0; i < n; i++)
@@ -381,6 +419,10 @@ static int p_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	struct cbox_task *pt = has_task(k) ? proc_task(s, PID(d->priv)) : NULL;
 	if (has_task(k) && !pt)
 		return -ENOENT;
+	if ((k == P_ENVIRON || k == P_MAPS || k == P_FDINFO || k == P_FD_TARGET ||
+	     k == P_NS_TARGET) &&
+	    !may_inspect(t, pt))
+		return -EACCES;
 	if (k == P_FD_TARGET)
 		return reopen_target(pt, PARG(d->priv), flags);
 	if ((flags & O_ACCMODE) != O_RDONLY)
@@ -437,13 +479,15 @@ static int fd_readlink(struct cbox_sentry *s, struct cbox_task *pt, int fd, char
 	return snprintf(buf, size, "%s", target);
 }
 
-struct cbox_dentry *cbox_proc_fd_target(struct cbox_sentry *s, struct cbox_dentry *d)
+struct cbox_dentry *cbox_proc_fd_target(struct cbox_sentry *s, struct cbox_task *t,
+                                        struct cbox_dentry *d)
 {
 	if (d->mnt->ops != &cbox_fs_proc || KIND(d->priv) != P_FD)
 		return NULL;
 	struct cbox_task *pt = proc_task(s, PID(d->priv));
 	int n = PARG(d->priv), err = 0;
-	if (!pt || !pt->files || hidden_fd(s, n))
+	/* (not to be inspected: NULL, and the link's readlink says EACCES) */
+	if (!pt || !pt->files || hidden_fd(s, n) || !may_inspect(t, pt))
 		return NULL;
 	struct cbox_dentry *f = cbox_fd_lookup(s, pt, n, NULL, &err);
 	if (!f && err == -ENOENT) {
@@ -482,6 +526,9 @@ static int p_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_de
 	struct cbox_task *pt = has_task(k) ? proc_task(s, PID(d->priv)) : NULL;
 	if (has_task(k) && !pt)
 		return -ENOENT;
+	if ((k == P_EXE || k == P_CWD || k == P_ROOTLINK || k == P_FD || k == P_NS) &&
+	    !may_inspect(t, pt))
+		return -EACCES;
 	switch (k) {
 	case P_SELF:
 		return snprintf(buf, size, "%d", cbox_task_vpid(s, t));
@@ -577,6 +624,11 @@ static int p_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 	struct cbox_task *pt = has_task(k) ? proc_task(s, PID(d->priv)) : NULL;
 	if (has_task(k) && !pt)
 		return -ENOENT;
+	if (k == P_FDDIR || k == P_FDINFODIR) {
+		int r = may_list_fds(t, pt, R_OK);
+		if (r < 0)
+			return r;
+	}
 	int r = emit(ctx, ".", d->ino, DT_DIR);
 	if (r == 0)
 		r = emit(ctx, "..", d->parent ? d->parent->ino : 1, DT_DIR);

@@ -151,8 +151,10 @@ struct cbox_dentry *cbox_vfs_cached_child(const struct cbox_dentry *dir, const c
 /* d is /proc/PID/fd/N: what following the link reaches, as Linux's magic link does, where its
  * text would not lead there (a new reference): an unlinked file (an O_TMPFILE one, or removed
  * while open), or the object of an fd the sentry did not serve (a pipe, the caller's stdin).
- * NULL otherwise: the link's text is followed. */
-struct cbox_dentry *cbox_proc_fd_target(struct cbox_sentry *s, struct cbox_dentry *d);
+ * NULL otherwise: the link's text is followed (and says EACCES where task t may not inspect the
+ * process, fs_proc.c). */
+struct cbox_dentry *cbox_proc_fd_target(struct cbox_sentry *s, struct cbox_task *t,
+                                        struct cbox_dentry *d);
 extern const struct cbox_fs_ops cbox_fs_dev;
 /* Unreferenced gofer dentries the cache keeps at most (dcache.c). */
 #define CBOX_VFS_LRU_MAX 4096

@@ -310,7 +310,7 @@ static int follow(struct walk *w, struct cbox_dentry *dir, struct cbox_dentry **
 		return -ELOOP;
 	char target[PATH_MAX];
 	struct cbox_dentry *l = *cur;
-	struct cbox_dentry *file = cbox_proc_fd_target(w->s, l);
+	struct cbox_dentry *file = cbox_proc_fd_target(w->s, w->t, l);
 	if (file) {
 		cbox_dentry_put(w->s, l);
 		*cur = file;
