@@ -83,6 +83,16 @@ int cbox_owner_set(struct cbox_sentry *s, uint64_t dev, uint64_t ino, uint32_t u
 	return 0;
 }
 
+int cbox_owner_chown(struct cbox_sentry *s, uint64_t dev, uint64_t ino, uint32_t uid, uint32_t gid)
+{
+	const struct owner *o = find(s, dev, ino);
+	if (uid == (uint32_t)-1 || uid == CBOX_UNMAPPED_ID)
+		uid = o ? o->uid : 0;
+	if (gid == (uint32_t)-1 || gid == CBOX_UNMAPPED_ID)
+		gid = o ? o->gid : 0;
+	return cbox_owner_set(s, dev, ino, uid, gid);
+}
+
 bool cbox_owner_known(const struct cbox_sentry *s, uint64_t dev, uint64_t ino)
 {
 	return find(s, dev, ino) != NULL;

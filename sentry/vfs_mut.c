@@ -229,11 +229,10 @@ int cbox_vfs_setattr(struct cbox_sentry *s, struct cbox_dentry *d,
 	if (r == 0 && (a->valid & (CBOX_GOFER_SET_UID | CBOX_GOFER_SET_GID)) && !s->cfg->all_ids) {
 		/* One host id: the host owner stayed (the call still did what chown does to the
 		 * file: ctime, the set-user-ID bit); the owner given is the sentry's to show. An
-		 * id left alone that is another host user's stays that user's. */
-		uint32_t uid = (a->valid & CBOX_GOFER_SET_UID) ? a->uid : d->uid;
-		uint32_t gid = (a->valid & CBOX_GOFER_SET_GID) ? a->gid : d->gid;
-		r = cbox_owner_set(s, d->host_dev, d->host_ino, uid == CBOX_UNMAPPED_ID ? 0 : uid,
-		                   gid == CBOX_UNMAPPED_ID ? 0 : gid);
+		 * id left alone keeps what the sentry remembers (this dentry's may be older). */
+		r = cbox_owner_chown(s, d->host_dev, d->host_ino,
+		                     (a->valid & CBOX_GOFER_SET_UID) ? a->uid : (uint32_t)-1,
+		                     (a->valid & CBOX_GOFER_SET_GID) ? a->gid : (uint32_t)-1);
 	}
 	if (r == 0 && (a->valid & CBOX_GOFER_SET_MODE))
 		d->mode = (d->mode & S_IFMT) | (a->mode & 07777);

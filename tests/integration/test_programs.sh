@@ -204,6 +204,13 @@ root:root /tmp/x/d
 nobody:nogroup /tmp/x/d/secret
 0:0" "$OUT"
 
+	# The owner is the file's, whichever name changes it (each name has its own dentry).
+	box "$PY" -c 'import os
+open("/tmp/f", "w").close(); os.chown("/tmp/f", 104, 204); os.link("/tmp/f", "/tmp/g")
+os.chown("/tmp/g", 7, -1); os.chown("/tmp/f", -1, 9); os.unlink("/tmp/f")
+st = os.stat("/tmp/g"); print(st.st_uid, st.st_gid, st.st_nlink)'
+	check "a chown through one hard link, a chgrp through the other, an unlink" "7 9 1" "$OUT"
+
 	# Security: one guest user cannot read another's environment, memory map, open files or
 	# links in /proc (ptrace_may_access): the host would not stop it, every guest task being
 	# the same host id. Cmdline and status stay public, as on Linux.
