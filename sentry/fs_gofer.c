@@ -307,11 +307,40 @@ static int reopen_anon(const struct cbox_dentry *d, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * A reopen of an unlinked file that the sentry's host identity may not make: a file only root
+ * may read when cbox-run runs as root (the sentry is then host nobody), such as the 0600 file
+ * in which bash keeps a here-document larger than a pipe, which `cat /dev/stdin` reopens. The
+ * guest gets a copy of the fd that led it there instead, as for the caller's stdio
+ * (reopen_target, fs_proc.c): the same open file (shared offset, no O_TRUNC). Only the very
+ * file (the fd may have been closed or reused since), and only an access that fd has: a copy
+ * must not give the guest more than it holds. Else the host's answer stands.
+ */
+static int guests_own(struct cbox_sentry *s, const struct cbox_dentry *d, int flags, int err)
+{
+	struct cbox_task *src = d->anon_src_tid ? cbox_task_find(s, d->anon_src_tid) : NULL;
+	int copy = src ? cbox_task_getfd(src, d->anon_src_fd) : -1;
+	if (copy < 0)
+		return err;
+	struct stat st;
+	int have = fcntl(copy, F_GETFL), want = flags & O_ACCMODE;
+	bool same = fstat(copy, &st) == 0 && (uint64_t)st.st_dev == d->host_dev &&
+	            (uint64_t)st.st_ino == d->host_ino;
+	if (!same || have < 0 || (flags & O_PATH) ||
+	    ((have & O_ACCMODE) != want && (have & O_ACCMODE) != O_RDWR)) {
+		close(copy);
+		return err;
+	}
+	return copy;
+}
+
 static int g_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags)
 {
 	(void)t;
-	if (d->anon_fd1)
-		return reopen_anon(d, flags);
+	if (d->anon_fd1) {
+		int fd = reopen_anon(d, flags);
+		return fd == -EACCES || fd == -EPERM ? guests_own(s, d, flags, fd) : fd;
+	}
 	/* Only flags that describe the open file go to the gofer; creation is a separate request.
 	 */
 	if (flags & O_PATH)

@@ -516,6 +516,8 @@ struct cbox_dentry *cbox_proc_fd_target(struct cbox_sentry *s, struct cbox_task 
 			close(fd);
 		}
 	}
+	f->anon_src_tid = pt->tid;
+	f->anon_src_fd = n;
 	return cbox_dentry_get(f);
 }
 

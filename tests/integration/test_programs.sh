@@ -132,6 +132,19 @@ t_bash() {
 	box ./hello.sh x y
 	check "bash #! script" "hello.sh 5 x y" "$OUT"
 
+	# A here-document larger than a pipe is an unlinked 0600 file of bash's; reopening it by
+	# name failed where the sentry's host identity may not read it (nobody, when cbox-run
+	# runs as root). Security: the copy of the fd it gets instead is read-only, as the fd is.
+	box /usr/bin/bash -c 'big=$(head -c 100000 /dev/zero | tr "\\0" x)
+cat /dev/stdin <<EOF | wc -c
+$big
+EOF
+(echo z >>/dev/stdin) 2>/dev/null <<EOF || echo no-write
+$big
+EOF'
+	check "a large here-document read as /dev/stdin, not written" "100001
+no-write" "$OUT"
+
 	# cp -p and a mv from the working folder to /tmp (another mount: a copy) keep the mode
 	# through an ACL first; EPERM for it made both fail, EOPNOTSUPP (no ACLs here) is taken.
 	box /usr/bin/bash -c 'echo m >m.txt; chmod 640 m.txt; cp -p m.txt /tmp/c.txt && mv m.txt /tmp/m.txt && stat -c %a /tmp/c.txt /tmp/m.txt'

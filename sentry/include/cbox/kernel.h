@@ -73,8 +73,11 @@ struct cbox_dentry {
 	int ro_fd1;
 	bool ro_fd_fresh; /* ro_fd1 came with the walk and was never handed out */
 	/* gofer: an unnamed file (O_TMPFILE), which no path and so no gofer OPEN can reach: the
-	 * sentry's own fd of it (fd + 1; 0: none), which a reopen through /proc/PID/fd/N uses */
+	 * sentry's own fd of it (fd + 1; 0: none), which a reopen through /proc/PID/fd/N uses;
+	 * and the guest fd (host tid, fd number) that last led such a reopen to it (fs_proc.c) */
 	int anon_fd1;
+	pid_t anon_src_tid;
+	int anon_src_fd;
 	/* gofer directory: when the guest last read its listing (getdents64), how many entries the
 	 * next WALKDIR read-ahead in it asks for, how many the last one brought and how many of
 	 * those no lookup has used yet, and whether read-ahead is off in it (vfs.c) */
