@@ -72,7 +72,7 @@ struct cbox_sentry {
 		unsigned refs;
 	} * text;
 	size_t ntext, text_cap;
-	struct cbox_hashmap *owners; /* (dev, ino) -> owner the guest gave (owners.c); NULL: none */
+	struct cbox_owners *owners; /* owners the guest gave files (owners.c); NULL: none */
 	/* Every host file a guest task may have held open for writing, as a Bloom filter (task.c):
 	 * a file never noted cannot be open for writing now, and needs no ETXTBSY scan. */
 	uint64_t written[CBOX_WRITTEN_BITS / 64];

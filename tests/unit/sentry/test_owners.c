@@ -1,0 +1,91 @@
+/*
+ * The sentry's table of the owners the guest gave files (sentry/owners.c): what a stat shows
+ * with and without an entry, per id; forgetting; and the table under load (growth, removed
+ * slots reused, rebuilds), checked against a plain array of what it should hold.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define OWNER 1000u /* the host id cbox-run runs as */
+
+static struct cbox_sentry_config cfg = {.owner_uid = OWNER, .owner_gid = OWNER};
+static struct cbox_sentry s = {.cfg = &cfg};
+
+static void fini(void)
+{
+	cbox_owners_free(&s);
+}
+
+TestSuite(owners, .fini = fini);
+
+static void owner(uint64_t dev, uint64_t ino, uint32_t huid, uint32_t hgid, uint32_t *uid,
+                  uint32_t *gid)
+{
+	struct cbox_gofer_stat g = {.dev = dev, .ino = ino, .uid = huid, .gid = hgid};
+	cbox_owner_of(&s, &g, uid, gid);
+}
+
+Test(owners, given_owner_shown_where_the_host_id_is_the_sandboxs)
+{
+	uint32_t u, g;
+	owner(1, 10, OWNER, OWNER, &u, &g);
+	cr_expect(u == 0 && g == 0, "nothing remembered: the sandbox's root");
+	cr_assert_eq(cbox_owner_set(&s, 1, 10, 7, 8), 0);
+	owner(1, 10, OWNER, OWNER, &u, &g);
+	cr_expect(u == 7 && g == 8);
+	owner(2, 10, OWNER, OWNER, &u, &g);
+	cr_expect(u == 0 && g == 0, "another device's inode 10");
+	/* Another host user's id stays unmapped, whatever was remembered. */
+	owner(1, 10, 4321, OWNER, &u, &g);
+	cr_expect(u == CBOX_UNMAPPED_ID && g == 8);
+	cr_assert_eq(cbox_owner_chown(&s, 1, 10, (uint32_t)-1, 9), 0);
+	owner(1, 10, OWNER, OWNER, &u, &g);
+	cr_expect(u == 7 && g == 9, "chgrp keeps the remembered uid");
+	cr_assert_eq(cbox_owner_set(&s, 1, 10, 0, 0), 0);
+	cr_expect_not(cbox_owner_known(&s, 1, 10), "0:0 is forgotten");
+	cr_assert_eq(cbox_owner_set(&s, 1, 10, 5, 5), 0);
+	cbox_owner_gone(&s, 1, 10);
+	cr_expect_not(cbox_owner_known(&s, 1, 10));
+}
+
+Test(owners, all_ids_remember_nothing)
+{
+	struct cbox_sentry_config all = {.all_ids = true};
+	struct cbox_sentry a = {.cfg = &all};
+	cr_expect_eq(cbox_owner_set(&a, 1, 10, 7, 8), 0);
+	cr_expect_not(cbox_owner_known(&a, 1, 10));
+	cbox_owners_free(&a);
+}
+
+Test(owners, under_load)
+{
+	enum { N = 50000 };
+	uint32_t *want = calloc(N, sizeof(*want)); /* 0: absent */
+	cr_assert(want);
+	unsigned seed = 1;
+	for (int round = 0; round < 8 * N; round++) {
+		seed = seed * 1103515245u + 12345u;
+		uint32_t i = (seed >> 8) % N, op = (seed >> 4) % 4;
+		uint64_t dev = 1 + i % 3, ino = i; /* inode numbers repeat across devices */
+		if (op == 0) {
+			cbox_owner_gone(&s, dev, ino);
+			want[i] = 0;
+		} else {
+			cr_assert_eq(cbox_owner_set(&s, dev, ino, 1 + op, 100 + i), 0);
+			want[i] = 1 + op;
+		}
+	}
+	size_t live = 0;
+	for (uint32_t i = 0; i < N; i++) {
+		uint32_t u, g;
+		owner(1 + i % 3, i, OWNER, OWNER, &u, &g);
+		cr_assert_eq(u, want[i], "entry %u", i);
+		cr_assert_eq(g, want[i] ? 100 + i : 0, "entry %u", i);
+		live += want[i] != 0;
+	}
+	cr_expect_gt(live, N / 2);
+	free(want);
+}
