@@ -227,13 +227,14 @@ st = os.stat("/tmp/g"); print(st.st_uid, st.st_gid, st.st_nlink)'
 	# Security: one guest user cannot read another's environment, memory map, open files or
 	# links in /proc (ptrace_may_access): the host would not stop it, every guest task being
 	# the same host id. Cmdline and status stay public, as on Linux.
-	box /usr/bin/bash -c 'TOKEN=s3cret sleep 5 & p=$!; sleep 0.3
+	box /usr/bin/bash -c 'TOKEN=s3cret sleep 5 & p=$!
+until [ "$(readlink /proc/$p/exe)" = /usr/bin/sleep ]; do sleep 0.05; done
 setpriv --reuid=1000 --regid=1000 --clear-groups /usr/bin/bash -c "
 for f in environ maps fdinfo/0 fd/1; do cat /proc/$p/\$f </dev/null >/dev/null 2>&1 && echo \$f read; done
 for l in exe cwd root fd/0 ns/net; do readlink /proc/$p/\$l >/dev/null && echo \$l read; done
 ls /proc/$p/fd >/dev/null 2>&1 && echo fd listed
 tr \"\\0\" \" \" </proc/$p/cmdline; grep -c ^Uid: /proc/$p/status
-TOKEN=mine sleep 5 & q=\$!; sleep 0.2; tr \"\\0\" \"\\n\" </proc/\$q/environ | grep ^TOKEN; readlink /proc/\$q/exe; kill \$q"
+TOKEN=mine sleep 5 & q=\$!; until [ \"\$(readlink /proc/\$q/exe)\" = /usr/bin/sleep ]; do sleep 0.05; done; tr \"\\0\" \"\\n\" </proc/\$q/environ | grep ^TOKEN; readlink /proc/\$q/exe; kill \$q"
 tr "\0" "\n" </proc/$p/environ | grep ^TOKEN; kill $p'
 	check "another user's process: no environ, maps, fds or links; its own, and root its own" "sleep 5 1
 TOKEN=mine
