@@ -315,6 +315,8 @@ static int run(struct cbox_run_opts *o, char **argv)
 	                                 .hostname = "cbox",
 	                                 .owner_uid = geteuid(),
 	                                 .cap_bset = CBOX_RUN_ROOT_CAPS,
+	                                 .uid = o->uid,
+	                                 .gid = o->gid,
 	                                 .low_ports = true,
 	                                 .owner_gid = getegid(),
 	                                 .tree_writable = true,

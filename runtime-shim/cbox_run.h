@@ -20,6 +20,9 @@ struct cbox_run_opts {
 	           * default), 0 (--no-init, the ns tier's default), -1 until parsed */
 	bool dev_shm; /* the rootfs has /dev: serve a tmpfs /dev/shm (set by cbox_run_tree) */
 	unsigned timeout_ms; /* 0: none */
+	/* --user USER[:GROUP] as given, and the ids it names (0:0 without) */
+	const char *user;
+	uint32_t uid, gid;
 	/* Limits of the sandbox's cgroup (sentry, gofer and guest together); 0: not set. */
 	int64_t memory;      /* --memory, bytes */
 	int64_t memory_swap; /* --memory-swap: memory + swap, bytes; -1 unlimited */
@@ -45,6 +48,12 @@ struct cbox_run_opts {
  * after printing a message naming the bad option (the caller exits 125). Exits 0 for --help.
  */
 int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o);
+
+/*
+ * The ids --user names (o->uid, o->gid), names looked up in the rootfs's /etc/passwd and
+ * /etc/group (cbox_run_user.c). Returns 0, or -1 after printing why (the caller exits 125).
+ */
+int cbox_run_resolve_user(struct cbox_run_opts *o);
 
 /*
  * The gofer's view of the guest's tree for o: the rootfs read-only; the working folder writable

@@ -211,8 +211,8 @@ static int write_bundle(struct cbox_run_opts *o, char **argv, const char *dir)
 	for (char **e = envp; *e; e++)
 		json_object_array_add(env, jstr(*e));
 	json_object *user = json_object_new_object();
-	json_object_object_add(user, "uid", json_object_new_int(0));
-	json_object_object_add(user, "gid", json_object_new_int(0));
+	json_object_object_add(user, "uid", json_object_new_int64(o->uid));
+	json_object_object_add(user, "gid", json_object_new_int64(o->gid));
 	json_object_object_add(p, "user", user);
 	json_object_object_add(p, "args", args);
 	json_object_object_add(p, "env", env);

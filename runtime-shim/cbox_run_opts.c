@@ -31,11 +31,17 @@ static void usage(FILE *f)
 	    "but the working folder, /etc/shadow*, /etc/gshadow*, /etc/ssh, /run, /var/lib), the\n"
 	    "working folder writable, an empty /tmp, no network, and an environment of PATH,\n"
 	    "HOME=/tmp/home, TERM and LANG only. It starts as root with a container root's\n"
-	    "capabilities and may become any user (su, setpriv); the owners it gives files\n"
-	    "(chown, tar xf) are the sandbox's to show: on the host, what it writes is yours.\n\n"
+	    "capabilities (or as --user) and may become any user (su, setpriv); the owners it\n"
+	    "gives files (chown, tar xf) are the sandbox's to show: on the host, what it\n"
+	    "writes is yours.\n\n"
 	    "  -v, --volume HOST:GUEST[:ro]  bind a host path into the guest (writable unless "
 	    ":ro)\n"
 	    "                             e.g. cbox-run -v \"$PWD/data:/data:ro\" -- ls /data\n"
+	    "  -u, --user USER[:GROUP]    start the program as USER (a name of the rootfs's\n"
+	    "                             /etc/passwd, or a number) instead of root, as docker\n"
+	    "                             run -u: the working folder and HOME are then its own\n"
+	    "                             (with --tier=ns it is that host user, as under docker)\n"
+	    "                             e.g. cbox-run -u 1000 -- id\n"
 	    "  -w, --workdir DIR          the working folder (default: the current directory):\n"
 	    "                             the guest starts there and may write there\n"
 	    "                             e.g. cbox-run --workdir ~/project -- make\n"
@@ -266,6 +272,9 @@ static int parse_one(struct cbox_run_opts *o, int c, const char *arg)
 	case 'w':
 		o->workdir = arg;
 		return 0;
+	case 'u':
+		o->user = arg;
+		return 0;
 	case 'R':
 		o->workdir_ro = true;
 		return 0;
@@ -327,6 +336,7 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	                                         {"log-format", required_argument, NULL, 'f'},
 	                                         {"volume", required_argument, NULL, 'v'},
 	                                         {"workdir", required_argument, NULL, 'w'},
+	                                         {"user", required_argument, NULL, 'u'},
 	                                         {"ro", no_argument, NULL, 'R'},
 	                                         {"overlay", no_argument, NULL, 'O'},
 	                                         {"tty", no_argument, NULL, 't'},
@@ -347,7 +357,7 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	                            .level = CBOX_LOG_WARNING,
 	                            .init = -1};
 	int c;
-	while ((c = getopt_long(argc, argv, "+htv:w:e:", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+htv:w:e:u:", longopts, NULL)) != -1)
 		if (parse_one(o, c, optarg) < 0)
 			return -1;
 	/* The program is not pid 1 unless asked (--no-init): a pid 1 ignores every signal it has
@@ -365,6 +375,8 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 		        "swap\n");
 		return -1;
 	}
+	if (cbox_run_resolve_user(o) < 0)
+		return -1;
 	if (optind >= argc) {
 		fprintf(stderr, "cbox-run: no program given\n");
 		usage(stderr);

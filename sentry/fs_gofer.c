@@ -43,8 +43,9 @@ bool cbox_vfs_ro_fresh(const struct cbox_dentry *d)
 /*
  * Under cbox-run the guest's user namespace maps only one host id (the one cbox-run runs as,
  * which owns what the gofer creates), and every guest id stands for it. As Linux shows files of
- * a user namespace, the host owner that is mapped appears as 0 (unless the guest gave the file
- * another owner: owners.c), every other one as unmapped, shown as the overflow id 65534
+ * a user namespace, the host owner that is mapped appears as the guest's first ids (0:0 unless
+ * `cbox-run --user`, as bwrap --uid maps the caller; unless the guest gave the file another
+ * owner: owners.c), every other one as unmapped, shown as the overflow id 65534
  * (nobody): the guest learns nothing of the host's users, and tools that check ownership (git's
  * safe.directory) see their working folder as their own. Under the OCI runtime run as root
  * (all_ids) the ids are the host's, as runc shows a container's files without a user
@@ -54,7 +55,9 @@ uint32_t cbox_id_to_guest(const struct cbox_sentry *s, uint32_t host, bool group
 {
 	if (s->cfg->all_ids)
 		return host;
-	return host == (group ? s->cfg->owner_gid : s->cfg->owner_uid) ? 0 : CBOX_UNMAPPED_ID;
+	if (host != (group ? s->cfg->owner_gid : s->cfg->owner_uid))
+		return CBOX_UNMAPPED_ID;
+	return group ? s->cfg->gid : s->cfg->uid;
 }
 
 uint32_t cbox_id_shown(const struct cbox_sentry *s, uint32_t id)

@@ -118,9 +118,9 @@ pid_t cbox_task_vpid(struct cbox_sentry *s, struct cbox_task *t);
 /* File owners under one host id (owners.c). cbox_owner_of: the owner of the file g describes
  * as the guest's checks see it (cbox_id_to_guest, then what the guest gave it).
  * cbox_owner_set: remember uid:gid (guest ids) for (dev, ino) of a file the sandbox's host id
- * owns (0:0 forgets it; nothing with all ids); -ENOMEM past a bound. cbox_owner_chown: the
- * same for a chown ((uint32_t)-1 keeps what is remembered). cbox_owner_gone: the file's last
- * name went. */
+ * owns (the ids that host id shows as forget it; nothing with all ids); -ENOMEM past a bound.
+ * cbox_owner_chown: the same for a chown ((uint32_t)-1 keeps what is remembered).
+ * cbox_owner_gone: the file's last name went. */
 void cbox_owner_of(const struct cbox_sentry *s, const struct cbox_gofer_stat *g, uint32_t *uid,
                    uint32_t *gid);
 int cbox_owner_set(struct cbox_sentry *s, uint64_t dev, uint64_t ino, uint32_t uid, uint32_t gid);

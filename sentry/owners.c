@@ -119,10 +119,10 @@ void cbox_owner_of(const struct cbox_sentry *s, const struct cbox_gofer_stat *g,
 	const struct owner *o = s->cfg->all_ids ? NULL : find(s, g->dev, g->ino);
 	if (!o)
 		return;
-	/* Each id only where the host's is the sandbox's own (0 to the guest). */
-	if (*uid == 0)
+	/* Each id only where the host's is the sandbox's own. */
+	if (g->uid == s->cfg->owner_uid)
 		*uid = o->uid;
-	if (*gid == 0)
+	if (g->gid == s->cfg->owner_gid)
 		*gid = o->gid;
 }
 
@@ -131,7 +131,7 @@ int cbox_owner_set(struct cbox_sentry *s, uint64_t dev, uint64_t ino, uint32_t u
 	if (s->cfg->all_ids || dev >= REMOVED)
 		return 0;
 	struct owner *o = find(s, dev, ino);
-	if (uid == 0 && gid == 0) {
+	if (uid == s->cfg->uid && gid == s->cfg->gid) { /* what the host's owner shows as */
 		if (o)
 			remove_slot(s, o);
 		return 0;
@@ -159,9 +159,9 @@ int cbox_owner_chown(struct cbox_sentry *s, uint64_t dev, uint64_t ino, uint32_t
 {
 	const struct owner *o = find(s, dev, ino);
 	if (uid == (uint32_t)-1 || uid == CBOX_UNMAPPED_ID)
-		uid = o ? o->uid : 0;
+		uid = o ? o->uid : s->cfg->uid;
 	if (gid == (uint32_t)-1 || gid == CBOX_UNMAPPED_ID)
-		gid = o ? o->gid : 0;
+		gid = o ? o->gid : s->cfg->gid;
 	return cbox_owner_set(s, dev, ino, uid, gid);
 }
 

@@ -88,9 +88,9 @@ void cbox_vfs_new_owner(const struct cbox_sentry *s, const struct cbox_task *t,
 /*
  * Under cbox-run the host gives every new node the one host id (owners.c): the owner Linux
  * gives it (its creator's fs ids, or the set-group-ID directory's group) is the sentry's to
- * remember when that is not 0:0. st: the node's stat when its creation brought one, else the
- * node is walked for it (name NULL: st given). A node whose owner cannot be remembered (the
- * table is full) shows as root's.
+ * remember when it is not what that host id shows as. st: the node's stat when its creation
+ * brought one, else the node is walked for it (name NULL: st given). A node whose owner cannot
+ * be remembered (the table is full) shows as that host id's.
  */
 void cbox_vfs_note_new_owner(struct cbox_sentry *s, const struct cbox_task *t,
                              const struct cbox_dentry *dir, const char *name,
@@ -99,8 +99,8 @@ void cbox_vfs_note_new_owner(struct cbox_sentry *s, const struct cbox_task *t,
 	uint32_t uid = t->cred->fsuid;
 	uint32_t gid = (dir->mode & S_ISGID) ? dir->gid : t->cred->fsgid;
 	if (gid == CBOX_UNMAPPED_ID)
-		gid = 0; /* the host gave it that group itself; nothing to remember */
-	if (s->cfg->all_ids || (uid == 0 && gid == 0))
+		gid = s->cfg->gid; /* the host gave it that group itself; nothing to remember */
+	if (s->cfg->all_ids || (uid == s->cfg->uid && gid == s->cfg->gid))
 		return;
 	struct cbox_gofer_stat walked;
 	uint32_t fid;

@@ -217,6 +217,28 @@ root:root /tmp/x/d
 nobody:nogroup /tmp/x/d/secret
 0:0" "$OUT"
 
+	# --user: the program starts as that user, the caller's files (the working folder, HOME)
+	# show as its own, and it has no capability; on the host they stay the caller's.
+	local cfg=$CFG
+	CFG="$cfg -u 1000:1000"
+	box /usr/bin/bash -c 'id -u; id -g; echo $(stat -c %u:%g . /tmp/home); echo w >mine
+stat -c %u:%g mine; grep CapEff /proc/self/status; python3 -c "import os; os.setuid(0)" 2>&1 | tail -1'
+	check "--user 1000:1000: its working folder and HOME, no capability" "1000
+1000
+1000:1000 1000:1000
+1000:1000
+CapEff:	0000000000000000
+PermissionError: [Errno 1] Operation not permitted" "$OUT"
+	check "... what it wrote is the caller's on the host" "$(id -u):$(id -g)" "$(stat -c %u:%g mine)"
+	CFG="$cfg -u nobody"
+	box id -un
+	check "--user by name" nobody "$OUT"
+	CFG="$cfg -u no-such-user"
+	box id -un
+	check "--user of no such user" "125 cbox-run: --user no-such-user: no such user in /etc/passwd" \
+		"$STATUS $ERR"
+	CFG=$cfg
+
 	# The owner is the file's, whichever name changes it (each name has its own dentry).
 	box "$PY" -c 'import os
 open("/tmp/f", "w").close(); os.chown("/tmp/f", 104, 204); os.link("/tmp/f", "/tmp/g")

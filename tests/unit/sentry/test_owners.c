@@ -51,6 +51,24 @@ Test(owners, given_owner_shown_where_the_host_id_is_the_sandboxs)
 	cr_expect_not(cbox_owner_known(&s, 1, 10));
 }
 
+Test(owners, with_user_the_host_owner_is_that_user)
+{
+	/* cbox-run --user 1000:50: the caller's files are that user's, as bwrap --uid maps them */
+	struct cbox_sentry_config user = {
+	    .owner_uid = OWNER, .owner_gid = OWNER, .uid = 1000, .gid = 50};
+	struct cbox_sentry u = {.cfg = &user};
+	struct cbox_gofer_stat g = {.dev = 1, .ino = 10, .uid = OWNER, .gid = OWNER};
+	uint32_t uid, gid;
+	cbox_owner_of(&u, &g, &uid, &gid);
+	cr_expect(uid == 1000 && gid == 50);
+	cr_assert_eq(cbox_owner_set(&u, 1, 10, 0, 0), 0);
+	cbox_owner_of(&u, &g, &uid, &gid);
+	cr_expect(uid == 0 && gid == 0, "given to root");
+	cr_assert_eq(cbox_owner_set(&u, 1, 10, 1000, 50), 0);
+	cr_expect_not(cbox_owner_known(&u, 1, 10), "back to what the host's owner shows as");
+	cbox_owners_free(&u);
+}
+
 Test(owners, all_ids_remember_nothing)
 {
 	struct cbox_sentry_config all = {.all_ids = true};

@@ -1,0 +1,112 @@
+/*
+ * cbox-run --user USER[:GROUP]: the ids the program starts with, as `docker run -u` takes them.
+ * A name is looked up in the guest's own /etc/passwd or /etc/group (the rootfs's, which is the
+ * host's by default), and a user's primary group comes from its passwd entry; a number needs no
+ * entry, and a number without one gets group 0, as Docker gives it.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cbox/cred.h"
+#include "cbox_run.h"
+
+/* s as a whole decimal id, or -1. */
+static int64_t parse_id(const char *s)
+{
+	if (!*s || strlen(s) > 10)
+		return -1;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	return *end || v > UINT32_MAX ? -1 : (int64_t)v;
+}
+
+/* The rootfs's /etc/<file> for reading, or NULL (a file that cannot be read has no entries). */
+static FILE *open_etc(const char *rootfs, const char *file)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/etc/%s", strcmp(rootfs, "/") == 0 ? "" : rootfs, file);
+	return fopen(path, "re");
+}
+
+/* The passwd entry of name (or of uid, name NULL) in the rootfs: 0 with its ids in pw_uid and
+ * pw_gid, or -ENOENT. */
+static int find_user(const char *rootfs, const char *name, uint32_t uid, uint32_t *pw_uid,
+                     uint32_t *pw_gid)
+{
+	FILE *f = open_etc(rootfs, "passwd");
+	const struct passwd *pw = NULL;
+	while (f && (pw = fgetpwent(f)) != NULL &&
+	       !(name ? strcmp(pw->pw_name, name) == 0 : pw->pw_uid == uid))
+		;
+	if (pw) {
+		*pw_uid = pw->pw_uid;
+		*pw_gid = pw->pw_gid;
+	}
+	if (f)
+		fclose(f);
+	return pw ? 0 : -ENOENT;
+}
+
+/* The gid of group name in the rootfs, or -ENOENT. */
+static int find_group(const char *rootfs, const char *name, uint32_t *gid)
+{
+	FILE *f = open_etc(rootfs, "group");
+	const struct group *gr = NULL;
+	while (f && (gr = fgetgrent(f)) != NULL && strcmp(gr->gr_name, name) != 0)
+		;
+	if (gr)
+		*gid = gr->gr_gid;
+	if (f)
+		fclose(f);
+	return gr ? 0 : -ENOENT;
+}
+
+int cbox_run_resolve_user(struct cbox_run_opts *o)
+{
+	if (!o->user)
+		return 0;
+	char spec[256];
+	if (snprintf(spec, sizeof(spec), "%s", o->user) >= (int)sizeof(spec) || !spec[0]) {
+		fprintf(stderr, "cbox-run: --user '%s': expected USER[:GROUP]\n", o->user);
+		return -1;
+	}
+	char *group = strchr(spec, ':');
+	if (group)
+		*group++ = '\0';
+	int64_t n = parse_id(spec);
+	uint32_t uid, gid = 0;
+	if (n >= 0) {
+		uid = (uint32_t)n;
+		if (find_user(o->rootfs, NULL, uid, &uid, &gid) < 0)
+			gid = 0; /* a uid without an entry: group 0, as Docker */
+	} else if (find_user(o->rootfs, spec, 0, &uid, &gid) < 0) {
+		fprintf(stderr, "cbox-run: --user %s: no such user in %s/etc/passwd\n", spec,
+		        strcmp(o->rootfs, "/") == 0 ? "" : o->rootfs);
+		return -1;
+	}
+	if (group) {
+		int64_t g = parse_id(group);
+		if (g >= 0)
+			gid = (uint32_t)g;
+		else if (find_group(o->rootfs, group, &gid) < 0) {
+			fprintf(stderr, "cbox-run: --user %s: no such group in %s/etc/group\n",
+			        o->user, strcmp(o->rootfs, "/") == 0 ? "" : o->rootfs);
+			return -1;
+		}
+	}
+	/* (uint32_t)-1 is no id, and CBOX_UNMAPPED_ID stands for the host's other users. */
+	if (uid >= CBOX_UNMAPPED_ID || gid >= CBOX_UNMAPPED_ID) {
+		fprintf(stderr,
+		        "cbox-run: --user %s: ids 4294967294 and 4294967295 are not ids here\n",
+		        o->user);
+		return -1;
+	}
+	o->uid = uid;
+	o->gid = gid;
+	return 0;
+}
