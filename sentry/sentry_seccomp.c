@@ -71,7 +71,6 @@ static const int allowed[] = {
     SYS_getppid,
     SYS_getuid,
     SYS_sendto,
-    SYS_connect,
     SYS_getsockopt,
     SYS_recvfrom,
     SYS_nanosleep,
