@@ -326,11 +326,10 @@ static int guests_own(struct cbox_sentry *s, const struct cbox_dentry *d, int fl
 	if (copy < 0)
 		return err;
 	struct stat st;
-	int have = fcntl(copy, F_GETFL), want = flags & O_ACCMODE;
+	int have = fcntl(copy, F_GETFL);
 	bool same = fstat(copy, &st) == 0 && (uint64_t)st.st_dev == d->host_dev &&
 	            (uint64_t)st.st_ino == d->host_ino;
-	if (!same || have < 0 || (flags & O_PATH) ||
-	    ((have & O_ACCMODE) != want && (have & O_ACCMODE) != O_RDWR)) {
+	if (!same || have < 0 || (flags & O_PATH) || !cbox_access_within(have, flags)) {
 		close(copy);
 		return err;
 	}

@@ -394,9 +394,7 @@ static int reopen_target(struct cbox_task *pt, int n, int flags)
 		close(copy);
 		return -ENOENT;
 	}
-	int want = flags & O_ACCMODE;
-	have &= O_ACCMODE;
-	bool within = want == have || have == O_RDWR;
+	bool within = cbox_access_within(have, flags);
 	if (S_ISSOCK(st.st_mode) || (!within && !S_ISFIFO(st.st_mode))) {
 		close(copy);
 		return S_ISSOCK(st.st_mode) ? -ENXIO : -EACCES;

@@ -1,5 +1,6 @@
 #pragma once
 /* The sentry's private state. */
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/ptrace.h>
 #include <stdbool.h>
@@ -155,6 +156,13 @@ struct cbox_dentry *cbox_vfs_cached_child(const struct cbox_dentry *dir, const c
  * while open), or the object of an fd the sentry did not serve (a pipe, the caller's stdin).
  * NULL otherwise: the link's text is followed (and says EACCES where task t may not inspect the
  * process, fs_proc.c). */
+/* Whether an open with flags asks only for access that an fd whose status flags (F_GETFL) are
+ * have already holds. Security: a copy of a guest's own fd given where the host refuses the
+ * sentry a reopen (reopen_target, fs_proc.c; guests_own, fs_gofer.c) must not give it more. */
+static inline bool cbox_access_within(int have, int flags)
+{
+	return (have & O_ACCMODE) == (flags & O_ACCMODE) || (have & O_ACCMODE) == O_RDWR;
+}
 struct cbox_dentry *cbox_proc_fd_target(struct cbox_sentry *s, struct cbox_task *t,
                                         struct cbox_dentry *d);
 extern const struct cbox_fs_ops cbox_fs_dev;

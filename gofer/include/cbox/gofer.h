@@ -74,9 +74,9 @@ struct cbox_gofer_config {
  *     read-only file;
  *  3. mounts, in order: the target must exist (symlinks are followed inside the tree), or its
  *     missing part must lie in a tmpfs the gofer made (a hide, a TMPFS mount or room made in
- *     step 1), where the
- *     directories (and, for a file bind, the file) are created. Nothing is ever created in the
- *     rootfs or in a bind (both are host file systems). TMPFS: nodev,nosuid, mode 1777;
+ *     step 1), where the directories (and, for a file bind, the file) are created. Nothing is
+ *     ever created in the rootfs or in a bind (both are host file systems). TMPFS: nodev,nosuid,
+ *     mode 1777;
  *  4. mkdirs (like mkdir -p, 0755, never through a symlink);
  *  5. hide tmpfs mounts and read-only TMPFS mounts become read-only.
  * The server refuses every mutation itself (EROFS) only when cfg->readonly and no mount is

@@ -229,7 +229,7 @@ struct cbox_gofer_req {
 	                  cwdfid; others (CONNECT too) fid */
 	uint32_t fid2; /* RENAME newdir; LINK dirfid; CONNECT, SENDTO dirfid */
 	uint32_t flags;    /* OPEN, CREATE, TMPFILE: open(2) flags; UNLINK: isdir; SETXATTR: xattr
-	                      flags; WALKDIR: count */
+	                      flags; WALKDIR: count; SENDTO: send(2) flags */
 	uint32_t mode;     /* CREATE, TMPFILE, MKDIR, MKNOD (type and permission bits); BIND (0777
 	                      at most) */
 	uint32_t uid, gid; /* CREATE, TMPFILE, MKDIR, MKNOD, SYMLINK, BIND: the new node's host
