@@ -53,10 +53,6 @@ struct cbox_gofer_server {
 	uint32_t cpu; /* the CPU the server waits on, + 1 (0: not pinned; session.c) */
 };
 
-/* lstat of fd (an O_PATH fd of a node itself) and the id of the mount it is on (0 when the
- * kernel does not say): one statx. Returns 0 or -errno. */
-int cbox_gofer_stat_node(int fd, struct stat *st, uint64_t *mnt_id);
-
 /* The node of fid, or NULL when fid is not in use. */
 static inline struct cbox_gofer_node *cbox_gofer_server_lookup(const struct cbox_gofer_server *s,
                                                                uint32_t fid)
@@ -88,12 +84,11 @@ static inline bool cbox_gofer_wants_owner(const struct cbox_gofer_req *q)
 {
 	return q->uid != (uint32_t)-1 || q->gid != (uint32_t)-1;
 }
-/* serve.c, for the handlers elsewhere: stat st as it travels (not the read-only mark); a fid
- * for the O_PATH fd *fd (taken on success) named name in parent, or for an unnamed file open at
- * *fd (TMPFILE); the flags an OPEN or CREATE may carry (-EINVAL, or -EROFS on a read-only
- * server); fd is still the inode dev/ino (-ESTALE: the name was replaced); n opened with flags,
- * checked to be n's inode; whether n's name in its parent no longer leads to its file st. */
-void cbox_gofer_fill_stat(struct cbox_gofer_stat *o, const struct stat *st);
+/* serve.c, for the handlers elsewhere: a fid for the O_PATH fd *fd (taken on success) named name
+ * in parent, or for an unnamed file open at *fd (TMPFILE); the flags an OPEN or CREATE may carry
+ * (-EINVAL, or -EROFS on a read-only server); fd is still the inode dev/ino (-ESTALE: the name
+ * was replaced); n opened with flags, checked to be n's inode; whether n's name in its parent no
+ * longer leads to its file st. */
 int cbox_gofer_add_fid(struct cbox_gofer_server *s, struct cbox_gofer_node *parent,
                        const char *name, int *fd, const struct stat *st, uint32_t *fid);
 int cbox_gofer_add_anon_fid(struct cbox_gofer_server *s, int *fd, const struct stat *st,

@@ -90,8 +90,9 @@ static bool gofer_mount(struct cbox_sentry *s, struct cbox_task *t, const char *
 	if (!t || !t->fs || cbox_vfs_walk(s, t, AT_FDCWD, path, CBOX_WALK_FOLLOW, &d, NULL) < 0)
 		return false;
 	struct cbox_gofer_statfs sf;
+	uint32_t fid;
 	bool is = d->mnt == &s->root_mnt && d->fid != CBOX_GOFER_ROOT_FID &&
-	          cbox_gofer_statfs(s->gofer, d->fid, &sf) == 0 &&
+	          cbox_dentry_fid(s, d, &fid) == 0 && cbox_gofer_statfs(s->gofer, fid, &sf) == 0 &&
 	          (d->host_dev != s->root->host_dev || (sf.flags & ST_RDONLY) != root_flags);
 	if (is) {
 		m->fstype = fs_name(sf.type);

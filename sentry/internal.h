@@ -60,9 +60,13 @@ struct cbox_sentry {
 		char *path;
 	} recent[256];
 	unsigned recent_next;
-	struct cbox_deferred *deferred;           /* syscalls answered later (defer.c) */
-	size_t n_ro_fds;                          /* fds kept by read-only dentries */
-	size_t ro_fds_max;                        /* at most this many (a share of the fd limit) */
+	struct cbox_deferred *deferred; /* syscalls answered later (defer.c) */
+	size_t n_ro_fds;                /* fds kept by read-only dentries */
+	size_t ro_fds_max;              /* at most this many (a share of the fd limit) */
+	/* The sentry's own stat shows the owners the gofer's would (fs_gofer.c, local_ids): its
+	 * view of the host owner is local_uid:local_gid, any other id is the overflow id. */
+	bool local_ids;
+	uint32_t local_uid, local_gid;
 	size_t n_anon_fds;                        /* fds kept by unnamed files (anon_fd1) */
 	size_t anon_fds_max;                      /* likewise */
 	uint64_t refused_logged[(512 + 63) / 64]; /* refused syscalls already logged */
@@ -177,6 +181,9 @@ void cbox_fs_gofer_fd_budget(struct cbox_sentry *s, long fd_limit);
  * once); else false (dcache.c). */
 bool cbox_vfs_relieve(struct cbox_sentry *s, int err);
 int cbox_vfs_init(struct cbox_sentry *s);
+/* Decide whether the sentry may look names up itself (fs_gofer.c): once its id maps are
+ * written. */
+void cbox_fs_gofer_init_local(struct cbox_sentry *s);
 /* A new (uncached) gofer dentry for fid under dir; on failure the fid is clunked and NULL. */
 struct cbox_dentry *cbox_fs_gofer_dentry(struct cbox_sentry *s, struct cbox_dentry *dir,
                                          const char *name, uint32_t fid,
@@ -191,6 +198,10 @@ void cbox_fs_gofer_batch_clunks(struct cbox_sentry *s, bool on);
 struct cbox_dentry *cbox_fs_gofer_walked(struct cbox_sentry *s, struct cbox_dentry *dir,
                                          const char *name, uint32_t fid,
                                          const struct cbox_gofer_stat *st);
+/* Keep what st says of d (new, on a gofer mount) as a walk's answer does: the attributes of a
+ * read-only file for a while, of a writable one for a stat in the same call. */
+void cbox_fs_gofer_keep_stat(struct cbox_sentry *s, struct cbox_dentry *d,
+                             const struct cbox_gofer_stat *st);
 /* fd is d's file opened read-only by the walk that found it (WALKOPEN, WALKNOPEN): keep it as
  * the fd later opens of d reopen, as an OPEN's would be kept; closed when d cannot keep it. */
 void cbox_fs_gofer_keep_walk_fd(struct cbox_sentry *s, struct cbox_dentry *d, int fd);
@@ -198,6 +209,9 @@ void cbox_fs_gofer_keep_walk_fd(struct cbox_sentry *s, struct cbox_dentry *d, in
  * WALKOPEN round trip brings the dentry and the fd an OPEN would have (kept as above). */
 int cbox_fs_gofer_lookup_open(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
                               struct cbox_dentry **out);
+/* Whether the sentry looks names of dir up itself (a directory of a read-only gofer mount, within
+ * the fd budget; fs_gofer.c): a batched walk would cost more than it saves. */
+bool cbox_fs_gofer_local(const struct cbox_sentry *s, const struct cbox_dentry *dir);
 /* A coarse monotonic clock (ns), and whether d's cached read-only facts are still fresh. */
 uint64_t cbox_vfs_now_ns(void);
 bool cbox_vfs_ro_fresh(const struct cbox_dentry *d);

@@ -158,6 +158,7 @@ static int attach_dev_shm(struct cbox_sentry *s, const char *path)
 
 int cbox_vfs_init(struct cbox_sentry *s)
 {
+	cbox_fs_gofer_init_local(s);
 	struct cbox_gofer_stat st;
 	int r = cbox_gofer_stat(s->gofer, CBOX_GOFER_ROOT_FID, &st);
 	if (r < 0)
@@ -175,6 +176,8 @@ int cbox_vfs_init(struct cbox_sentry *s)
 	s->root->host_ino = st.ino;
 	s->root->uid = cbox_id_to_guest(s, st.uid, false);
 	s->root->gid = cbox_id_to_guest(s, st.gid, true);
+	/* (a read-only root: its names are looked up by the sentry itself, fs_gofer.c) */
+	cbox_fs_gofer_keep_stat(s, s->root, &st);
 	s->root_mnt.root = s->root;
 	/* Not read-only: /proc decides per file (comm and oom_score_adj are writable by their
 	 * task, the rest EACCES or EPERM as Linux answers), which a read-only mount would

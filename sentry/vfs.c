@@ -65,16 +65,19 @@ static void prefetch(struct cbox_sentry *s, struct cbox_dentry *dir, const char 
 		len += one;
 		p = next;
 	}
+	uint32_t dfid;
 	if (n < 2)
 		return; /* one name: lookup's WALK is the same round trip */
+	if (cbox_fs_gofer_local(s, dir) || cbox_dentry_fid(s, dir, &dfid) < 0)
+		return; /* the sentry looks each up itself (fs_gofer.c), faster than one round trip
+		         */
 	struct cbox_gofer_walked got[CBOX_GOFER_WALKN_MAX];
 	struct cbox_dentry *chain[CBOX_GOFER_WALKN_MAX];
 	char name[NAME_MAX + 1];
 	int err = 0, fd = -1;
 	bool open_last =
 	    (flags & CBOX_WALK_OPEN_READ) && !*p && !(flags & CBOX_WALK_PARENT) && dir->ro_stat;
-	int k =
-	    cbox_gofer_walk_many(s->gofer, dir->fid, path, len, got, &err, open_last ? &fd : NULL);
+	int k = cbox_gofer_walk_many(s->gofer, dfid, path, len, got, &err, open_last ? &fd : NULL);
 	struct cbox_dentry *parent = dir;
 	int made = 0;
 	for (int i = 0; i < k; i++) {
@@ -148,8 +151,11 @@ static void read_ahead(struct cbox_sentry *s, struct cbox_dentry *dir, const cha
 		dir->ra_off = true;
 		return;
 	}
+	uint32_t dfid;
+	if (cbox_fs_gofer_local(s, dir) || cbox_dentry_fid(s, dir, &dfid) < 0)
+		return;                 /* (as in prefetch) */
 	unsigned count = dir->ra_count; /* (RA_FIRST from cbox_vfs_listed on) */
-	int n = cbox_gofer_walk_dir(s->gofer, dir->fid, name, count, got);
+	int n = cbox_gofer_walk_dir(s->gofer, dfid, name, count, got);
 	if (n == -ENOENT && dir->ro_stat)
 		remember_absent(s, dir, name);
 	if (n < 0)

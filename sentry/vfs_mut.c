@@ -93,7 +93,7 @@ void cbox_vfs_new_owner(const struct cbox_sentry *s, const struct cbox_task *t,
  * be remembered (the table is full) shows as that host id's.
  */
 void cbox_vfs_note_new_owner(struct cbox_sentry *s, const struct cbox_task *t,
-                             const struct cbox_dentry *dir, const char *name,
+                             struct cbox_dentry *dir, const char *name,
                              const struct cbox_gofer_stat *st)
 {
 	uint32_t uid = t->cred->fsuid;
@@ -105,7 +105,9 @@ void cbox_vfs_note_new_owner(struct cbox_sentry *s, const struct cbox_task *t,
 	struct cbox_gofer_stat walked;
 	uint32_t fid;
 	if (!st) {
-		if (cbox_gofer_walk(s->gofer, dir->fid, name, &fid, &walked) < 0)
+		uint32_t dfid;
+		if (cbox_dentry_fid(s, dir, &dfid) < 0 ||
+		    cbox_gofer_walk(s->gofer, dfid, name, &fid, &walked) < 0)
 			return;
 		cbox_gofer_clunk(s->gofer, fid);
 		st = &walked;
@@ -122,7 +124,9 @@ static void owner_gone_if_last(struct cbox_sentry *s, struct cbox_dentry *d)
 	if (!d || !cbox_owner_known(s, d->host_dev, d->host_ino))
 		return;
 	struct cbox_gofer_stat g;
-	if (!S_ISDIR(d->mode) && cbox_gofer_stat(s->gofer, d->fid, &g) == 0 && g.nlink > 0)
+	uint32_t fid;
+	if (!S_ISDIR(d->mode) && cbox_dentry_fid(s, d, &fid) == 0 &&
+	    cbox_gofer_stat(s->gofer, fid, &g) == 0 && g.nlink > 0)
 		return;
 	cbox_owner_gone(s, d->host_dev, d->host_ino);
 }
@@ -132,9 +136,12 @@ int cbox_vfs_mkdir(struct cbox_sentry *s, const struct cbox_task *t, struct cbox
 {
 	if (!is_gofer(dir))
 		return not_gofer(dir);
-	uint32_t uid, gid;
+	uint32_t uid, gid, dfid;
+	int r = cbox_dentry_fid(s, dir, &dfid);
+	if (r < 0)
+		return r;
 	cbox_vfs_new_owner(s, t, dir, &uid, &gid);
-	int r = cbox_gofer_mkdir(s->gofer, dir->fid, name, mode & 07777, uid, gid);
+	r = cbox_gofer_mkdir(s->gofer, dfid, name, mode & 07777, uid, gid);
 	if (r == 0)
 		cbox_vfs_note_new_owner(s, t, dir, name, NULL);
 	return r;
@@ -145,10 +152,13 @@ int cbox_vfs_mknod(struct cbox_sentry *s, const struct cbox_task *t, struct cbox
 {
 	if (!is_gofer(dir))
 		return not_gofer(dir);
-	uint32_t fid, uid, gid;
+	uint32_t fid, uid, gid, dfid;
 	struct cbox_gofer_stat st;
+	int r = cbox_dentry_fid(s, dir, &dfid);
+	if (r < 0)
+		return r;
 	cbox_vfs_new_owner(s, t, dir, &uid, &gid);
-	int r = cbox_gofer_mknod(s->gofer, dir->fid, name, mode, uid, gid, &fid, &st);
+	r = cbox_gofer_mknod(s->gofer, dfid, name, mode, uid, gid, &fid, &st);
 	if (r == 0) {
 		cbox_gofer_clunk(s->gofer, fid);
 		cbox_vfs_note_new_owner(s, t, dir, name, &st);
@@ -161,9 +171,12 @@ int cbox_vfs_symlink(struct cbox_sentry *s, const struct cbox_task *t, struct cb
 {
 	if (!is_gofer(dir))
 		return not_gofer(dir);
-	uint32_t uid, gid;
+	uint32_t uid, gid, dfid;
+	int r = cbox_dentry_fid(s, dir, &dfid);
+	if (r < 0)
+		return r;
 	cbox_vfs_new_owner(s, t, dir, &uid, &gid);
-	int r = cbox_gofer_symlink(s->gofer, dir->fid, name, target, uid, gid);
+	r = cbox_gofer_symlink(s->gofer, dfid, name, target, uid, gid);
 	if (r == 0)
 		cbox_vfs_note_new_owner(s, t, dir, name, NULL);
 	return r;
@@ -176,7 +189,11 @@ int cbox_vfs_link(struct cbox_sentry *s, struct cbox_dentry *d, struct cbox_dent
 		return -EXDEV;
 	if (!is_gofer(dir))
 		return not_gofer(dir);
-	return cbox_gofer_link(s->gofer, d->fid, dir->fid, name);
+	uint32_t fid, dfid;
+	int r = cbox_dentry_fid(s, d, &fid);
+	if (r == 0)
+		r = cbox_dentry_fid(s, dir, &dfid);
+	return r < 0 ? r : cbox_gofer_link(s->gofer, fid, dfid, name);
 }
 
 int cbox_vfs_unlink(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name, bool isdir)
@@ -186,7 +203,10 @@ int cbox_vfs_unlink(struct cbox_sentry *s, struct cbox_dentry *dir, const char *
 	struct cbox_dentry *c = cbox_vfs_cached_child(dir, name);
 	if (c && c->covered_by)
 		return -EBUSY; /* a mount point of the sentry's own tree */
-	int r = cbox_gofer_unlink(s->gofer, dir->fid, name, isdir);
+	uint32_t dfid;
+	int r = cbox_dentry_fid(s, dir, &dfid);
+	if (r == 0)
+		r = cbox_gofer_unlink(s->gofer, dfid, name, isdir);
 	if (r == 0)
 		owner_gone_if_last(s, c);
 	if (r == 0 && c)
@@ -207,7 +227,12 @@ int cbox_vfs_rename(struct cbox_sentry *s, struct cbox_dentry *odir, const char 
 	                   *n = cbox_vfs_cached_child(ndir, nname);
 	if ((c && c->covered_by) || (n && n->covered_by))
 		return -EBUSY;
-	int r = cbox_gofer_rename(s->gofer, odir->fid, oname, ndir->fid, nname, flags);
+	uint32_t ofid, nfid;
+	int r = cbox_dentry_fid(s, odir, &ofid);
+	if (r == 0)
+		r = cbox_dentry_fid(s, ndir, &nfid);
+	if (r == 0)
+		r = cbox_gofer_rename(s->gofer, ofid, oname, nfid, nname, flags);
 	if (r == 0 && !(flags & RENAME_EXCHANGE) && n != c)
 		owner_gone_if_last(s, n);
 	if (r == 0) {
@@ -225,7 +250,10 @@ int cbox_vfs_setattr(struct cbox_sentry *s, struct cbox_dentry *d,
 	struct cbox_gofer_setattr host = *a;
 	host.uid = cbox_id_to_host(s, a->uid, false);
 	host.gid = cbox_id_to_host(s, a->gid, true);
-	int r = cbox_gofer_setattr(s->gofer, d->fid, &host);
+	uint32_t fid;
+	int r = cbox_dentry_fid(s, d, &fid);
+	if (r == 0)
+		r = cbox_gofer_setattr(s->gofer, fid, &host);
 	if (r == 0 && (a->valid & (CBOX_GOFER_SET_UID | CBOX_GOFER_SET_GID)) && !s->cfg->all_ids) {
 		/* One host id: the host owner stayed (the call still did what chown does to the
 		 * file: ctime, the set-user-ID bit); the owner given is the sentry's to show. An
@@ -248,14 +276,17 @@ int cbox_vfs_create(struct cbox_sentry *s, const struct cbox_task *t, struct cbo
 {
 	if (!is_gofer(dir))
 		return not_gofer(dir);
-	uint32_t fid, uid, gid;
+	uint32_t fid, uid, gid, dfid;
+	int r = cbox_dentry_fid(s, dir, &dfid);
+	if (r < 0)
+		return r;
 	cbox_vfs_new_owner(s, t, dir, &uid, &gid);
 	struct cbox_gofer_stat st;
 	/* Only the flags that describe the open file; O_CREAT|O_EXCL is what CREATE means. */
 	int keep = O_ACCMODE | O_APPEND | O_NONBLOCK | O_TRUNC | O_NOATIME | O_DSYNC | O_SYNC |
 	           O_DIRECT | O_NOCTTY;
-	int fd = cbox_gofer_create(s->gofer, dir->fid, name, (flags & keep) | O_CLOEXEC,
-	                           mode & 07777, uid, gid, &fid, &st);
+	int fd = cbox_gofer_create(s->gofer, dfid, name, (flags & keep) | O_CLOEXEC, mode & 07777,
+	                           uid, gid, &fid, &st);
 	if (fd < 0)
 		return fd;
 	cbox_vfs_note_new_owner(s, t, dir, name, &st);
@@ -275,13 +306,16 @@ int cbox_vfs_tmpfile(struct cbox_sentry *s, const struct cbox_task *t, struct cb
 	if (!is_gofer(dir))
 		return dir->mnt->readonly ? -EROFS
 		                          : -EOPNOTSUPP; /* /proc, /dev: as sysfs answers */
-	uint32_t fid, uid, gid;
+	uint32_t fid, uid, gid, dfid;
 	struct cbox_gofer_stat st;
+	int r = cbox_dentry_fid(s, dir, &dfid);
+	if (r < 0)
+		return r;
 	cbox_vfs_new_owner(s, t, dir, &uid, &gid);
 	int keep = O_ACCMODE | O_EXCL | O_APPEND | O_NONBLOCK | O_NOATIME | O_DSYNC | O_SYNC |
 	           O_DIRECT | O_NOCTTY;
-	int fd = cbox_gofer_tmpfile(s->gofer, dir->fid, (flags & keep) | O_CLOEXEC, mode & 07777,
-	                            uid, gid, &fid, &st);
+	int fd = cbox_gofer_tmpfile(s->gofer, dfid, (flags & keep) | O_CLOEXEC, mode & 07777, uid,
+	                            gid, &fid, &st);
 	if (fd < 0)
 		return fd;
 	cbox_vfs_note_new_owner(s, t, dir, NULL, &st);
@@ -306,8 +340,13 @@ int cbox_vfs_writable(struct cbox_sentry *s, struct cbox_dentry *d)
 		return -EROFS;
 	if (!is_gofer(d))
 		return 0;
+	if (d->ro_stat)
+		return -EROFS; /* (the gofer marked its mount read-only) */
 	struct cbox_gofer_statfs sf;
-	int r = cbox_gofer_statfs(s->gofer, d->fid, &sf);
+	uint32_t fid;
+	int r = cbox_dentry_fid(s, d, &fid);
+	if (r == 0)
+		r = cbox_gofer_statfs(s->gofer, fid, &sf);
 	if (r < 0)
 		return r;
 	return (sf.flags & ST_RDONLY) ? -EROFS : 0;

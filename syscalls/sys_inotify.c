@@ -46,8 +46,11 @@ int64_t sys_inotify_add_watch(struct cbox_sysctx *c)
 	if (r == 0 && d->mnt->ops == cbox_vfs_gofer_ops()) {
 		/* A file of the tree: the gofer adds the watch (it may read what the sentry's
 		 * unprivileged host identity cannot). */
-		r = cbox_gofer_inotify(cbox_sentry_gofer(c->s), d->fid,
-		                       mask & ~(uint32_t)IN_DONT_FOLLOW, ifd);
+		uint32_t fid;
+		r = cbox_dentry_fid(c->s, d, &fid);
+		if (r == 0)
+			r = cbox_gofer_inotify(cbox_sentry_gofer(c->s), fid,
+			                       mask & ~(uint32_t)IN_DONT_FOLLOW, ifd);
 		cbox_dentry_put(c->s, d);
 		close(ifd);
 		return r;

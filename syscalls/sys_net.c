@@ -139,7 +139,9 @@ static int bind_check(struct cbox_sysctx *c, const char *path, uint32_t *cwd_fid
 		r = cbox_vfs_writable(c->s, *dir);
 	if (r == 0)
 		r = cbox_vfs_may(c->task, *dir, W_OK | X_OK);
-	*cwd_fid = path[0] == '/' || r < 0 ? CBOX_GOFER_ROOT_FID : cwd->fid;
+	*cwd_fid = CBOX_GOFER_ROOT_FID;
+	if (r == 0 && path[0] != '/')
+		r = cbox_dentry_fid(c->s, cwd, cwd_fid);
 	if (r < 0)
 		cbox_dentry_put(c->s, *dir);
 	return r;
@@ -228,8 +230,13 @@ int64_t sys_connect(struct cbox_sysctx *c)
 	int r = find_peer(c, p.s, &d);
 	if (r < 0)
 		return r;
-	r = cbox_gofer_connect(cbox_sentry_gofer(c->s), d->fid, d->parent->fid, d->name,
-	                       strlen(d->name), sock);
+	uint32_t fid, dfid;
+	r = cbox_dentry_fid(c->s, d, &fid);
+	if (r == 0)
+		r = cbox_dentry_fid(c->s, d->parent, &dfid);
+	if (r == 0)
+		r = cbox_gofer_connect(cbox_sentry_gofer(c->s), fid, dfid, d->name, strlen(d->name),
+		                       sock);
 	cbox_dentry_put(c->s, d);
 	return r;
 }
@@ -271,8 +278,13 @@ int64_t sys_sendto(struct cbox_sysctx *c)
 	int r = find_peer(c, p.s, &d);
 	if (r < 0)
 		return r;
-	ssize_t n = cbox_gofer_sendto(cbox_sentry_gofer(c->s), d->fid, d->parent->fid, d->name,
-	                              strlen(d->name), sock, buf, len, flags);
+	uint32_t fid, dfid;
+	ssize_t n = cbox_dentry_fid(c->s, d, &fid);
+	if (n == 0)
+		n = cbox_dentry_fid(c->s, d->parent, &dfid);
+	if (n == 0)
+		n = cbox_gofer_sendto(cbox_sentry_gofer(c->s), fid, dfid, d->name, strlen(d->name),
+		                      sock, buf, len, flags);
 	cbox_dentry_put(c->s, d);
 	return n;
 }

@@ -154,7 +154,10 @@ static int64_t put_statfs(struct cbox_sysctx *c, struct cbox_dentry *d, uint64_t
 	int r = 0;
 	if (strcmp(d->mnt->ops->name, "gofer") == 0) {
 		struct cbox_gofer_statfs g;
-		r = cbox_gofer_statfs(cbox_sentry_gofer(c->s), d->fid, &g);
+		uint32_t fid;
+		r = cbox_dentry_fid(c->s, d, &fid);
+		if (r == 0)
+			r = cbox_gofer_statfs(cbox_sentry_gofer(c->s), fid, &g);
 		if (r == 0) {
 			sf.f_type = (long)g.type;
 			sf.f_bsize = (long)g.bsize;

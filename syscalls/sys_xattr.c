@@ -145,8 +145,11 @@ static int64_t do_set(struct cbox_sysctx *c, const struct xtarget *x, uint64_t u
 	else if ((r = cbox_vfs_writable(c->s, d)) == 0 &&
 	         (r = xattr_permission(c->task, d, name, true)) == 0) {
 		struct cbox_gofer_client *g = cbox_sentry_gofer(c->s);
-		r = remove ? cbox_gofer_removexattr(g, d->fid, name)
-		           : cbox_gofer_setxattr(g, d->fid, name, value, size, (int)flags);
+		uint32_t fid;
+		r = cbox_dentry_fid(c->s, d, &fid);
+		if (r == 0)
+			r = remove ? cbox_gofer_removexattr(g, fid, name)
+			           : cbox_gofer_setxattr(g, fid, name, value, size, (int)flags);
 	}
 	cbox_dentry_put(c->s, d);
 	return r;
@@ -176,12 +179,13 @@ static int64_t do_get(struct cbox_sysctx *c, const struct xtarget *x, uint64_t u
 	if (rr != 0)
 		return rr;
 	CBOX_AUTOFREE char *v = NULL;
+	uint32_t fid;
 	if (!on_gofer(d))
 		r = -EOPNOTSUPP;
 	else if ((r = xattr_permission(c->task, d, name, false)) == 0 && !(v = malloc(XVALUE_MAX)))
 		r = -ENOMEM;
-	else if (r == 0)
-		r = cbox_gofer_getxattr(cbox_sentry_gofer(c->s), d->fid, name, v, XVALUE_MAX);
+	else if (r == 0 && (r = cbox_dentry_fid(c->s, d, &fid)) == 0)
+		r = cbox_gofer_getxattr(cbox_sentry_gofer(c->s), fid, name, v, XVALUE_MAX);
 	cbox_dentry_put(c->s, d);
 	return r < 0 ? r : give(c, ubuf, size, v, r);
 }
@@ -194,13 +198,14 @@ static int64_t do_list(struct cbox_sysctx *c, const struct xtarget *x, uint64_t 
 	if (rr != 0)
 		return rr;
 	CBOX_AUTOFREE char *v = NULL;
+	uint32_t fid;
 	int r = 0;
 	if (!on_gofer(d))
 		r = 0; /* nothing to list, as Linux answers for /proc */
 	else if (!(v = malloc(XVALUE_MAX)))
 		r = -ENOMEM;
-	else
-		r = cbox_gofer_listxattr(cbox_sentry_gofer(c->s), d->fid, v, XVALUE_MAX);
+	else if ((r = cbox_dentry_fid(c->s, d, &fid)) == 0)
+		r = cbox_gofer_listxattr(cbox_sentry_gofer(c->s), fid, v, XVALUE_MAX);
 	cbox_dentry_put(c->s, d);
 	return r < 0 ? r : give(c, ubuf, size, v, r);
 }

@@ -552,6 +552,88 @@ $want" "$OUT"
 	done
 }
 
+# The caller not root, as most users run cbox-run: the sentry then looks the names of read-only
+# mounts (the rootfs) up itself instead of asking the gofer (sentry/fs_gofer.c, local_lookup),
+# and every case here goes through that. The security rules it keeps are tried by attempts that
+# must fail: a directory the caller may not search, a hidden file, a read-only parent of a
+# writable bind, a symlink to a hidden file; and a file the host replaces must not be served
+# from the sentry's cache.
+t_user_caller() {
+	if [ "$(id -u)" != 0 ]; then
+		skip_check "programs run by a user" \
+			"only root can become uid 1000 (run by a user, the cases above already go this way)"
+		return
+	fi
+	have python $PY /usr/bin/gcc /usr/bin/make || return
+	workdir
+	local ro="$ITEST_TMP/ro.$$" w="$ITEST_TMP/w.$$" as=(setpriv --reuid=1000 --regid=1000 --clear-groups)
+	chmod 711 "$ITEST_TMP"
+	chown -R 1000:1000 "$WD"
+	mkdir -p "$ro/locked" "$ro/pub/own" "$ro/pub/mnt" "$w"
+	echo hidden >"$ro/locked/f"
+	chmod 700 "$ro/locked"
+	echo s3cret >"$ro/pub/secret"
+	echo old >"$ro/pub/v"
+	echo mine >"$ro/pub/mine"
+	chown 1000:1000 "$ro/pub/mine" "$ro/pub/own" "$w"
+	ln -s secret "$ro/pub/link"
+	local user=("${as[@]}" "$CBOX_RUN" $CFG --hide "$ro/pub/secret" -v "$w:$ro/pub/mnt" --)
+
+	"${user[@]}" /bin/sh -c "$PY analyse.py data.csv && $PY stdlib.py && gcc -O2 -o /tmp/a hello.c && /tmp/a &&
+		make -s -C ./proj -j2 && ./proj/prog" >"$SCRATCH/out" 2>&1
+	check "python, gcc and make run by a user" "rows=3 total=17 max=gamma
+subprocess:12 threads:0,1,4,9 sqlite:3 asyncio:ok socketpair:sp
+hello from gcc
+sum=5050" "$(cat "$SCRATCH/out")"
+	check "the user's out.png and program are the user's" "1000 1000" \
+		"$(echo $(stat -c %u out.png proj/prog 2>&1))"
+
+	"${user[@]}" /usr/bin/bash -c "$PY -m venv /tmp/v && /tmp/v/bin/pip install -q --no-index \
+		--no-build-isolation ./pkg >/dev/null 2>&1 && /tmp/v/bin/python -c 'import qpkg; print(qpkg.greet(\"u\"))'" \
+		>"$SCRATCH/out" 2>&1
+	check "venv and pip run by a user" "hello u" "$(cat "$SCRATCH/out")"
+
+	# The owners are the gofer's: root's files are another host user's (65534), the caller's
+	# are the guest's root's.
+	"${user[@]}" /bin/sh -c "stat -c '%u %g' $PY $ro/pub/mine $ro/pub; cat $ro/pub/mine" \
+		>"$SCRATCH/out" 2>&1
+	check "owners seen by a user's sandbox" "65534 65534
+0 0
+65534 65534
+mine" "$(cat "$SCRATCH/out")"
+
+	# Must fail: the host refuses the caller the directory, and so the sentry and the gofer.
+	"${user[@]}" /bin/sh -c "cat $ro/locked/f || echo no-read; ls $ro/locked || echo no-list" \
+		>"$SCRATCH/out" 2>&1
+	check "a directory the caller may not search" "no-read
+no-list" "$(grep -v 'Permission denied' "$SCRATCH/out")"
+	check "  ... is refused with EACCES" "2" "$(grep -c 'Permission denied' "$SCRATCH/out")"
+
+	# Must fail: a hidden file and a symlink to it in a read-only directory show nothing.
+	"${user[@]}" /bin/sh -c "cat $ro/pub/secret $ro/pub/link; echo end" >"$SCRATCH/out" 2>&1
+	check "a hidden file, directly and through a symlink" "end" "$(cat "$SCRATCH/out")"
+
+	# A writable bind under a read-only directory stays writable; the directory does not, even
+	# where the caller owns it.
+	"${user[@]}" /bin/sh -c "echo w >$ro/pub/mnt/new && cat $ro/pub/mnt/new
+		echo x >$ro/pub/own/x || echo read-only" >"$SCRATCH/out" 2>&1
+	check "a writable bind under a read-only directory" "w
+read-only" "$(grep -v 'Read-only file system' "$SCRATCH/out")"
+	check "  ... and EROFS in the read-only one" "1" "$(grep -c 'Read-only file system' "$SCRATCH/out")"
+	check "  ... wrote to the host" "w" "$(cat "$w/new" 2>&1)"
+
+	# A file the host replaces (an editor's rename) is read anew once the sentry's attributes
+	# of it are older than 2 s, not from its kept fd of the old file.
+	"${user[@]}" /bin/sh -c "cat $ro/pub/v; sleep 3.5; cat $ro/pub/v" >"$SCRATCH/out" 2>&1 &
+	local pid=$!
+	sleep 1
+	echo new >"$ro/pub/v.tmp" && mv "$ro/pub/v.tmp" "$ro/pub/v"
+	wait $pid
+	check "a read-only file the host replaced" "old
+new" "$(cat "$SCRATCH/out")"
+	rm -rf "$ro" "$w"
+}
+
 for_each_config t_python t_pip t_gcc_make t_sanitizers t_bash t_owners t_git t_node t_tree t_host_changes \
-	t_listed_changes t_host_symlink t_ro_opens t_fd_limit
+	t_listed_changes t_host_symlink t_ro_opens t_fd_limit t_user_caller
 finish

@@ -1,10 +1,11 @@
 #pragma once
 /*
- * The gofer: the only process of a sandbox that touches the guest's files. It runs in a mount
- * namespace that holds only the guest's tree (rootfs, hidden paths, tmpfs and bind mounts); it
- * serves it to the sentry over a SOCK_SEQPACKET socketpair with the protocol of
- * lib/include/cbox/gofer_wire.h and passes opened files with SCM_RIGHTS. This header has both ends:
- * spawning the server and the sentry's client calls.
+ * The gofer: the process of a sandbox that opens, walks and changes the guest's files (the sentry
+ * only looks names of read-only mounts up itself, through directory fds the gofer gave it:
+ * sentry/fs_gofer.c). It runs in a mount namespace that holds only the guest's tree (rootfs,
+ * hidden paths, tmpfs and bind mounts); it serves it to the sentry over a SOCK_SEQPACKET
+ * socketpair with the protocol of lib/include/cbox/gofer_wire.h and passes opened files with
+ * SCM_RIGHTS. This header has both ends: spawning the server and the sentry's client calls.
  *
  * Files are named by fids (like 9P): 32-bit handles the gofer maps to O_PATH fds. Fid 0 is the
  * root of the guest's tree and always exists. A walk goes one component at a time and never follows
@@ -12,6 +13,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include "cbox/compiler.h"
 #include "cbox/err.h"
@@ -107,6 +109,13 @@ CBOX_API int cbox_gofer_spawn_finish(int *sock, pid_t pid, struct cbox_err **err
  * (which run it in-process over a socketpair, without the namespace and seccomp steps).
  */
 CBOX_API int cbox_gofer_serve(int sock, int root_fd, bool readonly);
+
+/* lstat of fd (an O_PATH fd of a node itself) and the id of the mount it is on (0 when the
+ * kernel does not say): one statx. Returns 0 or -errno. The gofer's walks use it, and so do the
+ * sentry's own lookups on read-only mounts (sentry/fs_gofer.c), which must see what a walk sees. */
+CBOX_API int cbox_gofer_stat_node(int fd, struct stat *st, uint64_t *mnt_id);
+/* st as it travels in a reply (not the read-only mark, which is the caller's). */
+CBOX_API void cbox_gofer_fill_stat(struct cbox_gofer_stat *o, const struct stat *st);
 
 /* The host syscalls the gofer's seccomp filter allows (sorted, unique). *n gets the count.
  * The same array builds the filter and prints `cbox syscalls --host-surface`. */

@@ -96,8 +96,11 @@ struct cbox_dentry {
 	uint64_t ino;      /* inode number the guest sees */
 	uint64_t host_dev; /* gofer: the host file's dev/ino, to recognise its fds */
 	uint64_t host_ino;
-	uint32_t fid;                  /* gofer fid */
-	uint64_t priv;                 /* synthetic fs: kind and argument (pid, fd...) */
+	/* gofer fid; CBOX_DENTRY_NO_FID for a name the sentry looked up itself (fs_gofer.c), which
+	 * gets one when a request needs it (cbox_dentry_fid) */
+	uint32_t fid;
+	uint64_t mnt_id; /* gofer, read-only directory: the host mount of its ro_fd1 (0: unknown) */
+	uint64_t priv;   /* synthetic fs: kind and argument (pid, fd...) */
 	struct cbox_mount *covered_by; /* a mount on top of this dentry */
 	struct cbox_dentry *children;  /* cache (gofer only): first child */
 	unsigned nchildren;            /* how many, and past a few an index of them by name */
@@ -109,6 +112,8 @@ struct cbox_dentry {
 	struct cbox_dentry *lru_prev, *lru_next;
 	bool in_lru;
 };
+
+#define CBOX_DENTRY_NO_FID UINT32_MAX
 
 CBOX_API struct cbox_dentry *cbox_dentry_get(struct cbox_dentry *d);
 CBOX_API void cbox_dentry_put(struct cbox_sentry *s, struct cbox_dentry *d);
@@ -200,7 +205,7 @@ CBOX_API void cbox_vfs_new_owner(const struct cbox_sentry *s, const struct cbox_
  * sentry when the host could not give it (one host id; st: the node's stat, or NULL to walk
  * name for it). See vfs_mut.c. */
 CBOX_API void cbox_vfs_note_new_owner(struct cbox_sentry *s, const struct cbox_task *t,
-                                      const struct cbox_dentry *dir, const char *name,
+                                      struct cbox_dentry *dir, const char *name,
                                       const struct cbox_gofer_stat *st);
 /* A new name in dir for d (not a directory). */
 CBOX_API int cbox_vfs_link(struct cbox_sentry *s, struct cbox_dentry *d, struct cbox_dentry *dir,
@@ -413,6 +418,10 @@ CBOX_API int cbox_sys_install_answer(struct cbox_sysctx *c, int hostfd, int flag
 
 /* Sentry-wide state handlers need. */
 CBOX_API struct cbox_gofer_client *cbox_sentry_gofer(struct cbox_sentry *s);
+/* d's gofer fid (d on a gofer mount), walked now when the sentry looked d up itself (a name of a
+ * read-only mount: fs_gofer.c). -ESTALE when the host has replaced d's name since, or the
+ * walk's -errno. */
+CBOX_API int cbox_dentry_fid(struct cbox_sentry *s, struct cbox_dentry *d, uint32_t *fid);
 CBOX_API const char *cbox_sentry_hostname(struct cbox_sentry *s);
 CBOX_API const struct cbox_sentry_config *cbox_sentry_config(struct cbox_sentry *s);
 /* The number of guest tasks (threads) the sentry tracks. */
