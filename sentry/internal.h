@@ -212,6 +212,15 @@ int cbox_fs_gofer_lookup_open(struct cbox_sentry *s, struct cbox_dentry *dir, co
 /* Whether the sentry looks names of dir up itself (a directory of a read-only gofer mount, within
  * the fd budget; fs_gofer.c): a batched walk would cost more than it saves. */
 bool cbox_fs_gofer_local(const struct cbox_sentry *s, const struct cbox_dentry *dir);
+/* Look name up in dir as the gofer's WALK would (fs_gofer_local.c): 0 with *out (a dentry with no
+ * fid yet), -ENOENT or -ENOTDIR as the gofer would answer, or 1: ask the gofer. */
+int cbox_fs_gofer_local_lookup(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
+                               struct cbox_dentry **out);
+/* The gofer's STAT of d (on a read-only mount, its parent's fd at hand) made by the sentry: the
+ * attributes of d's own file (its fd's, else its name's) and whether its name still leads to it
+ * (CBOX_GOFER_STAT_STALE). Returns 0, -errno, or 1: ask the gofer. */
+int cbox_fs_gofer_local_restat(const struct cbox_sentry *s, const struct cbox_dentry *d,
+                               struct cbox_gofer_stat *g);
 /* A coarse monotonic clock (ns), and whether d's cached read-only facts are still fresh. */
 uint64_t cbox_vfs_now_ns(void);
 bool cbox_vfs_ro_fresh(const struct cbox_dentry *d);

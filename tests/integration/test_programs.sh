@@ -553,7 +553,7 @@ $want" "$OUT"
 }
 
 # The caller not root, as most users run cbox-run: the sentry then looks the names of read-only
-# mounts (the rootfs) up itself instead of asking the gofer (sentry/fs_gofer.c, local_lookup),
+# mounts (the rootfs) up itself instead of asking the gofer (sentry/fs_gofer_local.c),
 # and every case here goes through that. The security rules it keeps are tried by attempts that
 # must fail: a directory the caller may not search, a hidden file, a read-only parent of a
 # writable bind, a symlink to a hidden file; and a file the host replaces must not be served
