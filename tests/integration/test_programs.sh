@@ -566,7 +566,10 @@ t_user_caller() {
 	fi
 	have python $PY /usr/bin/gcc /usr/bin/make || return
 	workdir
-	local ro="$ITEST_TMP/ro.$$" w="$ITEST_TMP/w.$$" as=(setpriv --reuid=1000 --regid=1000 --clear-groups)
+	# The read-only files in /var/tmp: the build may be under /tmp, which the guest does not see.
+	local ro w="$ITEST_TMP/w.$$" as=(setpriv --reuid=1000 --regid=1000 --clear-groups)
+	ro=$(mktemp -d /var/tmp/cbox-itest.XXXXXX) || return
+	chmod 755 "$ro"
 	chmod 711 "$ITEST_TMP"
 	chown -R 1000:1000 "$WD"
 	mkdir -p "$ro/locked" "$ro/pub/own" "$ro/pub/mnt" "$w"
