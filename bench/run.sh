@@ -8,7 +8,8 @@ set -u -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build-release}
-ALL_CONFIGS="native cbox-seccomp cbox-seccomp-strict cbox-ptrace cbox-ptrace-strict runsc bwrap"
+ALL_CONFIGS="native cbox-seccomp cbox-seccomp-user cbox-seccomp-strict cbox-ptrace cbox-ptrace-strict"
+ALL_CONFIGS="$ALL_CONFIGS runsc bwrap"
 CONFIGS=$ALL_CONFIGS
 QUICK=0
 RUN_TIMEOUT=${RUN_TIMEOUT:-180} # seconds for one run of one benchmark
@@ -19,7 +20,8 @@ usage: bench/run.sh [--quick] [--build DIR] [--configs LIST]
   --quick         fewer iterations and runs (a rough table in about a minute)
   --build DIR     the release build directory (default: \$BUILD or $ROOT/build-release)
   --configs LIST  comma-separated subset of: ${ALL_CONFIGS// /,}
-Environment: CBOX_RUN (default DIR/cbox-run), RUNSC, BWRAP, HYPERFINE (empty: time startup and
+Environment: CBOX_RUN (default DIR/cbox-run), BENCH_USER (who runs the cbox-seccomp-user column
+when root runs the benchmarks; default nobody), RUNSC, BWRAP, HYPERFINE (empty: time startup and
 programs with bash's EPOCHREALTIME), BENCH_PYTHON (default /usr/bin/python3), BENCH_CC (default
 /usr/bin/gcc), BENCH_GIT (default /usr/bin/git), RUN_TIMEOUT (default 180 s per run).
 Build first: cmake --preset release && cmake --build build-release -j2
@@ -85,6 +87,11 @@ case $WORK in
 *" "*) echo "bench/run.sh: the scratch path must not contain spaces: $WORK" >&2; exit 2 ;;
 esac
 mkdir -p "$WORK/home" && cp "$ROOT/bench/data/compile.c" "$WORK/" && cd "$WORK" || exit 2
+# cbox-seccomp-user: cbox-run run by a user, as most users run it (the sentry then looks names of
+# the read-only rootfs up itself: docs/design.md), when root runs the benchmarks; its working
+# folder is a copy of this one that the user owns.
+BENCH_USER=${BENCH_USER:-nobody}
+UWORK=""
 # A tree for the metadata row: 40 directories of 50 small files in the working folder (du lists
 # each directory and stats every entry through the directory's fd, as find, tar and rm -r do).
 for d in $(seq -w 1 40); do
@@ -102,6 +109,13 @@ if [ -x "$GIT_PROG" ]; then
 			commit -q -m files; } >/dev/null 2>&1; then
 		GIT_PROG=""
 	fi
+fi
+if [ "$(id -u)" = 0 ] && [[ " $CONFIGS " == *" cbox-seccomp-user "* ]] &&
+	id "$BENCH_USER" >/dev/null 2>&1; then
+	UWORK=$(mktemp -d "${TMPDIR:-/tmp}/cbox-bench-user.XXXXXX") || exit 2
+	trap 'rm -rf "$WORK" "$UWORK"' EXIT
+	chmod 755 "$UWORK" && cp -a "$WORK/." "$UWORK/" &&
+		chown -R "$BENCH_USER:$(id -gn "$BENCH_USER")" "$UWORK" || exit 2
 fi
 # Programs run with the same small environment everywhere (cbox-run passes only PATH, HOME, TERM
 # and LANG): the host's (PYTHON* variables, a pyenv PATH) would change what python3 does.
@@ -137,6 +151,9 @@ prefix() {
 	case $1 in
 	native) ;;
 	cbox-seccomp) printf '%s\n' "$CBOX_RUN" --platform=seccomp -- ;;
+	cbox-seccomp-user) # (in UWORK: in_workdir)
+		user_prefix
+		printf '%s\n' "$CBOX_RUN" --platform=seccomp -- ;;
 	cbox-seccomp-strict) printf '%s\n' "$CBOX_RUN" --platform=seccomp --strict -- ;;
 	cbox-ptrace) printf '%s\n' "$CBOX_RUN" --platform=ptrace -- ;;
 	cbox-ptrace-strict) printf '%s\n' "$CBOX_RUN" --platform=ptrace --strict -- ;;
@@ -153,6 +170,19 @@ prefix() {
 		printf '%s\n' "$BWRAP" --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp \
 			--bind "$WORK" "$WORK" --unshare-all --die-with-parent -- ;;
 	esac
+}
+
+# The user column's own prefix, one word per line: setpriv, whose time (its exec, ~1.7 ms here) is
+# measured in every round and taken off that column's rows (measure_all).
+user_prefix() {
+	printf '%s\n' setpriv "--reuid=$BENCH_USER" "--regid=$(id -gn "$BENCH_USER")" --clear-groups
+}
+
+# in_workdir CONFIG: the user column runs in its own copy of the working folder. (Called in the
+# subshells that time one run.)
+in_workdir() {
+	[ "$1" = cbox-seccomp-user ] && cd "$UWORK"
+	return 0
 }
 
 # Prints the command of an externally timed row, one word per line.
@@ -174,6 +204,7 @@ ext_argv() {
 run_in() {
 	local cfg=$1 log=$2 pre
 	shift 2
+	in_workdir "$cfg" || return
 	mapfile -t pre < <(prefix "$cfg")
 	timeout --kill-after=10 "$RUN_TIMEOUT" "${pre[@]}" "$@" </dev/null 2>>"$log"
 }
@@ -191,6 +222,11 @@ preflight() {
 	local c log out
 	for c in $CONFIGS; do
 		case $c in
+		cbox-seccomp-user)
+			[ "$(id -u)" = 0 ] ||
+				{ NOTE[$c]="skipped: run by a user, cbox-seccomp is that column"; continue; }
+			[ -n "$UWORK" ] ||
+				{ NOTE[$c]="skipped: no user $BENCH_USER (set BENCH_USER)"; continue; } ;;&
 		cbox-*) [ -x "$CBOX_RUN" ] || { NOTE[$c]="skipped: $CBOX_RUN not built"; continue; } ;;
 		runsc) [ -n "$RUNSC" ] ||
 			{ NOTE[$c]="skipped: runsc not installed (apt-get install runsc)"; continue; } ;;
@@ -217,6 +253,7 @@ preflight() {
 # holds no shell; the fallback also times the start of env and timeout (about a millisecond).
 time_once() {
 	local cfg=$1 r=$2 log=$LOGS/$1.log json=$LOGS/$1.$2.json pre argv cmd w t0 t1 st=0
+	in_workdir "$cfg" || return
 	mapfile -t pre < <(prefix "$cfg")
 	mapfile -t argv < <(ext_argv "$r")
 	if [ -n "$HYPERFINE" ]; then
@@ -243,6 +280,16 @@ time_once() {
 	echo $(((10#${t1//./} - 10#${t0//./}) * 1000))
 }
 
+# time_cmd ARGS...: the wall time in ns of one run of ARGS, as time_once times a row without
+# hyperfine.
+time_cmd() {
+	local t0 t1
+	t0=$EPOCHREALTIME
+	"${CLEAN_ENV[@]}" timeout --kill-after=10 "$RUN_TIMEOUT" "$@" </dev/null >/dev/null 2>&1 || return
+	t1=$EPOCHREALTIME
+	echo $(((10#${t1//./} - 10#${t0//./}) * 1000))
+}
+
 # guest_once CONFIG BENCH: the ns/op printed by one run of cbox-bench-guest, or nothing (and the
 # reason in the log) when it fails.
 guest_once() {
@@ -266,6 +313,7 @@ sample() {
 # Interleaved: each repetition runs every row in every configuration, one after the other, so that
 # a slow phase of the (noisy, nested-virtualisation) machine hits all columns alike. One untimed
 # round first warms the page cache and finds the cells that fail.
+USER_OVER="" # ns of setpriv taken off the user column's rows
 measure_all() {
 	local i r c max=$STARTUP_RUNS n rows="startup"
 	[ "$PROG_RUNS" -gt "$max" ] && max=$PROG_RUNS
@@ -279,8 +327,15 @@ measure_all() {
 		subshells) rows="$rows $r" ;;
 		esac
 	done
+	local user=""
+	[[ " $ACTIVE " == *" cbox-seccomp-user "* ]] && user=1
 	for ((i = -1; i < max; i++)); do
 		echo "  round $((i + 1)) of $max ..." >&2
+		if [ -n "$user" ] && [ "$i" -ge 0 ]; then
+			mapfile -t pre < <(user_prefix)
+			sample user setpriv "$(time_cmd "${pre[@]}" /bin/true)"
+			sample user true "$(time_cmd /bin/true)"
+		fi
 		for r in $rows; do
 			n=$PROG_RUNS
 			[ "$r" = startup ] && n=$STARTUP_RUNS
@@ -301,11 +356,21 @@ measure_all() {
 			done
 		done
 	done
+	local over=0
+	if [ -n "$user" ]; then
+		over=$(awk -v a="$(printf '%s' "${SAMPLES[user/setpriv]:-}" | median)" \
+			-v b="$(printf '%s' "${SAMPLES[user/true]:-}" | median)" \
+			'BEGIN {d = a - b; printf "%.0f", (d > 0 ? d : 0)}')
+		USER_OVER=$over
+	fi
 	for c in $ACTIVE; do
 		for r in $rows $BENCHES $GUEST_PROGS; do
 			[ "${VAL[$c/$r]:-}" = fail ] && continue
 			VAL[$c/$r]=$(printf '%s' "${SAMPLES[$c/$r]:-}" | median)
 			[ -n "${VAL[$c/$r]}" ] || VAL[$c/$r]=fail
+			case " $rows " in *" $r "*) [ "$c" = cbox-seccomp-user ] && is_num "${VAL[$c/$r]}" &&
+				VAL[$c/$r]=$(awk -v v="${VAL[$c/$r]}" -v o="$over" 'BEGIN {printf "%.1f", v - o}') ;;
+			esac
 		done
 		# Rows as the table shows them: the time of the whole 64 MiB, of one fork+exec.
 		is_num "${VAL[$c/write-read]}" &&
@@ -405,6 +470,8 @@ echo "and for one fork+exec+wait (${ITERS[fork-exec]} a run), timed inside the g
 table $PROG_ROWS | align
 [ -x "$PYTHON" ] || echo "  python rows skipped: $PYTHON not found (set BENCH_PYTHON)"
 [ -x "$CC_PROG" ] || echo "  gcc row skipped: $CC_PROG not found (set BENCH_CC)"
+[ -n "$USER_OVER" ] &&
+	echo "  cbox-seccomp-user: setpriv's own time (median $(fmt_ns "$USER_OVER")) is taken off its rows"
 
 # target LABEL CONFIG ROW LIMIT_NS LIMIT_TEXT: PASS when VAL[CONFIG/ROW] <= LIMIT_NS.
 target() {
@@ -432,7 +499,7 @@ untrapped() {
 
 echo
 echo "Targets:"
-for c in cbox-seccomp cbox-seccomp-strict cbox-ptrace cbox-ptrace-strict; do
+for c in cbox-seccomp cbox-seccomp-user cbox-seccomp-strict cbox-ptrace cbox-ptrace-strict; do
 	target "cbox-run true median < 30 ms" "$c" startup 30000000 "30ms"
 done
 u=${VAL[native/baseline-unotify]:-}; s=${VAL[native/baseline-sysemu]:-}
@@ -451,13 +518,13 @@ for c in cbox-seccomp cbox-ptrace; do
 done
 for r in python-pass python-import gcc-c; do
 	n=${VAL[native/$r]:-}
-	for c in cbox-seccomp cbox-ptrace; do
+	for c in cbox-seccomp cbox-seccomp-user cbox-ptrace; do
 		target "$(label "$r") <= 1.5x native" "$c" "$r" "$(mul "$n" 1.5)" \
 			"1.5 x $(is_num "$n" && fmt_ns "$n")"
 	done
 done
 n=${VAL[native/write-read-64m]:-}
-for c in cbox-seccomp cbox-ptrace; do
+for c in cbox-seccomp cbox-seccomp-user cbox-ptrace; do
 	target "write+read 64 MiB >= 0.8x native throughput" "$c" write-read-64m "$(mul "$n" 1.25)" \
 		"native / 0.8 = $(is_num "$n" && fmt_ns "$(mul "$n" 1.25)")"
 done
