@@ -317,6 +317,8 @@ static int run(struct cbox_run_opts *o, char **argv)
 	                                 .cap_bset = CBOX_RUN_ROOT_CAPS,
 	                                 .uid = o->uid,
 	                                 .gid = o->gid,
+	                                 .groups = o->groups,
+	                                 .ngroups = o->ngroups,
 	                                 .low_ports = true,
 	                                 .owner_gid = getegid(),
 	                                 .tree_writable = true,

@@ -20,9 +20,14 @@ struct cbox_run_opts {
 	           * default), 0 (--no-init, the ns tier's default), -1 until parsed */
 	bool dev_shm; /* the rootfs has /dev: serve a tmpfs /dev/shm (set by cbox_run_tree) */
 	unsigned timeout_ms; /* 0: none */
-	/* --user USER[:GROUP] as given, and the ids it names (0:0 without) */
+	/* --user USER[:GROUP] as given, and the ids it names (0:0 without); --group-add GROUP as
+	 * given; the supplementary groups both give (cbox_run_resolve_user) */
 	const char *user;
 	uint32_t uid, gid;
+	char **group_add;
+	size_t n_group_add;
+	uint32_t *groups;
+	size_t ngroups;
 	/* Limits of the sandbox's cgroup (sentry, gofer and guest together); 0: not set. */
 	int64_t memory;      /* --memory, bytes */
 	int64_t memory_swap; /* --memory-swap: memory + swap, bytes; -1 unlimited */
@@ -50,8 +55,9 @@ struct cbox_run_opts {
 int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o);
 
 /*
- * The ids --user names (o->uid, o->gid), names looked up in the rootfs's /etc/passwd and
- * /etc/group (cbox_run_user.c). Returns 0, or -1 after printing why (the caller exits 125).
+ * The ids --user names (o->uid, o->gid) and the supplementary groups (o->groups) it and
+ * --group-add give, names looked up in the rootfs's /etc/passwd and /etc/group
+ * (cbox_run_user.c). Returns 0, or -1 after printing why (the caller exits 125).
  */
 int cbox_run_resolve_user(struct cbox_run_opts *o);
 

@@ -213,6 +213,12 @@ static int write_bundle(struct cbox_run_opts *o, char **argv, const char *dir)
 	json_object *user = json_object_new_object();
 	json_object_object_add(user, "uid", json_object_new_int64(o->uid));
 	json_object_object_add(user, "gid", json_object_new_int64(o->gid));
+	if (o->ngroups) {
+		json_object *gids = json_object_new_array();
+		for (size_t i = 0; i < o->ngroups; i++)
+			json_object_array_add(gids, json_object_new_int64(o->groups[i]));
+		json_object_object_add(user, "additionalGids", gids);
+	}
 	json_object_object_add(p, "user", user);
 	json_object_object_add(p, "args", args);
 	json_object_object_add(p, "env", env);

@@ -42,6 +42,11 @@ static void usage(FILE *f)
 	    "                             run -u: the working folder and HOME are then its own\n"
 	    "                             (with --tier=ns it is that host user, as under docker)\n"
 	    "                             e.g. cbox-run -u 1000 -- id\n"
+	    "                             (without :GROUP, the groups of /etc/group that list\n"
+	    "                             USER are its supplementary groups, as under docker)\n"
+	    "  --group-add GROUP          one more supplementary group (a name of the rootfs's\n"
+	    "                             /etc/group, or a number), as docker run --group-add\n"
+	    "                             e.g. cbox-run -u 1000 --group-add video -- id\n"
 	    "  -w, --workdir DIR          the working folder (default: the current directory):\n"
 	    "                             the guest starts there and may write there\n"
 	    "                             e.g. cbox-run --workdir ~/project -- make\n"
@@ -275,6 +280,8 @@ static int parse_one(struct cbox_run_opts *o, int c, const char *arg)
 	case 'u':
 		o->user = arg;
 		return 0;
+	case 'g':
+		return push_str(&o->group_add, &o->n_group_add, arg);
 	case 'R':
 		o->workdir_ro = true;
 		return 0;
@@ -337,6 +344,7 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	                                         {"volume", required_argument, NULL, 'v'},
 	                                         {"workdir", required_argument, NULL, 'w'},
 	                                         {"user", required_argument, NULL, 'u'},
+	                                         {"group-add", required_argument, NULL, 'g'},
 	                                         {"ro", no_argument, NULL, 'R'},
 	                                         {"overlay", no_argument, NULL, 'O'},
 	                                         {"tty", no_argument, NULL, 't'},
@@ -562,6 +570,8 @@ void cbox_run_opts_free(struct cbox_run_opts *o)
 	free(o->mounts);
 	free_strv(o->hide, o->n_hide);
 	free_strv(o->env, o->n_env);
+	free_strv(o->group_add, o->n_group_add);
+	free(o->groups);
 	free(o->tree);
 	size_t n = 0;
 	while (o->envp && o->envp[n])

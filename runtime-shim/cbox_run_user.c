@@ -2,7 +2,9 @@
  * cbox-run --user USER[:GROUP]: the ids the program starts with, as `docker run -u` takes them.
  * A name is looked up in the guest's own /etc/passwd or /etc/group (the rootfs's, which is the
  * host's by default), and a user's primary group comes from its passwd entry; a number needs no
- * entry, and a number without one gets group 0, as Docker gives it.
+ * entry, and a number without one gets group 0, as Docker gives it. As Docker (runc's
+ * GetExecUser), a user with a passwd entry and no :GROUP also gets the groups whose member list
+ * names it as supplementary groups; --group-add adds more, by name or number.
  */
 #include <errno.h>
 #include <grp.h>
@@ -34,9 +36,9 @@ static FILE *open_etc(const char *rootfs, const char *file)
 }
 
 /* The passwd entry of name (or of uid, name NULL) in the rootfs: 0 with its ids in pw_uid and
- * pw_gid, or -ENOENT. */
+ * pw_gid and its name in found (size bytes), or -ENOENT. */
 static int find_user(const char *rootfs, const char *name, uint32_t uid, uint32_t *pw_uid,
-                     uint32_t *pw_gid)
+                     uint32_t *pw_gid, char *found, size_t size)
 {
 	FILE *f = open_etc(rootfs, "passwd");
 	const struct passwd *pw = NULL;
@@ -46,6 +48,7 @@ static int find_user(const char *rootfs, const char *name, uint32_t uid, uint32_
 	if (pw) {
 		*pw_uid = pw->pw_uid;
 		*pw_gid = pw->pw_gid;
+		snprintf(found, size, "%s", pw->pw_name);
 	}
 	if (f)
 		fclose(f);
@@ -66,10 +69,69 @@ static int find_group(const char *rootfs, const char *name, uint32_t *gid)
 	return gr ? 0 : -ENOENT;
 }
 
+/* Add gid to o's supplementary groups, once. 0, or -1 (out of memory, said). */
+static int add_group(struct cbox_run_opts *o, uint32_t gid)
+{
+	for (size_t i = 0; i < o->ngroups; i++)
+		if (o->groups[i] == gid)
+			return 0;
+	uint32_t *g = o->ngroups < CBOX_NGROUPS_MAX
+	                  ? realloc(o->groups, (o->ngroups + 1) * sizeof(*g))
+	                  : NULL;
+	if (!g) {
+		fprintf(stderr, "cbox-run: more than %d supplementary groups\n", CBOX_NGROUPS_MAX);
+		return -1;
+	}
+	o->groups = g;
+	o->groups[o->ngroups++] = gid;
+	return 0;
+}
+
+/* The groups of the rootfs's /etc/group whose member list names user. */
+static int member_groups(struct cbox_run_opts *o, const char *user)
+{
+	FILE *f = open_etc(o->rootfs, "group");
+	const struct group *gr;
+	int r = 0;
+	while (r == 0 && f && (gr = fgetgrent(f)) != NULL)
+		for (char **m = gr->gr_mem; r == 0 && m && *m; m++)
+			if (strcmp(*m, user) == 0 && gr->gr_gid < CBOX_UNMAPPED_ID)
+				r = add_group(o, gr->gr_gid);
+	if (f)
+		fclose(f);
+	return r;
+}
+
+/* --group-add: each a number or a name of the rootfs's /etc/group. */
+static int added_groups(struct cbox_run_opts *o)
+{
+	for (size_t i = 0; i < o->n_group_add; i++) {
+		const char *g = o->group_add[i];
+		int64_t n = parse_id(g);
+		uint32_t gid = (uint32_t)n;
+		if (n < 0 && find_group(o->rootfs, g, &gid) < 0) {
+			fprintf(stderr, "cbox-run: --group-add %s: no such group in %s/etc/group\n",
+			        g, strcmp(o->rootfs, "/") == 0 ? "" : o->rootfs);
+			return -1;
+		}
+		if (gid >= CBOX_UNMAPPED_ID) {
+			fprintf(
+			    stderr,
+			    "cbox-run: --group-add %s: ids 4294967294 and 4294967295 are not ids "
+			    "here\n",
+			    g);
+			return -1;
+		}
+		if (add_group(o, gid) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int cbox_run_resolve_user(struct cbox_run_opts *o)
 {
 	if (!o->user)
-		return 0;
+		return added_groups(o);
 	char spec[256];
 	if (snprintf(spec, sizeof(spec), "%s", o->user) >= (int)sizeof(spec) || !spec[0]) {
 		fprintf(stderr, "cbox-run: --user '%s': expected USER[:GROUP]\n", o->user);
@@ -80,11 +142,12 @@ int cbox_run_resolve_user(struct cbox_run_opts *o)
 		*group++ = '\0';
 	int64_t n = parse_id(spec);
 	uint32_t uid, gid = 0;
+	char name[256] = "";
 	if (n >= 0) {
 		uid = (uint32_t)n;
-		if (find_user(o->rootfs, NULL, uid, &uid, &gid) < 0)
+		if (find_user(o->rootfs, NULL, uid, &uid, &gid, name, sizeof(name)) < 0)
 			gid = 0; /* a uid without an entry: group 0, as Docker */
-	} else if (find_user(o->rootfs, spec, 0, &uid, &gid) < 0) {
+	} else if (find_user(o->rootfs, spec, 0, &uid, &gid, name, sizeof(name)) < 0) {
 		fprintf(stderr, "cbox-run: --user %s: no such user in %s/etc/passwd\n", spec,
 		        strcmp(o->rootfs, "/") == 0 ? "" : o->rootfs);
 		return -1;
@@ -108,5 +171,7 @@ int cbox_run_resolve_user(struct cbox_run_opts *o)
 	}
 	o->uid = uid;
 	o->gid = gid;
-	return 0;
+	if (!group && name[0] && member_groups(o, name) < 0)
+		return -1;
+	return added_groups(o);
 }

@@ -637,6 +637,40 @@ new" "$(cat "$SCRATCH/out")"
 	rm -rf "$ro" "$w"
 }
 
+# --user takes the supplementary groups that the rootfs's /etc/group lists the user in, as docker
+# run -u does (and only without :GROUP), and --group-add adds more (getgroups lists them sorted,
+# as Linux keeps them).
+t_user_groups() {
+	local root cfg=$CFG
+	root=$(mktemp -d "$ITEST_TMP/rootfs.XXXXXX")
+	mkdir -p "$root/bin" "$root/etc"
+	cp "$BB" "$root/bin/busybox"
+	printf 'root:x:0:0::/:/bin/sh\nalice:x:1001:1001::/:/bin/sh\n' >"$root/etc/passwd"
+	printf 'root:x:0:\nalice:x:1001:\nstaff:x:50:bob,alice\naudio:x:29:bob\nvideo:x:44:alice\n' \
+		>"$root/etc/group"
+	local u
+	for u in "-u alice" "-u 1001" "-u alice:audio" "--group-add video --group-add 7" \
+		"-u alice --group-add audio --group-add 50"; do
+		CFG="$cfg --rootfs $root $u"
+		box /bin/busybox id -G
+		check "groups with $u" "$(case $u in
+			"-u alice:audio") echo 29 ;;
+			"--group-add"*) echo 0 7 44 ;;
+			*audio*) echo 1001 29 44 50 ;;
+			*) echo 1001 44 50 ;;
+			esac)" "$OUT"
+	done
+	# The ns tier gives them to the host's kernel (process.user.additionalGids).
+	CFG="--tier=ns --rootfs $root -u alice --group-add 7"
+	box /bin/busybox id -G
+	check "groups under --tier=ns" "1001 7 44 50" "$OUT"
+	CFG="$cfg --rootfs $root --group-add nosuch"
+	box /bin/busybox id -G
+	check "--group-add of no such group" "125 cbox-run: --group-add nosuch: no such group in $root/etc/group" \
+		"$STATUS $ERR"
+	CFG=$cfg
+}
+
 for_each_config t_python t_pip t_gcc_make t_sanitizers t_bash t_owners t_git t_node t_tree t_host_changes \
-	t_listed_changes t_host_symlink t_ro_opens t_fd_limit t_user_caller
+	t_listed_changes t_host_symlink t_ro_opens t_fd_limit t_user_caller t_user_groups
 finish
