@@ -1,6 +1,30 @@
 /*
- * The sentry's own lookups on read-only mounts of the gofer's tree (see the comment above
- * cbox_fs_gofer_local), and the fid a dentry found that way gets when a request needs one.
+ * The sentry's own lookups on read-only mounts of the gofer's tree, and the fid a dentry found
+ * that way gets when a request needs one.
+ *
+ * The sentry looks names up itself in a directory of a read-only mount, through an fd of that
+ * directory, instead of asking the gofer: a WALK round trip is ~40 us on this VM, the local
+ * openat and statx ~4 us, and python3 -c pass made 65 walks. It is the gofer's own walk
+ * (serve.c: one name, O_PATH|O_NOFOLLOW, then statx) made on the gofer's own file: the
+ * directory fd came from the gofer (an OPEN, a WALKOPEN, or this function one level up), so
+ * it is the gofer's mount in the gofer's mount namespace, with its hidden paths covered. The
+ * security rules (each tried by an attempt that must fail in test_programs.sh, t_user_caller):
+ *  - one component only: cbox_gofer_check_name refuses "/", "." and ".." (the walk in vfs.c
+ *    resolves those, and symlinks, in the guest's tree); O_NOFOLLOW, so a symlink is read as
+ *    itself, never followed on the host;
+ *  - the same mount only: a name whose file is on another mount (the working folder bound
+ *    writable under the read-only root, a hide's cover, a /proc or /sys cover) goes to the
+ *    gofer, which knows that mount's flags; the mount id decides, and a kernel that gives none
+ *    makes every lookup go to the gofer;
+ *  - read-only mounts only: nothing the guest can do changes them, so what the sentry caches
+ *    cannot diverge from what the gofer would serve; writable mounts, the overlay's included,
+ *    always go to the gofer;
+ *  - the sentry's own host identity: where it may not search a directory the openat fails
+ *    (EACCES) and the gofer is asked instead, which the host answers as it would for the
+ *    caller: the sentry never reaches more than the gofer would give it;
+ *  - the owners must be the gofer's, which is only so when cbox-run is run by a user (below).
+ * A name found is the sentry's dentry with no fid (CBOX_DENTRY_NO_FID): a request that needs
+ * one walks it then (cbox_dentry_fid). Only within the fd budget, past which the gofer walks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,30 +66,6 @@ int cbox_dentry_fid(struct cbox_sentry *s, struct cbox_dentry *d, uint32_t *fid)
 	return 0;
 }
 
-/*
- * The sentry looks names up itself in a directory of a read-only mount, through an fd of that
- * directory, instead of asking the gofer: a WALK round trip is ~40 us on this VM, the local
- * openat and statx ~4 us, and python3 -c pass made 65 walks. It is the gofer's own walk
- * (serve.c: one name, O_PATH|O_NOFOLLOW, then statx) made on the gofer's own file: the
- * directory fd came from the gofer (an OPEN, a WALKOPEN, or this function one level up), so
- * it is the gofer's mount in the gofer's mount namespace, with its hidden paths covered. The
- * security rules, each the reason for a test below:
- *  - one component only: cbox_gofer_check_name refuses "/", "." and ".." (the walk in vfs.c
- *    resolves those, and symlinks, in the guest's tree); O_NOFOLLOW, so a symlink is read as
- *    itself, never followed on the host;
- *  - the same mount only: a name whose file is on another mount (the working folder bound
- *    writable under the read-only root, a hide's cover, a /proc or /sys cover) goes to the
- *    gofer, which knows that mount's flags; the mount id decides, and a kernel that gives none
- *    makes every lookup go to the gofer;
- *  - read-only mounts only: nothing the guest can do changes them, so what the sentry caches
- *    cannot diverge from what the gofer would serve; writable mounts, the overlay's included,
- *    always go to the gofer;
- *  - the sentry's own host identity: where it may not search a directory (cbox-run run as
- *    root makes the sentry host nobody) the openat fails and the gofer is asked instead, so
- *    the sentry never reaches more than the gofer would give it.
- * A name found is the sentry's dentry with no fid (CBOX_DENTRY_NO_FID): a request that needs
- * one walks it then (cbox_dentry_fid). Only within the fd budget, past which the gofer walks.
- */
 /*
  * The owners must be the gofer's. A stat shows ids as the caller's user namespace maps them: the
  * gofer's maps the caller's host id to itself (or, run by root, is the host's own), the
