@@ -630,6 +630,7 @@ read-only" "$(grep -v 'Read-only file system' "$SCRATCH/out")"
 	# file the host replaces while the program runs (read anew at once).
 	make_repo repo && chown -R 1000:1000 repo || {
 		report_fail "git fixture" "a repository" "git init/commit failed on the host"
+		rm -rf "$ro" "$w"
 		return
 	}
 	"${user[@]}" /bin/sh -c 'cd repo && echo three >>a.txt && git status --porcelain &&
