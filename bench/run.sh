@@ -91,6 +91,7 @@ mkdir -p "$WORK/home" && cp "$ROOT/bench/data/compile.c" "$WORK/" && cd "$WORK" 
 # the read-only rootfs up itself: docs/design.md), when root runs the benchmarks; its working
 # folder is a copy of this one that the user owns.
 BENCH_USER=${BENCH_USER:-nobody}
+BENCH_GROUP=$(id -gn "$BENCH_USER" 2>/dev/null)
 UWORK=""
 # A tree for the metadata row: 40 directories of 50 small files in the working folder (du lists
 # each directory and stats every entry through the directory's fd, as find, tar and rm -r do).
@@ -115,7 +116,7 @@ if [ "$(id -u)" = 0 ] && [[ " $CONFIGS " == *" cbox-seccomp-user "* ]] &&
 	UWORK=$(mktemp -d "${TMPDIR:-/tmp}/cbox-bench-user.XXXXXX") || exit 2
 	trap 'rm -rf "$WORK" "$UWORK"' EXIT
 	chmod 755 "$UWORK" && cp -a "$WORK/." "$UWORK/" &&
-		chown -R "$BENCH_USER:$(id -gn "$BENCH_USER")" "$UWORK" || exit 2
+		chown -R "$BENCH_USER:$BENCH_GROUP" "$UWORK" || exit 2
 fi
 # Programs run with the same small environment everywhere (cbox-run passes only PATH, HOME, TERM
 # and LANG): the host's (PYTHON* variables, a pyenv PATH) would change what python3 does.
@@ -175,7 +176,7 @@ prefix() {
 # The user column's own prefix, one word per line: setpriv, whose time (its exec, ~1.7 ms here) is
 # measured in every round and taken off that column's rows (measure_all).
 user_prefix() {
-	printf '%s\n' setpriv "--reuid=$BENCH_USER" "--regid=$(id -gn "$BENCH_USER")" --clear-groups
+	printf '%s\n' setpriv "--reuid=$BENCH_USER" "--regid=$BENCH_GROUP" --clear-groups
 }
 
 # in_workdir CONFIG: the user column runs in its own copy of the working folder. (Called in the

@@ -374,7 +374,6 @@ static int reopen_kept(const struct cbox_dentry *d, int flags)
 
 static int g_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags)
 {
-	(void)t;
 	if (d->anon_fd1) {
 		int fd = reopen_anon(d, flags);
 		return fd == -EACCES || fd == -EPERM ? guests_own(s, d, flags, fd) : fd;

@@ -117,8 +117,7 @@ static void to_gofer_ids(const struct cbox_sentry *s, struct stat *st)
 
 bool cbox_fs_gofer_local(const struct cbox_sentry *s, const struct cbox_dentry *dir)
 {
-	return s->local_ids && dir->ro_stat && S_ISDIR(dir->mode) && !dir->negative &&
-	       s->n_ro_fds < s->ro_fds_max;
+	return s->local_ids && dir->ro_stat && S_ISDIR(dir->mode) && s->n_ro_fds < s->ro_fds_max;
 }
 
 /* dir's fd for local lookups (opened through the gofer the first time), or -1. */

@@ -63,7 +63,7 @@ struct cbox_sentry {
 	struct cbox_deferred *deferred; /* syscalls answered later (defer.c) */
 	size_t n_ro_fds;                /* fds kept by read-only dentries */
 	size_t ro_fds_max;              /* at most this many (a share of the fd limit) */
-	/* The sentry's own stat shows the owners the gofer's would (fs_gofer.c, local_ids): its
+	/* The sentry's own stat shows the owners the gofer's would (fs_gofer_local.c): its
 	 * view of the host owner is local_uid:local_gid, any other id is the overflow id. */
 	bool local_ids;
 	uint32_t local_uid, local_gid;
@@ -181,7 +181,7 @@ void cbox_fs_gofer_fd_budget(struct cbox_sentry *s, long fd_limit);
  * once); else false (dcache.c). */
 bool cbox_vfs_relieve(struct cbox_sentry *s, int err);
 int cbox_vfs_init(struct cbox_sentry *s);
-/* Decide whether the sentry may look names up itself (fs_gofer.c): once its id maps are
+/* Decide whether the sentry may look names up itself (fs_gofer_local.c): once its id maps are
  * written. */
 void cbox_fs_gofer_init_local(struct cbox_sentry *s);
 /* A new (uncached) gofer dentry for fid under dir; on failure the fid is clunked and NULL. */
@@ -210,7 +210,7 @@ void cbox_fs_gofer_keep_walk_fd(struct cbox_sentry *s, struct cbox_dentry *d, in
 int cbox_fs_gofer_lookup_open(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
                               struct cbox_dentry **out);
 /* Whether the sentry looks names of dir up itself (a directory of a read-only gofer mount, within
- * the fd budget; fs_gofer.c): a batched walk would cost more than it saves. */
+ * the fd budget; fs_gofer_local.c): a batched walk would cost more than it saves. */
 bool cbox_fs_gofer_local(const struct cbox_sentry *s, const struct cbox_dentry *dir);
 /* Look name up in dir as the gofer's WALK would (fs_gofer_local.c): 0 with *out (a dentry with no
  * fid yet), -ENOENT or -ENOTDIR as the gofer would answer, or 1: ask the gofer. */

@@ -176,7 +176,7 @@ int cbox_vfs_init(struct cbox_sentry *s)
 	s->root->host_ino = st.ino;
 	s->root->uid = cbox_id_to_guest(s, st.uid, false);
 	s->root->gid = cbox_id_to_guest(s, st.gid, true);
-	/* (a read-only root: its names are looked up by the sentry itself, fs_gofer.c) */
+	/* (a read-only root: its names are looked up by the sentry itself, fs_gofer_local.c) */
 	cbox_fs_gofer_keep_stat(s, s->root, &st);
 	s->root_mnt.root = s->root;
 	/* Not read-only: /proc decides per file (comm and oom_score_adj are writable by their

@@ -68,9 +68,9 @@ static void prefetch(struct cbox_sentry *s, struct cbox_dentry *dir, const char 
 	uint32_t dfid;
 	if (n < 2)
 		return; /* one name: lookup's WALK is the same round trip */
+	/* (where the sentry looks names up itself, fs_gofer_local.c, each costs less than this) */
 	if (cbox_fs_gofer_local(s, dir) || cbox_dentry_fid(s, dir, &dfid) < 0)
-		return; /* the sentry looks each up itself (fs_gofer.c), faster than one round trip
-		         */
+		return;
 	struct cbox_gofer_walked got[CBOX_GOFER_WALKN_MAX];
 	struct cbox_dentry *chain[CBOX_GOFER_WALKN_MAX];
 	char name[NAME_MAX + 1];

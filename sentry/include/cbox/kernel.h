@@ -96,8 +96,8 @@ struct cbox_dentry {
 	uint64_t ino;      /* inode number the guest sees */
 	uint64_t host_dev; /* gofer: the host file's dev/ino, to recognise its fds */
 	uint64_t host_ino;
-	/* gofer fid; CBOX_DENTRY_NO_FID for a name the sentry looked up itself (fs_gofer.c), which
-	 * gets one when a request needs it (cbox_dentry_fid) */
+	/* gofer fid; CBOX_DENTRY_NO_FID for a name the sentry looked up itself (fs_gofer_local.c),
+	 * which gets one when a request needs it (cbox_dentry_fid) */
 	uint32_t fid;
 	uint64_t mnt_id; /* gofer, read-only directory: the host mount of its ro_fd1 (0: unknown) */
 	uint64_t priv;   /* synthetic fs: kind and argument (pid, fd...) */
@@ -419,7 +419,7 @@ CBOX_API int cbox_sys_install_answer(struct cbox_sysctx *c, int hostfd, int flag
 /* Sentry-wide state handlers need. */
 CBOX_API struct cbox_gofer_client *cbox_sentry_gofer(struct cbox_sentry *s);
 /* d's gofer fid (d on a gofer mount), walked now when the sentry looked d up itself (a name of a
- * read-only mount: fs_gofer.c). -ESTALE when the host has replaced d's name since, or the
+ * read-only mount: fs_gofer_local.c). -ESTALE when the host has replaced d's name since, or the
  * walk's -errno. */
 CBOX_API int cbox_dentry_fid(struct cbox_sentry *s, struct cbox_dentry *d, uint32_t *fid);
 CBOX_API const char *cbox_sentry_hostname(struct cbox_sentry *s);
