@@ -154,6 +154,7 @@ static bool may_change(const struct cbox_gofer_req *q)
 	case CBOX_GOFER_STAT:
 	case CBOX_GOFER_READLINK:
 	case CBOX_GOFER_STATFS:
+	case CBOX_GOFER_VIEW:
 	case CBOX_GOFER_GETXATTR:
 	case CBOX_GOFER_LISTXATTR:
 	case CBOX_GOFER_INOTIFY:
@@ -357,6 +358,15 @@ int cbox_gofer_stat(struct cbox_gofer_client *c, uint32_t fid, struct cbox_gofer
 int cbox_gofer_open(struct cbox_gofer_client *c, uint32_t fid, int flags)
 {
 	struct cbox_gofer_req q = {.type = CBOX_GOFER_OPEN, .fid = fid, .flags = (uint32_t)flags};
+	struct cbox_gofer_reply r;
+	int fd = -1;
+	int rc = rpc(c, &q, &r, &fd);
+	return rc < 0 ? rc : fd;
+}
+
+int cbox_gofer_view(struct cbox_gofer_client *c)
+{
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_VIEW, .fid = CBOX_GOFER_ROOT_FID};
 	struct cbox_gofer_reply r;
 	int fd = -1;
 	int rc = rpc(c, &q, &r, &fd);

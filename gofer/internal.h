@@ -51,6 +51,7 @@ struct cbox_gofer_server {
 	int wd_fd;
 	int64_t wd_next;
 	uint32_t cpu; /* the CPU the server waits on, + 1 (0: not pinned; session.c) */
+	int view_fd;  /* the root seen through the sandbox's user namespace (VIEW), or -1 */
 };
 
 /* The node of fid, or NULL when fid is not in use. */

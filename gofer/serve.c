@@ -475,6 +475,29 @@ static int do_statfs(struct cbox_gofer_server *s, const struct cbox_gofer_req *q
 	return 0;
 }
 
+/*
+ * VIEW: a copy of the fd of the view (spawn.c, make_view): the tree's root seen through the
+ * sandbox's user namespace. Security: the view is a read-only copy of the tree the sentry is
+ * served anyway, hides and covers included (the copy is recursive), so it reaches nothing a
+ * request could not; through it the sandbox's host id owns the files of the host id the guest's
+ * own files are (host root under cbox-run run as root), which a read-only mount lets it read
+ * but not change, and whatever the gofer would read for the sentry it reads already. A guest's
+ * fd the sentry opens there resolves no path on the host: every call that takes one is the
+ * sentry's (syscalls.def).
+ */
+static int do_view(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int *fd_out)
+{
+	if (q->fid != CBOX_GOFER_ROOT_FID)
+		return -EINVAL;
+	if (s->view_fd < 0)
+		return -EOPNOTSUPP;
+	int fd = fcntl(s->view_fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	*fd_out = fd;
+	return 0;
+}
+
 static bool is_mutation(uint32_t type)
 {
 	return (type >= CBOX_GOFER_CREATE && type <= CBOX_GOFER_MKNOD) || type == CBOX_GOFER_BIND ||
@@ -508,6 +531,8 @@ int cbox_gofer_handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *
 		return do_stat(s, q, r);
 	case CBOX_GOFER_OPEN:
 		return do_open(s, q, fd_out);
+	case CBOX_GOFER_VIEW:
+		return do_view(s, q, fd_out);
 	case CBOX_GOFER_READLINK:
 		return do_readlink(s, q, r, buf, size);
 	case CBOX_GOFER_STATFS:

@@ -219,6 +219,7 @@ struct cbox_gofer_server *cbox_gofer_server_new(int sock, int root_fd, bool read
 	s->cap = 64;
 	s->hint = 1;
 	s->wd_fd = -1;
+	s->view_fd = -1;
 	s->sock = sock;
 	s->readonly = readonly;
 	return s;
@@ -232,22 +233,32 @@ void cbox_gofer_server_free(struct cbox_gofer_server *s)
 		cbox_gofer_node_unref(s->fids[i]);
 	if (s->wd_fd >= 0)
 		close(s->wd_fd);
+	if (s->view_fd >= 0)
+		close(s->view_fd);
 	cbox_gofer_node_unref(s->wd_node);
 	free(s->fids);
 	free(s->xbuf);
 	free(s);
 }
 
-int cbox_gofer_serve(int sock, int root_fd, bool readonly)
+int cbox_gofer_serve_view(int sock, int root_fd, int view_fd, bool readonly)
 {
 	struct cbox_gofer_server *s = cbox_gofer_server_new(sock, root_fd, readonly);
 	if (s == NULL) {
 		cbox_error("gofer: cannot start serving: %s", strerror(errno));
+		if (view_fd >= 0)
+			close(view_fd);
 		return -1;
 	}
+	s->view_fd = view_fd;
 	int rc;
 	while ((rc = cbox_gofer_serve_one(s)) > 0)
 		;
 	cbox_gofer_server_free(s);
 	return rc < 0 ? -1 : 0;
+}
+
+int cbox_gofer_serve(int sock, int root_fd, bool readonly)
+{
+	return cbox_gofer_serve_view(sock, root_fd, -1, readonly);
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/mount.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -25,6 +26,7 @@
 #include "cbox/cleanup.h"
 #include "cbox/crash.h"
 #include "cbox/fdlimit.h"
+#include "cbox/fdpass.h"
 #include "cbox/gofer.h"
 #include "cbox/log.h"
 #include "internal.h"
@@ -127,6 +129,50 @@ static void pivot(void)
 		cbox_gofer_setup_fail(errno, "gofer: chdir /");
 }
 
+/*
+ * The view VIEW serves (cbox_gofer_spawn_view): the parent's user namespace arrives on sock, and
+ * root_fd's tree is copied (open_tree, recursively: every hide and cover comes along), made
+ * read-only, nosuid and nodev throughout, and its root mount idmapped through that namespace.
+ * A host id the namespace maps then owns, on that mount, the files of the host id its inside id
+ * stands for (an idmapped mount reads the file's owner as an id inside the namespace): under
+ * cbox-run run as root, files of host root show as the sandbox's root to the sentry, whose stat
+ * shows every other host id as the overflow id, as the gofer's owners are shown to the guest
+ * (sentry/fs_gofer_local.c). Made before the seccomp filter, which allows no mount calls:
+ * the serving gofer can change no mount. Returns the view's fd, or -1 when the kernel or a file
+ * system cannot make it (the sentry then asks the gofer for every name).
+ */
+static int make_view(int sock, int root_fd)
+{
+	char c;
+	int ns = -1, n = 0;
+	ssize_t len = cbox_recv_fds(sock, &c, 1, &ns, 1, &n, 0);
+	if (len <= 0)
+		_exit(0); /* the parent is gone */
+	if (n != 1 || c != 'v') {
+		if (n == 1)
+			close(ns);
+		cbox_gofer_setup_fail(EPROTO, "gofer: expected the sandbox's user namespace");
+	}
+	int tree = (int)syscall(SYS_open_tree, root_fd, "",
+	                        OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
+	struct mount_attr ro = {.attr_set =
+	                            MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+	struct mount_attr idmap = {.attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (uint64_t)ns};
+	if (tree < 0 ||
+	    syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &ro, sizeof(ro)) <
+	        0 ||
+	    syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &idmap, sizeof(idmap)) < 0) {
+		cbox_debug(
+		    "gofer: no idmapped view of the tree (%s): the sentry asks for every name",
+		    strerror(errno));
+		if (tree >= 0)
+			close(tree);
+		tree = -1;
+	}
+	close(ns);
+	return tree;
+}
+
 static int cmp_int(const void *a, const void *b)
 {
 	return *(const int *)a - *(const int *)b;
@@ -184,8 +230,9 @@ static CBOX_NORETURN void child_main(const struct cbox_gofer_config *cfg, int so
 	int root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root_fd < 0)
 		cbox_gofer_setup_fail(errno, "gofer: open the new root");
+	int view_fd = cfg->view_userns ? make_view(sock, root_fd) : -1;
 	int log_fd = cbox_log_get_fd();
-	int keep[] = {sock, root_fd, log_fd};
+	int keep[] = {sock, root_fd, log_fd, view_fd};
 	close_all_except(keep, CBOX_ARRAY_SIZE(keep));
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		cbox_gofer_setup_fail(errno, "gofer: PR_SET_NO_NEW_PRIVS");
@@ -195,7 +242,7 @@ static CBOX_NORETURN void child_main(const struct cbox_gofer_config *cfg, int so
 	cbox_gofer_setup_report_to(-1);
 	if (send_hello(sock, 0, NULL) < 0)
 		_exit(0); /* the parent is gone: nobody to serve */
-	rc = cbox_gofer_serve(sock, root_fd, tree_readonly(cfg));
+	rc = cbox_gofer_serve_view(sock, root_fd, view_fd, tree_readonly(cfg));
 	/* _exit: no atexit handlers, which could make calls the filter does not allow. */
 	_exit(rc < 0 ? 1 : 0);
 }
@@ -304,9 +351,16 @@ int cbox_gofer_spawn_finish(int *sock, pid_t pid, struct cbox_err **err)
 	return 0;
 }
 
+int cbox_gofer_spawn_view(int sock, int userns_fd)
+{
+	return cbox_send_fds(sock, "v", 1, &userns_fd, 1);
+}
+
 int cbox_gofer_spawn(const struct cbox_gofer_config *cfg, int *sock, pid_t *pid,
                      struct cbox_err **err)
 {
+	if (cfg->view_userns)
+		return cbox_err_set(err, EINVAL, "gofer: a view needs spawn_start and spawn_view");
 	int r = cbox_gofer_spawn_start(cfg, sock, pid, err);
 	return r < 0 ? r : cbox_gofer_spawn_finish(sock, *pid, err);
 }

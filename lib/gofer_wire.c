@@ -207,6 +207,7 @@ static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 	case CBOX_GOFER_STAT:
 	case CBOX_GOFER_READLINK:
 	case CBOX_GOFER_STATFS:
+	case CBOX_GOFER_VIEW:
 		o->fid = rd_u32(r);
 		break;
 	case CBOX_GOFER_OPEN:
@@ -462,7 +463,7 @@ static void encode_req_body(struct wr *w, const struct cbox_gofer_req *q)
 		wr_u32(w, (uint32_t)q->value_len);
 		wr_put(w, q->value, q->value_len * sizeof(uint32_t));
 		break;
-	default: /* CLUNK, STAT, READLINK, STATFS, LISTXATTR */
+	default: /* CLUNK, STAT, READLINK, STATFS, LISTXATTR, VIEW */
 		wr_u32(w, q->fid);
 		break;
 	}

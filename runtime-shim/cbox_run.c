@@ -75,6 +75,19 @@ static int map_ids(pid_t pid)
 	return write_str(path, map);
 }
 
+/* The sandbox's user namespace (pid's, its maps written) to the gofer: cbox_gofer_spawn_view. */
+static int sandbox_view(int gsock, pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+	int ns = open(path, O_RDONLY | O_CLOEXEC);
+	if (ns < 0)
+		return -errno;
+	int r = cbox_gofer_spawn_view(gsock, ns);
+	close(ns);
+	return r;
+}
+
 /*
  * The sentry reports the guest's exit status before its own teardown (about 0.35 ms of mount
  * namespace release), and cbox-run returns on it: what is left then runs no guest code and dies
@@ -282,6 +295,10 @@ static int run(struct cbox_run_opts *o, char **argv)
 	pid_t gpid;
 	if (make_cgroup(o) < 0)
 		return 125;
+	/* Run by root, the sandbox's host id (nobody) is not the one whose files are the guest's
+	 * own (host root's): the gofer is given the sandbox's user namespace to show the sentry its
+	 * tree through (sandbox_view), so that the sentry's own lookups see the owners. */
+	gc.view_userns = geteuid() == 0;
 	/* The gofer builds its tree while the sentry's namespaces are made (both take a few
 	 * milliseconds); its start-up answer is awaited before the sentry may go on. */
 	if (cbox_gofer_spawn_start(&gc, &gsock, &gpid, &err) < 0) {
@@ -372,6 +389,12 @@ static int run(struct cbox_run_opts *o, char **argv)
 	if (r < 0) {
 		cbox_error("writing the sandbox's uid/gid maps: %s", strerror(-r));
 		kill(pid, SIGKILL);
+		return 125;
+	}
+	if (gc.view_userns && (r = sandbox_view(gsock, pid)) < 0) {
+		cbox_error("giving the gofer the sandbox's user namespace: %s", strerror(-r));
+		kill(pid, SIGKILL);
+		kill(gpid, SIGKILL);
 		return 125;
 	}
 	/* The sentry sets itself and the guest task up while the gofer may still be building its

@@ -22,7 +22,9 @@
  *  - the sentry's own host identity: where it may not search a directory the openat fails
  *    (EACCES) and the gofer is asked instead, which the host answers as it would for the
  *    caller: the sentry never reaches more than the gofer would give it;
- *  - the owners must be the gofer's, which is only so when cbox-run is run by a user (below).
+ *  - the owners must be the gofer's: so when cbox-run is run by a user, and when run by root
+ *    only on the gofer's view, through which the sentry's stat shows host root's files as its
+ *    own (below).
  * A name found is the sentry's dentry with no fid (CBOX_DENTRY_NO_FID): a request that needs
  * one walks it then (cbox_dentry_fid). Only within the fd budget, past which the gofer walks.
  */
@@ -69,14 +71,23 @@ int cbox_dentry_fid(struct cbox_sentry *s, struct cbox_dentry *d, uint32_t *fid)
 /*
  * The owners must be the gofer's. A stat shows ids as the caller's user namespace maps them: the
  * gofer's maps the caller's host id to itself (or, run by root, is the host's own), the
- * sentry's maps it to the sandbox's 0, and an id a namespace does not map shows as the overflow
- * id (65534). Only when both map the same single host id (cbox-run run by a user) does the
- * sentry's stat tell what the gofer's would, by putting the host id back. Run by root, the gofer
- * sees every host id and the sentry (host nobody) only its own: a file of the host's root and one
- * of another user would look alike, and the rules that keep the guest's root off other users'
- * files (cbox_cred_capable_wrt) would see the wrong owner. The gofer walks every name then.
+ * sentry's maps only the sandbox's host id, to the sandbox's 0, and an id a namespace does not
+ * map shows as the overflow id (65534). The guest's own files are those of the host id
+ * cfg->owner_uid, every other id is unmapped to it (cbox_id_to_guest).
+ *  - Run by a user, both namespaces map that one host id: the sentry's stat tells what the
+ *    gofer's would, by putting the host id back (to_gofer_ids).
+ *  - Run by root, the guest's own files are host root's and the sandbox's id is nobody: a file
+ *    of host root and one of another user would look alike to the sentry (both the overflow
+ *    id), and the rules that keep the guest's root off other users' files
+ *    (cbox_cred_capable_wrt) would see the wrong owner. So there the sentry looks names up
+ *    only on the gofer's view (gofer/spawn.c, make_view): the tree's root mount idmapped
+ *    through the sandbox's user namespace, on which host root's files are the sandbox's id's
+ *    and every other owner is unmapped, which is the gofer's owners as the guest is shown
+ *    them. Elsewhere, and when the gofer has no view, the gofer walks every name.
+ * (Mapping host root into the sandbox's user namespace instead would let the sentry, which holds
+ * capabilities there, become host root's id.)
  */
-static bool read_one_id_map(const char *path, uint32_t host, uint32_t *inside)
+static bool read_one_id_map(const char *path, uint32_t *inside, uint32_t *host)
 {
 	FILE *f = fopen(path, "re");
 	if (!f)
@@ -86,24 +97,54 @@ static bool read_one_id_map(const char *path, uint32_t host, uint32_t *inside)
 	int n;
 	while ((n = fscanf(f, "%u %u %u", &in, &out, &count)) == 3) {
 		lines++;
-		ok = ok && count == 1 && out == host;
+		ok = ok && count == 1;
 	}
 	fclose(f);
 	if (n != EOF || lines != 1 || !ok)
 		return false;
 	*inside = in;
+	*host = out;
 	return true;
 }
 
 void cbox_fs_gofer_init_local(struct cbox_sentry *s)
 {
 	const struct cbox_sentry_config *cfg = s->cfg;
-	s->local_ids = cfg->owner_uid != 0 && !cfg->all_ids &&
-	               read_one_id_map("/proc/self/uid_map", cfg->owner_uid, &s->local_uid) &&
-	               read_one_id_map("/proc/self/gid_map", cfg->owner_gid, &s->local_gid);
-	if (!s->local_ids)
+	uint32_t host_uid, host_gid;
+	bool one = !cfg->all_ids &&
+	           read_one_id_map("/proc/self/uid_map", &s->local_uid, &host_uid) &&
+	           read_one_id_map("/proc/self/gid_map", &s->local_gid, &host_gid);
+	s->local_ids =
+	    one && cfg->owner_uid != 0 && host_uid == cfg->owner_uid && host_gid == cfg->owner_gid;
+	/* (run by root: local_uid:local_gid is whom the view shows host root's files as) */
+	s->view_wanted = one && cfg->owner_uid == 0 && cfg->owner_gid == 0 && host_uid != 0;
+	if (!s->local_ids && !s->view_wanted)
 		cbox_debug("names are looked up by the gofer only (the sentry's stat cannot show "
 		           "the host's owners)");
+}
+
+void cbox_fs_gofer_init_view(struct cbox_sentry *s)
+{
+	if (!s->view_wanted)
+		return;
+	int fd = cbox_gofer_view(s->gofer);
+	struct stat st;
+	uint64_t mnt_id = 0;
+	if (fd >= 0 && (cbox_gofer_stat_node(fd, &st, &mnt_id) < 0 || mnt_id == 0 ||
+	                (uint64_t)st.st_dev != s->root->host_dev ||
+	                (uint64_t)st.st_ino != s->root->host_ino)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0) {
+		cbox_debug("names are looked up by the gofer only (it has no view for the sentry)");
+		return;
+	}
+	s->root->ro_fd1 = fd + 1;
+	s->root->mnt_id = mnt_id;
+	s->n_ro_fds++;
+	s->view_mnt_id = mnt_id;
+	s->local_ids = true;
 }
 
 /* st, from the sentry's own stat, as the gofer's stat would show it (local_ids). */
@@ -117,12 +158,58 @@ static void to_gofer_ids(const struct cbox_sentry *s, struct stat *st)
 
 bool cbox_fs_gofer_local(const struct cbox_sentry *s, const struct cbox_dentry *dir)
 {
-	return s->local_ids && dir->ro_stat && S_ISDIR(dir->mode) && s->n_ro_fds < s->ro_fds_max;
+	/* (a directory known to lie beside the view is the gofer's) */
+	return s->local_ids && dir->ro_stat && S_ISDIR(dir->mode) && s->n_ro_fds < s->ro_fds_max &&
+	       (!s->view_mnt_id || !dir->mnt_id || dir->mnt_id == s->view_mnt_id);
+}
+
+/*
+ * Run by root: dir's fd on the view, opened from its parent's (the root's is the view itself),
+ * or -1 where dir is not on the view's mount (then marked so by its mnt_id). An fd the gofer
+ * gave for dir is on the gofer's own mount, whose owners the sentry cannot tell, and is
+ * replaced. The name must still lead to dir's file (dev and ino), as in cbox_dentry_fid.
+ */
+static int view_dir_fd(struct cbox_sentry *s, struct cbox_dentry *dir, unsigned depth)
+{
+	if (dir->mnt_id == s->view_mnt_id && dir->ro_fd1)
+		return dir->ro_fd1 - 1;
+	if (dir->mnt_id || !dir->parent || !dir->parent->ro_stat || depth > 64 ||
+	    (!dir->ro_fd1 && s->n_ro_fds >= s->ro_fds_max))
+		return -1;
+	int pfd = view_dir_fd(s, dir->parent, depth + 1);
+	if (pfd < 0)
+		return -1;
+	int fd = openat(pfd, dir->name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	uint64_t mnt_id;
+	if (cbox_gofer_stat_node(fd, &st, &mnt_id) < 0 || mnt_id == 0 ||
+	    (uint64_t)st.st_dev != dir->host_dev || (uint64_t)st.st_ino != dir->host_ino) {
+		close(fd);
+		return -1;
+	}
+	if (mnt_id != s->view_mnt_id) {
+		close(fd);
+		if (!dir->ro_fd1)
+			dir->mnt_id = mnt_id; /* (beside the view: not tried again) */
+		return -1;
+	}
+	if (dir->ro_fd1)
+		close(dir->ro_fd1 - 1);
+	else
+		s->n_ro_fds++;
+	dir->ro_fd1 = fd + 1;
+	dir->ro_fd_fresh = false;
+	dir->mnt_id = mnt_id;
+	return fd;
 }
 
 /* dir's fd for local lookups (opened through the gofer the first time), or -1. */
 static int local_dir_fd(struct cbox_sentry *s, struct cbox_dentry *dir)
 {
+	if (s->view_mnt_id)
+		return view_dir_fd(s, dir, 0);
 	if (!dir->ro_fd1) {
 		uint32_t fid;
 		if (cbox_dentry_fid(s, dir, &fid) < 0)
@@ -201,7 +288,8 @@ int cbox_fs_gofer_local_restat(const struct cbox_sentry *s, const struct cbox_de
                                struct cbox_gofer_stat *g)
 {
 	struct cbox_dentry *p = d->parent;
-	if (!s->local_ids || !d->ro_stat || !p || !p->ro_fd1 || !p->mnt_id || p->mnt != d->mnt)
+	if (!s->local_ids || !d->ro_stat || !p || !p->ro_fd1 || !p->mnt_id || p->mnt != d->mnt ||
+	    (s->view_mnt_id && p->mnt_id != s->view_mnt_id))
 		return 1;
 	struct stat named, own;
 	uint64_t mnt_id;
@@ -211,6 +299,13 @@ int cbox_fs_gofer_local_restat(const struct cbox_sentry *s, const struct cbox_de
 	if (d->ro_fd1) {
 		if (cbox_gofer_stat_node(d->ro_fd1 - 1, &own, &mnt_id) < 0)
 			return 1;
+		/* (run by root, an fd the gofer gave shows the host's owners: the name's stat
+		 * through the view then, else the gofer's) */
+		if (s->view_mnt_id && mnt_id != s->view_mnt_id) {
+			if (!same)
+				return 1;
+			own = named;
+		}
 	} else if (same) {
 		own = named;
 	} else {

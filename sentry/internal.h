@@ -67,8 +67,12 @@ struct cbox_sentry {
 	 * view of the host owner is local_uid:local_gid, any other id is the overflow id. */
 	bool local_ids;
 	uint32_t local_uid, local_gid;
-	size_t n_anon_fds;                        /* fds kept by unnamed files (anon_fd1) */
-	size_t anon_fds_max;                      /* likewise */
+	/* Run by root: the mount id of the gofer's view (VIEW), on which alone the sentry looks
+	 * names up itself (fs_gofer_local.c); 0 for none. */
+	uint64_t view_mnt_id;
+	bool view_wanted;    /* (run by root with one host id: ask the gofer for its view) */
+	size_t n_anon_fds;   /* fds kept by unnamed files (anon_fd1) */
+	size_t anon_fds_max; /* likewise */
 	uint64_t refused_logged[(512 + 63) / 64]; /* refused syscalls already logged */
 	/* Busy text: the host files running guest images come from, with how many thread
 	 * groups run each (task.c) */
@@ -184,6 +188,8 @@ int cbox_vfs_init(struct cbox_sentry *s);
 /* Decide whether the sentry may look names up itself (fs_gofer_local.c): once its id maps are
  * written. */
 void cbox_fs_gofer_init_local(struct cbox_sentry *s);
+/* Then, once s->root is made: run by root, the gofer's view gives the sentry its lookups. */
+void cbox_fs_gofer_init_view(struct cbox_sentry *s);
 /* A new (uncached) gofer dentry for fid under dir; on failure the fid is clunked and NULL. */
 struct cbox_dentry *cbox_fs_gofer_dentry(struct cbox_sentry *s, struct cbox_dentry *dir,
                                          const char *name, uint32_t fid,

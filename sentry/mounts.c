@@ -179,6 +179,7 @@ int cbox_vfs_init(struct cbox_sentry *s)
 	/* (a read-only root: its names are looked up by the sentry itself, fs_gofer_local.c) */
 	cbox_fs_gofer_keep_stat(s, s->root, &st);
 	s->root_mnt.root = s->root;
+	cbox_fs_gofer_init_view(s);
 	/* Not read-only: /proc decides per file (comm and oom_score_adj are writable by their
 	 * task, the rest EACCES or EPERM as Linux answers), which a read-only mount would
 	 * pre-empt with EROFS. */

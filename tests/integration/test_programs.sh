@@ -660,6 +660,84 @@ new" "$(cat "$SCRATCH/out")"
 	rm -rf "$ro" "$w"
 }
 
+# Run by root, the sentry looks names of the read-only root up itself on the gofer's view (the
+# root mount idmapped through the sandbox's user namespace, gofer/spawn.c): the owners it shows
+# must be the gofer's, and what Linux refuses the guest's root must stay refused.
+t_root_view() {
+	if [ "$(id -u)" != 0 ]; then
+		skip_check "the sentry's lookups run by root" "only a root caller has the gofer's view"
+		return
+	fi
+	local ro
+	ro=$(mktemp -d /var/tmp/cbox-itest.XXXXXX) || return
+	chmod 755 "$ro"
+	mkdir -p "$ro/pub" "$ro/locked"
+	echo rootonly >"$ro/pub/r600"
+	echo theirs >"$ro/pub/u600"
+	echo grouped >"$ro/pub/g640"
+	echo hidden >"$ro/locked/f"
+	echo s3cret >"$ro/pub/secret"
+	echo old >"$ro/pub/v"
+	ln -s secret "$ro/pub/link"
+	chown 1000:1000 "$ro/pub/u600"
+	chown 0:1000 "$ro/pub/g640"
+	chown -R 1000:1000 "$ro/locked"
+	chmod 600 "$ro/pub/r600" "$ro/pub/u600"
+	chmod 640 "$ro/pub/g640"
+	chmod 700 "$ro/locked"
+	local run=("$CBOX_RUN" $CFG --hide "$ro/pub/secret" -v "$ro/pub:/mnt/pub:ro" --)
+
+	# Host root's files are the guest's root's, every other host id is 65534: on the rootfs
+	# (the view) as on a read-only bind beside it (the gofer).
+	"${run[@]}" /bin/sh -c "stat -c '%u %g' $ro/pub $ro/pub/r600 $ro/pub/u600 $ro/pub/g640 \
+		$ro/locked /mnt/pub/r600 /mnt/pub/u600; cat $ro/pub/r600 $ro/pub/g640" >"$SCRATCH/out" 2>&1
+	check "owners seen by a root caller's sandbox" "0 0
+0 0
+65534 65534
+0 65534
+65534 65534
+0 0
+65534 65534
+rootonly
+grouped" "$(cat "$SCRATCH/out")"
+
+	# Must fail: no capability of the guest's root applies to another host user's file or
+	# directory, although on the view the sentry's own host id could search and read them.
+	"${run[@]}" /bin/sh -c "cat $ro/pub/u600 || echo no-read; ls $ro/locked || echo no-list
+		cat $ro/locked/f || echo no-file" >"$SCRATCH/out" 2>&1
+	check "another user's files refused to the guest's root" "no-read
+no-list
+no-file" "$(grep -v 'Permission denied' "$SCRATCH/out")"
+	check "  ... with EACCES" "3" "$(grep -c 'Permission denied' "$SCRATCH/out")"
+
+	# Must fail: guest user 1000 is the caller's host id (whose files are then its own), never
+	# host user 1000, whose 0600 file it may not read.
+	"$CBOX_RUN" $CFG -u 1000 -- /bin/sh -c "stat -c '%u %g' $ro/pub/r600 $ro/pub/u600
+		cat $ro/pub/r600; cat $ro/pub/u600 || echo no-read" >"$SCRATCH/out" 2>&1
+	check "host user 1000's file refused to guest user 1000" "1000 1000
+65534 65534
+rootonly
+no-read" "$(grep -v 'Permission denied' "$SCRATCH/out")"
+
+	# Must fail: a hidden file, directly and through a symlink, and a write to the read-only
+	# root (the view is read-only too).
+	"${run[@]}" /bin/sh -c "cat $ro/pub/secret $ro/pub/link; touch $ro/pub/new || echo no-write
+		echo end" >"$SCRATCH/out" 2>&1
+	check "a hidden file and the read-only root, run by root" "no-write
+end" "$(grep -v 'Read-only file system' "$SCRATCH/out")"
+	check "  ... nothing written on the host" "no" "$([ -e "$ro/pub/new" ] && echo yes || echo no)"
+
+	# A file the host replaces is read anew once the sentry's attributes of it are old.
+	"${run[@]}" /bin/sh -c "cat $ro/pub/v; sleep 3.5; cat $ro/pub/v" >"$SCRATCH/out" 2>&1 &
+	local pid=$!
+	sleep 1
+	echo new >"$ro/pub/v.tmp" && mv "$ro/pub/v.tmp" "$ro/pub/v"
+	wait $pid
+	check "a read-only file the host replaced, run by root" "old
+new" "$(cat "$SCRATCH/out")"
+	rm -rf "$ro"
+}
+
 # --user takes the supplementary groups that the rootfs's /etc/group lists the user in, as docker
 # run -u does (and only without :GROUP), and --group-add adds more (getgroups lists them sorted,
 # as Linux keeps them).
@@ -699,5 +777,5 @@ t_user_groups() {
 }
 
 for_each_config t_python t_pip t_gcc_make t_sanitizers t_bash t_owners t_git t_node t_tree t_host_changes \
-	t_listed_changes t_host_symlink t_ro_opens t_fd_limit t_user_caller t_user_groups
+	t_listed_changes t_host_symlink t_ro_opens t_fd_limit t_user_caller t_root_view t_user_groups
 finish

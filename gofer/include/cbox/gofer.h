@@ -53,6 +53,9 @@ struct cbox_gofer_config {
 	 * own file system is seen through it, not mounts below it in the host's tree. */
 	bool overlay;
 	uint64_t overlay_size;
+	/* The caller sends the sandbox's user namespace (cbox_gofer_spawn_view) between start and
+	 * finish: the gofer then serves VIEW, its tree's root through that namespace. */
+	bool view_userns;
 };
 
 /*
@@ -103,12 +106,25 @@ CBOX_API int cbox_gofer_spawn_start(const struct cbox_gofer_config *cfg, int *so
 CBOX_API int cbox_gofer_spawn_finish(int *sock, pid_t pid, struct cbox_err **err);
 
 /*
+ * For a gofer started with cfg->view_userns, between start and finish: send it userns_fd, a user
+ * namespace that maps a single host id, into which the sentry's stat is to show owners. The
+ * gofer makes from it the view VIEW serves: a recursive copy of its tree, read-only, whose root
+ * mount is idmapped so that the files of the host id the guest's own files are (host root,
+ * under cbox-run run as root) show as owned by that namespace's id (make_view in spawn.c). The
+ * gofer waits for it after building its tree; where the kernel cannot make the view, VIEW says
+ * EOPNOTSUPP. Returns 0 or -errno (the caller kills the gofer then).
+ */
+CBOX_API int cbox_gofer_spawn_view(int sock, int userns_fd);
+
+/*
  * Serve requests on sock until it is closed or a malformed request arrives (logged, then the
  * session ends). root_fd is an O_PATH|O_DIRECTORY fd of the root; it is consumed. Returns 0 on
  * an orderly end, -1 after a protocol error. Used by cbox_gofer_spawn's child and by tests
  * (which run it in-process over a socketpair, without the namespace and seccomp steps).
  */
 CBOX_API int cbox_gofer_serve(int sock, int root_fd, bool readonly);
+/* As cbox_gofer_serve, serving VIEW from view_fd (consumed; -1 for none). */
+CBOX_API int cbox_gofer_serve_view(int sock, int root_fd, int view_fd, bool readonly);
 
 /* lstat of fd (an O_PATH fd of a node itself) and the id of the mount it is on (0 when the
  * kernel does not say): one statx. Returns 0 or -errno. The gofer's walks use it, and so do the
@@ -191,6 +207,9 @@ CBOX_API int cbox_gofer_stat(struct cbox_gofer_client *c, uint32_t fid, struct c
  * BIND of this session made, for connecting to it; -ECONNREFUSED for any other socket (one that
  * was in the tree already belongs to a host service), -EINVAL for other types or flags. */
 CBOX_API int cbox_gofer_open(struct cbox_gofer_client *c, uint32_t fid, int flags);
+/* VIEW: an O_PATH fd of the root of the gofer's view (cbox_gofer_spawn_view), or -errno
+ * (-EOPNOTSUPP: the gofer has none). */
+CBOX_API int cbox_gofer_view(struct cbox_gofer_client *c);
 /* Read a symlink's target into buf (NUL-terminated). Returns the length or -errno. */
 CBOX_API int cbox_gofer_readlink(struct cbox_gofer_client *c, uint32_t fid, char *buf, size_t size);
 /* statfs of the file system holding fid. */

@@ -61,6 +61,10 @@ struct cbox_gofer_statfs {
  * u32 uid, u32 gid, see below):
  *   WALK     u32 dirfid, name
  *   CLUNK, STAT, READLINK, STATFS   u32 fid
+ *   VIEW     u32 fid  (the root's, CBOX_GOFER_ROOT_FID, only: an O_PATH fd of the tree's root
+ *            seen through the sandbox's user namespace, a read-only idmapped copy of the tree,
+ *            so that the sentry's own stat of a file there shows the owner the gofer's would;
+ *            EOPNOTSUPP when the gofer was given no such namespace: cbox_gofer_spawn_view)
  *   OPEN     u32 fid, u32 flags
  *   CREATE   u32 dirfid, owner, u32 flags, u32 mode, name
  *   TMPFILE  u32 dirfid, owner, u32 flags, u32 mode  (an unnamed file in dirfid, open(2)'s
@@ -114,8 +118,8 @@ struct cbox_gofer_statfs {
  * stat of a CREATE, TMPFILE or MKNOD reply shows the owner the node was given.
  * Reply type: CBOX_GOFER_REPLY_OK | request type, or CBOX_GOFER_REPLY_ERROR {i32 errno (1..4095)}.
  * OK bodies: WALK and MKNOD u32 newfid + stat; STAT stat; STATFS statfs; READLINK target; CREATE
- * and TMPFILE u32 newfid + stat (and an fd); OPEN empty (and an fd); GETXATTR value; LISTXATTR
- * value (the names, each ending in NUL: empty or its last byte is NUL); WALKN u32 nwalked
+ * and TMPFILE u32 newfid + stat (and an fd); OPEN and VIEW empty (and an fd); GETXATTR value;
+ * LISTXATTR value (the names, each ending in NUL: empty or its last byte is NUL); WALKN u32 nwalked
  * (1..CBOX_GOFER_WALKN_MAX), i32 error (0, or the errno of the name after the last one walked:
  * when the first name fails the reply is an ERROR), nwalked x struct cbox_gofer_walked; WALKDIR
  * u32 nwalked (1..CBOX_GOFER_WALKDIR_MAX), then nwalked records of struct cbox_gofer_walked and
@@ -159,7 +163,8 @@ enum cbox_gofer_type {
 	CBOX_GOFER_WALKNOPEN = 26,
 	CBOX_GOFER_CONNECT = 27,
 	CBOX_GOFER_SENDTO = 28,
-	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_SENDTO,
+	CBOX_GOFER_VIEW = 29,
+	CBOX_GOFER_TYPE_MAX = CBOX_GOFER_VIEW,
 };
 
 /* SETATTR's valid bits: which fields of struct cbox_gofer_setattr to apply. The gofer applies
