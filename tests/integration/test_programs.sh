@@ -668,6 +668,7 @@ t_root_view() {
 		skip_check "the sentry's lookups run by root" "only a root caller has the gofer's view"
 		return
 	fi
+	workdir
 	local ro
 	ro=$(mktemp -d /var/tmp/cbox-itest.XXXXXX) || return
 	chmod 755 "$ro"
