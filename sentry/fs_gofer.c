@@ -240,7 +240,9 @@ int cbox_fs_gofer_lookup_open(struct cbox_sentry *s, struct cbox_dentry *dir, co
  * rm -r stat each entry of a directory the sentry has just read ahead (vfs.c): 2000 files were
  * 2000 STAT round trips after the read-aheads' walks had brought the same attributes. A change
  * the host makes shows after at most WALK_STAT_TTL_NS, as on NFS with a short attribute cache;
- * an access time a read updates in the meantime shows late likewise.
+ * an access time a read updates in the meantime shows late likewise. A STAT's answer is kept on
+ * the same terms (keep_fetched): python stats its working folder before every import, which
+ * were as many STAT round trips (16 for `import json, sqlite3`).
  */
 #define WALK_STAT_TTL_NS 100000000ULL
 
@@ -249,6 +251,19 @@ static bool walk_is_current(struct cbox_sentry *s, const struct cbox_dentry *d)
 	return cbox_vfs_now_ns() - d->walk_ns < WALK_STAT_TTL_NS &&
 	       cbox_gofer_changes(s->gofer) == d->walk_changes &&
 	       !cbox_text_maybe_written(s, d->host_dev, d->host_ino);
+}
+
+/* The attributes of writable d just fetched, kept as a walk's are (walk_is_current). Not while
+ * a guest task may be writing the file: its size and times change without a request. */
+static void keep_fetched(struct cbox_sentry *s, struct cbox_dentry *d, const struct stat *st)
+{
+	if (cbox_text_maybe_written(s, d->host_dev, d->host_ino) ||
+	    (!d->walk_stat && !(d->walk_stat = malloc(sizeof(struct stat)))))
+		return;
+	*d->walk_stat = *st;
+	d->walk_trap = s->trap_seq;
+	d->walk_ns = cbox_vfs_now_ns();
+	d->walk_changes = cbox_gofer_changes(s->gofer);
 }
 
 static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
@@ -265,13 +280,12 @@ static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	 * round trip for the same answer; the walk is part of the call, any other write is
 	 * concurrent), or soon after while the guest cannot have changed them (walk_is_current). */
 	if (d->walk_stat) {
-		bool fresh = d->walk_trap == s->trap_seq || walk_is_current(s, d);
-		if (fresh)
+		if (d->walk_trap == s->trap_seq || walk_is_current(s, d)) {
 			*st = *d->walk_stat;
+			return 0;
+		}
 		free(d->walk_stat);
 		d->walk_stat = NULL;
-		if (fresh)
-			return 0;
 	}
 	struct cbox_gofer_stat g;
 	int r = cbox_fs_gofer_local_restat(s, d, &g);
@@ -288,6 +302,8 @@ static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	if (d->ro_stat) {
 		*d->ro_stat = *st;
 		d->ro_stat_ns = cbox_vfs_now_ns();
+	} else {
+		keep_fetched(s, d, st);
 	}
 	/* Refresh what the permission checks rely on. */
 	d->mode = st->st_mode;

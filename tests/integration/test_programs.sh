@@ -61,6 +61,18 @@ print("png %dx%d" % struct.unpack(">II", d[16:24]) if d[:8] == b"\x89PNG\r\n\x1a
 	# A script started through its "#!" line, by the kernel.
 	box ./tool.py a b
 	check "python #! script" "tool.py argv:a b" "$OUT"
+
+	# The sentry keeps a writable file's attributes for a while (sentry/fs_gofer.c,
+	# keep_fetched), never while the file is open for writing, and the guest's own changes end
+	# them: each stat sees the writes, the rename and the new entry before it.
+	box $PY -c 'import os
+f = open("grow.txt", "w"); s = []
+for i in range(3):
+    f.write("x" * 10); f.flush(); s.append(os.stat("grow.txt").st_size)
+f.close(); n = os.stat(".").st_nlink; os.mkdir("sub"); s.append(os.stat(".").st_nlink - n)
+os.rename("grow.txt", "sub/g"); s.append(os.path.exists("grow.txt")); s.append(os.stat("sub/g").st_size)
+print(s)'
+	check "python: stats after its own writes" "[10, 20, 30, 1, False, 30]" "$OUT"
 }
 
 t_pip() {

@@ -64,10 +64,10 @@ struct cbox_dentry {
 	 * open fd kept so that later opens reopen it locally (fd + 1; 0: none) */
 	struct stat *ro_stat;
 	uint64_t ro_stat_ns;
-	/* gofer, writable file systems: the attributes a walk brought, good for one stat within
-	 * the call that walked (walk_trap: the sentry's trap_seq then), or shortly after while
-	 * nothing can have changed them (walk_ns, walk_changes: the gofer client's change count
-	 * then; fs_gofer.c) */
+	/* gofer, writable file systems: the attributes a walk or a STAT brought, good for stats
+	 * within the call that fetched them (walk_trap: the sentry's trap_seq then), or shortly
+	 * after while nothing can have changed them (walk_ns, walk_changes: the gofer client's
+	 * change count then; fs_gofer.c) */
 	struct stat *walk_stat;
 	uint64_t walk_trap, walk_ns, walk_changes;
 	int ro_fd1;
