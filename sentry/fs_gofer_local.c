@@ -164,6 +164,12 @@ bool cbox_fs_gofer_local(const struct cbox_sentry *s, const struct cbox_dentry *
 }
 
 /*
+ * Security: the fds of the view the guest gets (a file or directory it opens for reading is a
+ * reopen of the kept fd) are of files whose host owner there is the sandbox's host id (nobody).
+ * A host process of that id cannot reach them through /proc/PID/fd: the guest's tasks belong
+ * to the sandbox's user namespace, in which it holds no CAP_SYS_PTRACE (Linux's
+ * cap_ptrace_access_check). Tried by t_root_view.
+ *
  * Run by root: dir's fd on the view, opened from its parent's (the root's is the view itself),
  * or -1 where dir is not on the view's mount (then marked so by its mnt_id). An fd the gofer
  * gave for dir is on the gofer's own mount, whose owners the sentry cannot tell, and is

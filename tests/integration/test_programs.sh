@@ -740,9 +740,27 @@ no-read" "$(grep -v 'Permission denied' "$SCRATCH/out")"
 end" "$(grep -v 'Read-only file system' "$SCRATCH/out")"
 	check "  ... nothing written on the host" "no" "$([ -e "$ro/pub/new" ] && echo yes || echo no)"
 
+	# Must fail: through the view the sandbox's host id (nobody) owns root's files, but a host
+	# process of that id cannot follow the guest's fds there (/proc/PID/fd: the guest's tasks
+	# are in the sandbox's user namespace).
+	"${run[@]}" $PY -c "import os, time
+d = os.open('$ro/pub', os.O_RDONLY | os.O_DIRECTORY); f = os.open('$ro/pub/r600', os.O_RDONLY)
+print(d, f, flush=True); time.sleep(3) # cbox-itest-view-$$" >"$SCRATCH/fds" 2>&1 &
+	local pid=$! gpid dfd ffd
+	sleep 1.5
+	gpid=$(pgrep -f "cbox-itest-view-$$" | tail -1)
+	read -r dfd ffd <"$SCRATCH/fds"
+	setpriv --reuid=65534 --regid=65534 --clear-groups /bin/sh -c \
+		"cat /proc/$gpid/fd/$dfd/r600 /proc/$gpid/fd/$ffd || echo no-read" >"$SCRATCH/out" 2>&1
+	wait $pid
+	check "the guest's fds closed to a host process of the sandbox's id" "no-read" \
+		"$(grep -v 'Permission denied' "$SCRATCH/out")"
+	check "  ... which the guest held open" "yes" \
+		"$([ -n "$gpid" ] && [ -n "$ffd" ] && echo yes || echo no)"
+
 	# A file the host replaces is read anew once the sentry's attributes of it are old.
 	"${run[@]}" /bin/sh -c "cat $ro/pub/v; sleep 3.5; cat $ro/pub/v" >"$SCRATCH/out" 2>&1 &
-	local pid=$!
+	pid=$!
 	sleep 1
 	echo new >"$ro/pub/v.tmp" && mv "$ro/pub/v.tmp" "$ro/pub/v"
 	wait $pid
