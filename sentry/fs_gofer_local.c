@@ -39,33 +39,65 @@
 #include "cbox/log.h"
 #include "internal.h"
 
+/*
+ * The fids of d and of its ancestors up to one that has a fid, in one WALKN (a working folder
+ * bound five levels under the read-only root was five WALK round trips at every start). Each
+ * name must still lead to its dentry's file (dev and ino), else that dentry is stale and the
+ * fids walked past it are let go.
+ */
 int cbox_dentry_fid(struct cbox_sentry *s, struct cbox_dentry *d, uint32_t *fid)
 {
 	if (d->fid != CBOX_DENTRY_NO_FID) {
 		*fid = d->fid;
 		return 0;
 	}
-	if (!d->parent || d->negative)
-		return -ESTALE;
-	uint32_t dir, got;
-	int r = cbox_dentry_fid(s, d->parent, &dir);
-	if (r < 0)
-		return r;
-	struct cbox_gofer_stat st;
-	r = cbox_gofer_walk(s->gofer, dir, d->name, &got, &st);
-	if (cbox_vfs_relieve(s, r))
-		r = cbox_gofer_walk(s->gofer, dir, d->name, &got, &st);
-	if (r < 0)
-		return r;
-	if (st.dev != d->host_dev || st.ino != d->host_ino) {
-		/* the host replaced the name since the sentry looked it up */
-		cbox_gofer_clunk(s->gofer, got);
-		d->stale = true;
-		return -ESTALE;
+	struct cbox_dentry *chain[CBOX_GOFER_WALKN_MAX];
+	unsigned n = 0;
+	struct cbox_dentry *a = d;
+	for (; a->fid == CBOX_DENTRY_NO_FID; a = a->parent) {
+		if (!a->parent || a->negative)
+			return -ESTALE;
+		if (n == CBOX_GOFER_WALKN_MAX)
+			break; /* (the rest first, by recursion) */
+		chain[n++] = a;
 	}
-	d->fid = got;
-	*fid = got;
-	return 0;
+	uint32_t dir;
+	int r = cbox_dentry_fid(s, a, &dir);
+	if (r < 0)
+		return r;
+	char path[CBOX_GOFER_WALKN_MAX * (CBOX_GOFER_NAME_MAX + 1)];
+	size_t len = 0;
+	for (unsigned i = n; i-- > 0;) {
+		size_t one = strlen(chain[i]->name);
+		if (len)
+			path[len++] = '/';
+		memcpy(path + len, chain[i]->name, one);
+		len += one;
+	}
+	struct cbox_gofer_walked got[CBOX_GOFER_WALKN_MAX];
+	int err = 0;
+	int k = cbox_gofer_walk_many(s->gofer, dir, path, len, got, &err, NULL);
+	if (cbox_vfs_relieve(s, k))
+		k = cbox_gofer_walk_many(s->gofer, dir, path, len, got, &err, NULL);
+	if (k < 0)
+		return k;
+	for (int i = 0; i < k; i++) {
+		struct cbox_dentry *e = chain[n - 1 - (unsigned)i];
+		if (r == 0 && (got[i].stat.dev != e->host_dev || got[i].stat.ino != e->host_ino)) {
+			/* the host replaced the name since the sentry looked it up */
+			e->stale = true;
+			r = -ESTALE;
+		}
+		if (r < 0)
+			cbox_gofer_clunk(s->gofer, got[i].fid);
+		else
+			e->fid = got[i].fid;
+	}
+	if (r == 0 && (unsigned)k < n)
+		r = -(err ? err : ESTALE); /* (a name gone, or no longer a directory) */
+	if (r == 0)
+		*fid = d->fid;
+	return r;
 }
 
 /*
