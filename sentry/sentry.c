@@ -303,8 +303,15 @@ static int start_guest(struct cbox_sentry *s, int install_peer)
 			                  cfg->cap_bset, cfg->all_ids);
 		}
 	}
-	char go = 'g';
-	if (r == 0 && write(sync[1], &go, 1) != 1)
+	/* The go, with the program found along PATH when the sentry can tell (guest_init.c). */
+	char go[PATH_MAX + 1] = "g";
+	size_t len = 1;
+	struct cbox_task *t = r == 0 ? cbox_task_find(s, pid) : NULL;
+	if (t && cbox_guest_resolve(s, t, s->cfg->argv, s->cfg->envp, go + 1, sizeof(go) - 1)) {
+		go[0] = 'p';
+		len = strlen(go) + 1;
+	}
+	if (r == 0 && write(sync[1], go, len) != (ssize_t)len)
 		r = -EIO;
 	close(sync[1]);
 	if (r < 0) {

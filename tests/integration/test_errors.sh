@@ -65,6 +65,18 @@ t_errors() {
 	cp /bin/true "$ITEST_TMP/later/$(basename "$NOEXEC")"
 	PATH="$nx:$ITEST_TMP/later:/usr/bin:/bin" box "$(basename "$NOEXEC")"
 	check_status "a name found after one without the execute bit" 0
+	# The sentry looks the name up first (guest_init.c, cbox_guest_resolve), which must not
+	# change what execve alone would do: a directory of that name is passed over, and a script
+	# whose interpreter is missing says ENOENT, so the search goes on.
+	mkdir -p "$ITEST_TMP/badinterp" "$ITEST_TMP/dirfirst/cbox-path-prog"
+	printf '#!/cbox-no-such-interpreter\n' >"$ITEST_TMP/badinterp/cbox-path-prog"
+	printf '#!/bin/sh\necho later-one\n' >"$ITEST_TMP/later/cbox-path-prog"
+	chmod 755 "$ITEST_TMP/badinterp/cbox-path-prog" "$ITEST_TMP/later/cbox-path-prog"
+	PATH="$ITEST_TMP/dirfirst:$ITEST_TMP/badinterp:$ITEST_TMP/later:/usr/bin:/bin" \
+		box cbox-path-prog
+	check "a name after a directory and a script without its interpreter" "later-one" "$OUT"
+	PATH="$ITEST_TMP/dirfirst:$ITEST_TMP/badinterp:/usr/bin:/bin" box cbox-path-prog
+	check_status "  ... and with no later one (the directory: EACCES)" 126
 
 	box "$NOEXEC"
 	check_status "non-executable file status" 126
