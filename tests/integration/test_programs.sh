@@ -570,6 +570,21 @@ $want" "$OUT"
 # must fail: a directory the caller may not search, a hidden file, a read-only parent of a
 # writable bind, a symlink to a hidden file; and a file the host replaces must not be served
 # from the sentry's cache.
+# A read-only file the host replaces (an editor's rename) is read anew once the sentry's
+# attributes of it are older than 2 s, not from its kept fd of the old file. $1: the file
+# (holding "old"), $2: the check's name, then the cbox-run command line up to its "--".
+check_ro_replaced() {
+	local f=$1 name=$2 pid
+	shift 2
+	"$@" /bin/sh -c "cat $f; sleep 3.5; cat $f" >"$SCRATCH/out" 2>&1 &
+	pid=$!
+	sleep 1
+	echo new >"$f.tmp" && mv "$f.tmp" "$f"
+	wait $pid
+	check "$name" "old
+new" "$(cat "$SCRATCH/out")"
+}
+
 t_user_caller() {
 	if [ "$(id -u)" != 0 ]; then
 		skip_check "programs run by a user" \
@@ -660,15 +675,7 @@ two" "$(cat "$SCRATCH/out")"
 	check "  ... the host sees the commit" "third U" \
 		"$(git -c safe.directory='*' -C repo log -1 --format='%s %an')"
 
-	# A file the host replaces (an editor's rename) is read anew once the sentry's attributes
-	# of it are older than 2 s, not from its kept fd of the old file.
-	"${user[@]}" /bin/sh -c "cat $ro/pub/v; sleep 3.5; cat $ro/pub/v" >"$SCRATCH/out" 2>&1 &
-	pid=$!
-	sleep 1
-	echo new >"$ro/pub/v.tmp" && mv "$ro/pub/v.tmp" "$ro/pub/v"
-	wait $pid
-	check "a read-only file the host replaced" "old
-new" "$(cat "$SCRATCH/out")"
+	check_ro_replaced "$ro/pub/v" "a read-only file the host replaced" "${user[@]}"
 	rm -rf "$ro" "$w"
 }
 
@@ -758,14 +765,7 @@ print(d, f, flush=True); time.sleep(3) # cbox-itest-view-$$" >"$SCRATCH/fds" 2>&
 	check "  ... which the guest held open" "yes" \
 		"$([ -n "$gpid" ] && [ -n "$ffd" ] && echo yes || echo no)"
 
-	# A file the host replaces is read anew once the sentry's attributes of it are old.
-	"${run[@]}" /bin/sh -c "cat $ro/pub/v; sleep 3.5; cat $ro/pub/v" >"$SCRATCH/out" 2>&1 &
-	pid=$!
-	sleep 1
-	echo new >"$ro/pub/v.tmp" && mv "$ro/pub/v.tmp" "$ro/pub/v"
-	wait $pid
-	check "a read-only file the host replaced, run by root" "old
-new" "$(cat "$SCRATCH/out")"
+	check_ro_replaced "$ro/pub/v" "a read-only file the host replaced, run by root" "${run[@]}"
 	rm -rf "$ro"
 }
 
