@@ -297,8 +297,9 @@ static int run(struct cbox_run_opts *o, char **argv)
 		return 125;
 	/* Run by root, the sandbox's host id (nobody) is not the one whose files are the guest's
 	 * own (host root's): the gofer is given the sandbox's user namespace to show the sentry its
-	 * tree through (sandbox_view), so that the sentry's own lookups see the owners. */
-	gc.view_userns = geteuid() == 0;
+	 * tree through (sandbox_view), so that the sentry's own lookups see the owners. Not with
+	 * --overlay: the view serves lookups on a read-only root only. */
+	gc.view_userns = geteuid() == 0 && !gc.overlay;
 	/* The gofer builds its tree while the sentry's namespaces are made (both take a few
 	 * milliseconds); its start-up answer is awaited before the sentry may go on. */
 	if (cbox_gofer_spawn_start(&gc, &gsock, &gpid, &err) < 0) {
