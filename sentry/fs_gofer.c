@@ -124,18 +124,29 @@ struct cbox_dentry *cbox_fs_gofer_walked(struct cbox_sentry *s, struct cbox_dent
 	return d;
 }
 
+/* The attributes of writable d a walk or a STAT just fetched, kept for walk_is_current. Not
+ * while a guest task may be writing the file: its size and times change without a request. */
+static void keep_fetched(struct cbox_sentry *s, struct cbox_dentry *d, const struct stat *st)
+{
+	if (cbox_text_maybe_written(s, d->host_dev, d->host_ino) ||
+	    (!d->walk_stat && !(d->walk_stat = malloc(sizeof(struct stat)))))
+		return;
+	*d->walk_stat = *st;
+	d->walk_trap = s->trap_seq;
+	d->walk_ns = cbox_vfs_now_ns();
+	d->walk_changes = cbox_gofer_changes(s->gofer);
+}
+
 void cbox_fs_gofer_keep_stat(struct cbox_sentry *s, struct cbox_dentry *d,
                              const struct cbox_gofer_stat *st)
 {
 	if ((st->flags & CBOX_GOFER_STAT_RDONLY) && (d->ro_stat = malloc(sizeof(struct stat)))) {
 		fill_stat(s, st, d->ro_stat);
 		d->ro_stat_ns = cbox_vfs_now_ns();
-	} else if (!(st->flags & CBOX_GOFER_STAT_RDONLY) &&
-	           (d->walk_stat = malloc(sizeof(struct stat)))) {
-		fill_stat(s, st, d->walk_stat);
-		d->walk_trap = s->trap_seq;
-		d->walk_ns = cbox_vfs_now_ns();
-		d->walk_changes = cbox_gofer_changes(s->gofer);
+	} else if (!(st->flags & CBOX_GOFER_STAT_RDONLY)) {
+		struct stat walked;
+		fill_stat(s, st, &walked);
+		keep_fetched(s, d, &walked);
 	}
 }
 
@@ -251,19 +262,6 @@ static bool walk_is_current(struct cbox_sentry *s, const struct cbox_dentry *d)
 	return cbox_vfs_now_ns() - d->walk_ns < WALK_STAT_TTL_NS &&
 	       cbox_gofer_changes(s->gofer) == d->walk_changes &&
 	       !cbox_text_maybe_written(s, d->host_dev, d->host_ino);
-}
-
-/* The attributes of writable d just fetched, kept as a walk's are (walk_is_current). Not while
- * a guest task may be writing the file: its size and times change without a request. */
-static void keep_fetched(struct cbox_sentry *s, struct cbox_dentry *d, const struct stat *st)
-{
-	if (cbox_text_maybe_written(s, d->host_dev, d->host_ino) ||
-	    (!d->walk_stat && !(d->walk_stat = malloc(sizeof(struct stat)))))
-		return;
-	*d->walk_stat = *st;
-	d->walk_trap = s->trap_seq;
-	d->walk_ns = cbox_vfs_now_ns();
-	d->walk_changes = cbox_gofer_changes(s->gofer);
 }
 
 static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,

@@ -367,12 +367,12 @@ bool cbox_guest_resolve(struct cbox_sentry *s, struct cbox_task *t, char *const 
 			return false;
 		bool runs = S_ISREG(d->mode) && cbox_vfs_may(t, d, X_OK) == 0;
 		cbox_dentry_put(s, d);
-		if (runs && strlen(full) < size) {
-			strcpy(out, full);
-			return true;
-		}
-		if (runs)
+		if (!runs)
+			continue; /* (execve's EACCES) */
+		if (strlen(full) >= size)
 			return false;
+		strcpy(out, full);
+		return true;
 	}
 	return false;
 }

@@ -2,7 +2,7 @@
 /*
  * The gofer: the process of a sandbox that opens, walks and changes the guest's files (the sentry
  * only looks names of read-only mounts up itself, through directory fds the gofer gave it:
- * sentry/fs_gofer.c). It runs in a mount namespace that holds only the guest's tree (rootfs,
+ * sentry/fs_gofer_local.c). It runs in a mount namespace that holds only the guest's tree (rootfs,
  * hidden paths, tmpfs and bind mounts); it serves it to the sentry over a SOCK_SEQPACKET
  * socketpair with the protocol of lib/include/cbox/gofer_wire.h and passes opened files with
  * SCM_RIGHTS. This header has both ends: spawning the server and the sentry's client calls.
@@ -128,7 +128,8 @@ CBOX_API int cbox_gofer_serve_view(int sock, int root_fd, int view_fd, bool read
 
 /* lstat of fd (an O_PATH fd of a node itself) and the id of the mount it is on (0 when the
  * kernel does not say): one statx. Returns 0 or -errno. The gofer's walks use it, and so do the
- * sentry's own lookups on read-only mounts (sentry/fs_gofer.c), which must see what a walk sees. */
+ * sentry's own lookups on read-only mounts (sentry/fs_gofer_local.c), which must see what a walk
+ * sees. */
 CBOX_API int cbox_gofer_stat_node(int fd, struct stat *st, uint64_t *mnt_id);
 /* st as it travels in a reply (not the read-only mark, which is the caller's). */
 CBOX_API void cbox_gofer_fill_stat(struct cbox_gofer_stat *o, const struct stat *st);
