@@ -360,6 +360,7 @@ const struct cbox_platform_ops cbox_platform_ptrace = {
     .trap_action = SECCOMP_RET_TRACE,
     .needs_install_fd = true,
     .runs_on_guest_cpu = false,
+    .installs_o_path = true,
     .add_listener = pt_add_listener,
     .drop_listener = pt_drop_listener,
     .recv = pt_recv,

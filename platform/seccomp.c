@@ -220,6 +220,7 @@ const struct cbox_platform_ops cbox_platform_seccomp = {
     .trap_action = SECCOMP_RET_USER_NOTIF,
     .needs_install_fd = false,
     .runs_on_guest_cpu = true,
+    .installs_o_path = false,
     .add_listener = sc_add_listener,
     .drop_listener = sc_drop_listener,
     .recv = sc_recv,

@@ -143,8 +143,13 @@ static struct entry *adopt(struct cbox_sentry *s, struct cbox_task *t, int fd,
 	struct cbox_dentry *d = NULL, *walked = NULL;
 	while (!d && cbox_hashmap_next(t->files->map, &it, &key, NULL, NULL, &v)) {
 		struct entry *o = v;
-		if (o->dev == (uint64_t)st->st_dev && o->ino == (uint64_t)st->st_ino)
+		if (o->dev == (uint64_t)st->st_dev && o->ino == (uint64_t)st->st_ino) {
 			d = o->d;
+			/* A copy of an O_PATH stand-in (sys_file.c path_stand_in: its host flags
+			 * say no access) is an O_PATH fd too. */
+			if ((o->flags & O_PATH) && flags >= 0 && (flags & O_ACCMODE) == O_ACCMODE)
+				flags = o->flags & ~O_CLOEXEC;
+		}
 	}
 	/* Its original fd may be gone (bash: open, dup2 to 0, close): the recent paths, walked
 	 * again and believed only if they still lead to the same inode. */

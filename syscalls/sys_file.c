@@ -93,16 +93,28 @@ static int64_t open_fifo(struct cbox_sysctx *c, struct cbox_dentry *d, int flags
 }
 
 /*
- * A symlink itself has no fd but an O_PATH one. Its stand-in is a new memfd reopened with
- * neither read nor write access (open's access mode 3): read, write and mmap fail on it as on
- * an O_PATH fd, it names nothing of the host, and the sentry, which records it as the link's
- * O_PATH fd, answers the calls that name the link through it (fstatat and readlinkat of "",
- * fchownat with AT_EMPTY_PATH, /proc/self/fd/N). glibc's lchmod, fchmodat(AT_SYMLINK_NOFOLLOW)
- * and so `tar xf` as root open every symlink they extract this way.
+ * An O_PATH fd where the platform cannot install one: the seccomp platform installs fds with
+ * SECCOMP_IOCTL_NOTIF_ADDFD, which refuses O_PATH files (EBADF); the ptrace platform passes real
+ * ones. There the guest gets a stand-in: a new memfd reopened with neither read nor write access
+ * (open's access mode 3). read, write and their kin fail on it with EBADF as on an O_PATH fd, and
+ * it names nothing of the host. The sentry records it as d's O_PATH fd and answers the calls that
+ * name the file through it: fstat and fstatat/readlinkat/fchownat of "", the *at calls with it as
+ * dirfd, fchdir, execveat, getdents (EBADF), /proc/self/fd/N (whose open is a new open of the
+ * file, with the opener's permission checks).
+ *
+ * Security: the file itself is not opened. An O_PATH open needs no permission on the file, only
+ * search permission on the way to it, so a readable fd in its place would give the guest what
+ * Linux does not (the content of a file it may not read); the stand-in gives nothing. Nor is a
+ * readable open the answer where it is allowed: the guest could read through an fd it asked to
+ * be unreadable (openat.o_path in tests/syscalls).
+ *
+ * What still differs from an O_PATH fd, as these run on the host fd (the filter's fast path):
+ * F_GETFL shows access mode 3 and no O_PATH, lseek, fsync and flock succeed, mmap fails with
+ * EACCES rather than EBADF.
  */
-static int symlink_stand_in(void)
+static int path_stand_in(void)
 {
-	CBOX_AUTOCLOSE int m = memfd_create("cbox-symlink", MFD_CLOEXEC);
+	CBOX_AUTOCLOSE int m = memfd_create("cbox-o-path", MFD_CLOEXEC);
 	if (m < 0)
 		return -errno;
 	char link[64];
@@ -111,17 +123,11 @@ static int symlink_stand_in(void)
 	return fd < 0 ? -errno : fd;
 }
 
-/*
- * The seccomp platform installs fds with SECCOMP_IOCTL_NOTIF_ADDFD, which refuses O_PATH files
- * (EBADF). There an O_PATH open gives an ordinary read-only open of the same file instead
- * (recorded as O_PATH, so the sentry's own checks still treat it as one), and a symlink its
- * stand-in. The ptrace platform passes real O_PATH fds.
- */
-static int install_path_fallback(struct cbox_sysctx *c, struct cbox_dentry *d, int flags)
+static int install_path_stand_in(struct cbox_sysctx *c, struct cbox_dentry *d, int flags)
 {
-	int host = S_ISLNK(d->mode) ? symlink_stand_in()
-	                            : cbox_vfs_open(c->s, c->task, d,
-	                                            O_RDONLY | O_NONBLOCK | (flags & O_DIRECTORY));
+	if ((flags & O_DIRECTORY) && !S_ISDIR(d->mode))
+		return -ENOTDIR;
+	int host = path_stand_in();
 	if (host < 0)
 		return host;
 	int fd = cbox_sys_install_answer(c, host, flags, d);
@@ -257,6 +263,11 @@ static int64_t open_path(struct cbox_sysctx *c, int dirfd, const char *path, int
 	if (S_ISFIFO(d->mode) && !(flags & (O_NONBLOCK | O_PATH)) &&
 	    (flags & O_ACCMODE) != O_RDWR && d->mnt->ops == cbox_vfs_gofer_ops())
 		return open_fifo(c, d, flags); /* takes d */
+	if ((flags & O_PATH) && !cbox_sentry_platform(c->s)->ops->installs_o_path) {
+		int fd = install_path_stand_in(c, d, flags);
+		cbox_dentry_put(c->s, d);
+		return fd;
+	}
 	int host = cbox_vfs_open(c->s, c->task, d, flags);
 	if (host < 0) {
 		bool again = may_retry && cbox_vfs_drop_stale(c->s, d, host);
@@ -265,8 +276,6 @@ static int64_t open_path(struct cbox_sysctx *c, int dirfd, const char *path, int
 	}
 	int fd = cbox_sys_install_answer(c, host, flags, d);
 	close(host);
-	if (fd == -EBADF && (flags & O_PATH))
-		fd = install_path_fallback(c, d, flags);
 	cbox_dentry_put(c->s, d);
 	return fd;
 }
@@ -523,10 +532,12 @@ int64_t sys_umask(struct cbox_sysctx *c)
  */
 static int64_t do_getdents(struct cbox_sysctx *c, bool is64)
 {
-	int err = 0;
-	struct cbox_dentry *d = cbox_fd_lookup(c->s, c->task, IARG(0), NULL, &err);
+	int err = 0, flags = 0;
+	struct cbox_dentry *d = cbox_fd_lookup(c->s, c->task, IARG(0), &flags, &err);
 	if (!d)
 		return err == -ENOENT ? CBOX_SYSRET_CONTINUE : err;
+	if (flags & O_PATH)
+		return -EBADF; /* (a stand-in would say ENOTDIR or EIO: see path_stand_in) */
 	if (!d->mnt->ops->readdir) {
 		/* A host directory, listed by the host; the names it gives are often looked up
 		 * next, one by one (see cbox_vfs_listed). */
@@ -645,8 +656,10 @@ int64_t sys_ioctl(struct cbox_sysctx *c)
 	 * controlling one: EPERM). */
 	if ((unsigned)ARG(1) == TIOCSTI || (unsigned)ARG(1) == TIOCLINUX)
 		return -EPERM;
-	int err = 0;
-	struct cbox_dentry *d = cbox_fd_lookup(c->s, c->task, IARG(0), NULL, &err);
+	int err = 0, flags = 0;
+	struct cbox_dentry *d = cbox_fd_lookup(c->s, c->task, IARG(0), &flags, &err);
+	if (d && (flags & O_PATH))
+		return -EBADF; /* as Linux for an O_PATH fd (a stand-in would say ENOTTY) */
 	/* Files the sentry generates (memfds standing for /proc files and directories) have no
 	 * ioctls; host files the gofer opened and devices are the host's business. */
 	if (d && strcmp(d->mnt->ops->name, "proc") == 0)

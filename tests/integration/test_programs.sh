@@ -730,6 +730,24 @@ no-list
 no-file" "$(grep -v 'Permission denied' "$SCRATCH/out")"
 	check "  ... with EACCES" "3" "$(grep -c 'Permission denied' "$SCRATCH/out")"
 
+	# O_PATH names them (search permission on the way is all it needs), but must give nothing
+	# to read: the seccomp platform's stand-in for an O_PATH fd (sys_file.c path_stand_in) is
+	# neither the file nor readable, and /proc/self/fd/N opens the file anew, with the checks.
+	"${run[@]}" $PY -c "import os, errno
+def e(f):
+    try:
+        f()
+        return 'ok'
+    except OSError as x:
+        return errno.errorcode[x.errno]
+fd = os.open('$ro/pub/u600', os.O_PATH)
+dfd = os.open('$ro/locked', os.O_PATH)
+print(e(lambda: os.read(fd, 1)), e(lambda: open('/proc/self/fd/%d' % fd).read()),
+      e(lambda: os.listdir(dfd)), e(lambda: os.listdir('/proc/self/fd/%d' % dfd)),
+      os.fstat(fd).st_size)" >"$SCRATCH/out" 2>&1
+	check "O_PATH on another user's file and directory: nothing to read" "EBADF EACCES EBADF EACCES 7" \
+		"$(cat "$SCRATCH/out")"
+
 	# Must fail: guest user 1000 is the caller's host id (whose files are then its own), never
 	# host user 1000, whose 0600 file it may not read.
 	"$CBOX_RUN" $CFG -u 1000 -- /bin/sh -c "stat -c '%u %g' $ro/pub/r600 $ro/pub/u600

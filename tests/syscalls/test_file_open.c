@@ -266,7 +266,45 @@ CT_TEST(openat, o_path)
 	struct stat st;
 	CT_OK(fstat(fd, &st));
 	CT_EQ(st.st_size, 3);
+	/* A copy is one too. */
+	int dup_fd = CT_OK(dup(fd));
+	CT_ERR(read(dup_fd, &c, 1), EBADF);
+	CT_OK(fstat(dup_fd, &st));
+	CT_EQ(st.st_size, 3);
+	close(dup_fd);
+	close(fd);
+}
+
+/* (Apart from openat.o_path: the seccomp platform's O_PATH fd is a stand-in whose flags the
+ * host reports, the syscall table's note on open says.) */
+CT_TEST(openat, o_path_getfl)
+{
+	ct_put_file("f", "abc", 0644);
+	int fd = CT_OK(openat(AT_FDCWD, "f", O_PATH));
 	CT_EQ(fcntl(fd, F_GETFL) & O_PATH, O_PATH);
+	close(fd);
+}
+
+CT_TEST(openat, o_path_directory)
+{
+	CT_OK(mkdir("d", 0755));
+	ct_put_file("d/f", "abc", 0644);
+	int fd = CT_OK(openat(AT_FDCWD, "d", O_PATH | O_DIRECTORY));
+	char buf[256];
+	CT_ERR(syscall(SYS_getdents64, fd, buf, sizeof(buf)), EBADF);
+	struct stat st;
+	CT_OK(fstatat(fd, "f", &st, 0));
+	CT_EQ(st.st_size, 3);
+	int f = CT_OK(openat(fd, "f", O_RDONLY));
+	CT_EQ(read(f, buf, sizeof(buf)), 3);
+	close(f);
+	/* /proc/self/fd/N opens the directory itself anew, readable. */
+	char link[64];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	int again = CT_OK(open(link, O_RDONLY | O_DIRECTORY));
+	CT_TRUE(syscall(SYS_getdents64, again, buf, sizeof(buf)) > 0);
+	close(again);
+	CT_ERR(openat(AT_FDCWD, "d/f", O_PATH | O_DIRECTORY), ENOTDIR);
 	close(fd);
 }
 

@@ -48,6 +48,10 @@ struct cbox_platform_ops {
 	 * wake-up), so that the gofer may wait for its requests there (cbox_gofer_client_hint_cpu).
 	 * A ptrace stop wakes the sentry wherever the scheduler puts it. */
 	bool runs_on_guest_cpu;
+	/* Whether install_fd takes O_PATH fds. SECCOMP_IOCTL_NOTIF_ADDFD refuses them (the
+	 * kernel's fget skips FMODE_PATH files): the sentry installs a stand-in instead
+	 * (syscalls/sys_file.c). */
+	bool installs_o_path;
 	/* Take a seccomp listener (seccomp platform): the guest's first task's, and one per task
 	 * started later by `cbox exec` (each installed a filter of its own); the platform owns it.
 	 * Platforms that use none close it. -ENOSPC when CBOX_PLATFORM_MAX_LISTENERS are held. */
