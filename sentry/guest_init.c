@@ -89,13 +89,20 @@ static int build_filter(struct cbox_sentry *s)
 	return 0;
 }
 
+static CBOX_NORETURN void fail(int status, const char *what, int err);
+
+/* The listener's fd, or -1 on a platform without one. A failure ends the task: it must never
+ * run the guest's program unfiltered (an -errno return would have let EPERM, -1, pass for the
+ * ptrace platform's "no listener"). */
 static int install_filter(struct cbox_sentry *s)
 {
 	unsigned long flags = 0;
 	if (s->cfg->platform->trap_action == SECCOMP_RET_USER_NOTIF)
 		flags = SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
 	int r = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &guest_filter);
-	return r < 0 ? -errno : (flags ? r : -1);
+	if (r < 0)
+		fail(125, "installing the guest filter", errno);
+	return flags ? r : -1;
 }
 
 static CBOX_NORETURN void fail(int status, const char *what, int err)
@@ -308,8 +315,6 @@ void cbox_guest_exec(struct cbox_sentry *s, char *const *argv, char *const *envp
                      const char *resolved)
 {
 	int listener = install_filter(s);
-	if (listener < -1)
-		fail(125, "installing the guest filter", -listener);
 
 	const char *prog = argv[0];
 	/* The listener's number rides in the fourth register of each attempt: the sentry takes the
