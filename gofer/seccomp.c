@@ -118,8 +118,6 @@ int cbox_gofer_seccomp_install(int sock, int log_fd)
 		if (nr == __NR_sendmsg || nr == __NR_recvmsg)
 			arg0 = sock;
 		else if (nr == __NR_sched_setaffinity)
-			arg0 = 0;
-		else if (nr == __NR_sched_setaffinity)
 			arg0 = 0; /* pid 0, itself: never another process's CPUs */
 		else if (nr == __NR_write && log_fd < 0)
 			continue;
