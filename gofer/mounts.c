@@ -176,10 +176,8 @@ static void cover_point(const char *point, const char *fstype)
 	cbox_gofer_cover(at, S_ISDIR(st.st_mode), point);
 }
 
-void cbox_gofer_mounts_restrict(const char *prefix, bool readonly)
+static void restrict_one(const struct mnt *v, size_t n, const char *prefix, bool readonly)
 {
-	struct mnt *v;
-	size_t n = read_mounts(&v);
 	/*
 	 * Covered, not detached. A lazy detach waits for an expedited RCU grace period (0.1 to
 	 * 0.7 ms on this VM, on every start), and it cannot remove a mount a user namespace has
@@ -208,7 +206,6 @@ void cbox_gofer_mounts_restrict(const char *prefix, bool readonly)
 		gone[ngone++] = v[i].point;
 	}
 	free(gone);
-	free_mounts(v, n);
 	/* nodev, nosuid: the rootfs is served without devices or setuid programs. Not noexec: the
 	 * sentry maps the guest's programs from these files. One recursive mount_setattr sets them
 	 * on every mount of the subtree (only setting: the flags a user namespace has locked stay);
@@ -218,4 +215,14 @@ void cbox_gofer_mounts_restrict(const char *prefix, bool readonly)
 	if (mount_setattr(AT_FDCWD, prefix, AT_RECURSIVE, &attr, sizeof(attr)) < 0)
 		cbox_gofer_setup_fail(errno, "gofer: make %s %s", prefix,
 		                      readonly ? "read-only" : "nodev,nosuid");
+}
+
+void cbox_gofer_mounts_restrict(const struct cbox_gofer_staged *trees, size_t n)
+{
+	/* (The covers one tree gets are not under another's prefix: the list read stays true.) */
+	struct mnt *v;
+	size_t nv = read_mounts(&v);
+	for (size_t i = 0; i < n; i++)
+		restrict_one(v, nv, trees[i].prefix, trees[i].readonly);
+	free_mounts(v, nv);
 }

@@ -113,7 +113,7 @@ static void stage_overlay(struct build *b, int *tree)
 {
 	const struct cbox_gofer_config *cfg = b->cfg;
 	stage_at(tree, OVERLAY_LOWER, cfg->rootfs);
-	cbox_gofer_mounts_restrict(OVERLAY_LOWER, true);
+	cbox_gofer_mounts_restrict(&(struct cbox_gofer_staged){OVERLAY_LOWER, true}, 1);
 	if (mkdir(OVERLAY_DIR, 0700) < 0 || mkdir(CBOX_GOFER_STAGE_ROOT, 0755) < 0)
 		cbox_gofer_setup_fail(errno, "gofer: make the overlay's staging points");
 	int up = new_tmpfs(b, "0755", cfg->overlay_size, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
@@ -161,19 +161,28 @@ static void stage_all(struct build *b)
 	if (e < 0 || mkdir(CBOX_GOFER_EMPTY_DIR, 0555) < 0)
 		cbox_gofer_setup_fail(errno, "gofer: create %s and %s", CBOX_GOFER_EMPTY_FILE,
 		                      CBOX_GOFER_EMPTY_DIR);
+	/* The staged trees, restricted together once all are staged (one read of mountinfo). */
+	CBOX_AUTOFREE struct cbox_gofer_staged *staged = calloc(cfg->n_mounts + 1, sizeof(*staged));
+	CBOX_AUTOFREE char *paths = calloc(cfg->n_mounts + 1, sizeof(path));
+	if (staged == NULL || paths == NULL)
+		cbox_gofer_setup_fail(ENOMEM, "gofer: stage the mounts");
+	size_t n = 0;
 	if (cfg->overlay) {
 		stage_overlay(b, &tree);
 	} else {
 		stage_at(&tree, CBOX_GOFER_STAGE_ROOT, cfg->rootfs);
-		cbox_gofer_mounts_restrict(CBOX_GOFER_STAGE_ROOT, cfg->readonly);
+		staged[n++] = (struct cbox_gofer_staged){CBOX_GOFER_STAGE_ROOT, cfg->readonly};
 	}
 	for (size_t i = 0; i < cfg->n_mounts; i++) {
 		if (src[i] < 0)
 			continue;
-		stage_path(path, sizeof(path), i);
-		stage_at(&src[i], path, cfg->mounts[i].source);
-		cbox_gofer_mounts_restrict(path, cfg->mounts[i].readonly);
+		char *at = paths + i * sizeof(path);
+		stage_path(at, sizeof(path), i);
+		stage_at(&src[i], at, cfg->mounts[i].source);
+		staged[n++] = (struct cbox_gofer_staged){at, cfg->mounts[i].readonly};
 	}
+	if (n > 0)
+		cbox_gofer_mounts_restrict(staged, n);
 	b->root = open(CBOX_GOFER_STAGE_ROOT, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (b->root < 0)
 		cbox_gofer_setup_fail(errno, "gofer: open %s", CBOX_GOFER_STAGE_ROOT);
