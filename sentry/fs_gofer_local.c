@@ -16,9 +16,9 @@
  *    writable under the read-only root, a hide's cover, a /proc or /sys cover) goes to the
  *    gofer, which knows that mount's flags; the mount id decides, and a kernel that gives none
  *    makes every lookup go to the gofer;
- *  - read-only mounts only: nothing the guest can do changes them, so what the sentry caches
- *    cannot diverge from what the gofer would serve; writable mounts, the overlay's included,
- *    always go to the gofer;
+ *  - read-only mounts: nothing the guest can do changes them, so what the sentry caches
+ *    cannot diverge from what the gofer would serve, and their attributes are kept 2 s;
+ *  - writable ones only when run by a user (writable_local below), never on the view;
  *  - the sentry's own host identity: where it may not search a directory the openat fails
  *    (EACCES) and the gofer is asked instead, which the host answers as it would for the
  *    caller: the sentry never reaches more than the gofer would give it;
@@ -27,6 +27,18 @@
  *    own (below).
  * A name found is the sentry's dentry with no fid (CBOX_DENTRY_NO_FID): a request that needs
  * one walks it then (cbox_dentry_fid). Only within the fd budget, past which the gofer walks.
+ *
+ * writable_local: run by a user, the sentry looks names of writable directories (the working
+ * folder, -v binds, the overlay) up too, through the gofer's O_PATH fd of the directory, as the
+ * same host user as the gofer. What it learns is what a WALK there would have brought, and is
+ * kept on a walk's terms (fs_gofer.c keep_fetched: 100 ms, none of the guest's changes since,
+ * never while a guest task may be writing the file); the guest's own changes all go through the
+ * sentry, which updates its cache as for the gofer's walks. No fd of a writable file is kept;
+ * a file's attributes are read by its name only while it has no fid, since every fd the guest
+ * holds came with one and its file may have lost the name (an fd's file is the gofer's to
+ * stat). `git status` in a working folder of 400 files went from 77 to 29 ms (medians of 15,
+ * run by uid 1000; 9 ms native), each name a WALK round trip before. Run by root, the working
+ * folder is beside the view, whose idmapping is the root mount's only: the gofer walks there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -190,9 +202,13 @@ static void to_gofer_ids(const struct cbox_sentry *s, struct stat *st)
 
 bool cbox_fs_gofer_local(const struct cbox_sentry *s, const struct cbox_dentry *dir)
 {
+	if (!s->local_ids || !S_ISDIR(dir->mode) || s->n_ro_fds >= s->ro_fds_max)
+		return false;
+	/* A writable directory only when run by a user (writable_local) */
+	if (!dir->ro_stat)
+		return !s->view_mnt_id;
 	/* (a directory known to lie beside the view is the gofer's) */
-	return s->local_ids && dir->ro_stat && S_ISDIR(dir->mode) && s->n_ro_fds < s->ro_fds_max &&
-	       (!s->view_mnt_id || !dir->mnt_id || dir->mnt_id == s->view_mnt_id);
+	return !s->view_mnt_id || !dir->mnt_id || dir->mnt_id == s->view_mnt_id;
 }
 
 /*
@@ -290,15 +306,19 @@ int cbox_fs_gofer_local_lookup(struct cbox_sentry *s, struct cbox_dentry *dir, c
 	to_gofer_ids(s, &st);
 	struct cbox_gofer_stat g;
 	cbox_gofer_fill_stat(&g, &st);
-	g.flags = CBOX_GOFER_STAT_RDONLY; /* dir's mount */
+	/* dir's mount: attributes kept as a walk's are, by their own rules (fs_gofer.c) */
+	bool ro = dir->ro_stat != NULL;
+	g.flags = ro ? CBOX_GOFER_STAT_RDONLY : 0;
 	struct cbox_dentry *d = cbox_fs_gofer_walked(s, dir, name, CBOX_DENTRY_NO_FID, &g);
-	if (!d || !d->ro_stat) {
+	if (!d || (ro && !d->ro_stat)) {
 		close(fd);
 		if (d)
 			cbox_dentry_put(s, d);
 		return -ENOMEM;
 	}
-	if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
+	/* (a writable file's is not kept: its opens and stats once it has a fid go to the
+	 * gofer, and lookups need only its directory's) */
+	if (S_ISDIR(st.st_mode) || (ro && S_ISREG(st.st_mode))) {
 		d->ro_fd1 = fd + 1; /* an O_PATH fd: never handed out as it is (ro_fd_fresh) */
 		s->n_ro_fds++;
 		if (S_ISDIR(st.st_mode))
@@ -326,7 +346,12 @@ int cbox_fs_gofer_local_restat(const struct cbox_sentry *s, const struct cbox_de
                                struct cbox_gofer_stat *g)
 {
 	struct cbox_dentry *p = d->parent;
-	if (!s->local_ids || !d->ro_stat || !p || !p->ro_fd1 || !p->mnt_id || p->mnt != d->mnt ||
+	/* A writable file only while it has no fid: one that has been opened (every fd the
+	 * guest holds of it came with a fid) may have lost its name since, and an fd's file is
+	 * the gofer's to stat (writable_local). */
+	bool ok =
+	    d->ro_stat ? true : !s->view_mnt_id && (d->ro_fd1 || d->fid == CBOX_DENTRY_NO_FID);
+	if (!s->local_ids || !ok || !p || !p->ro_fd1 || !p->mnt_id || p->mnt != d->mnt ||
 	    (s->view_mnt_id && p->mnt_id != s->view_mnt_id))
 		return 1;
 	struct stat named, own;
@@ -351,6 +376,6 @@ int cbox_fs_gofer_local_restat(const struct cbox_sentry *s, const struct cbox_de
 	}
 	to_gofer_ids(s, &own);
 	cbox_gofer_fill_stat(g, &own);
-	g->flags = CBOX_GOFER_STAT_RDONLY | (same ? 0 : CBOX_GOFER_STAT_STALE);
+	g->flags = (d->ro_stat ? CBOX_GOFER_STAT_RDONLY : 0) | (same ? 0 : CBOX_GOFER_STAT_STALE);
 	return 0;
 }

@@ -660,9 +660,10 @@ read-only" "$(grep -v 'Read-only file system' "$SCRATCH/out")"
 	check "  ... and EROFS in the read-only one" "1" "$(grep -c 'Read-only file system' "$SCRATCH/out")"
 	check "  ... wrote to the host" "w" "$(cat "$w/new" 2>&1)"
 
-	# The writable working folder, which the gofer serves as before: git's status (a stat and a
-	# read of every file) and a commit, a rename over a file the sentry has looked up, and a
-	# file the host replaces while the program runs (read anew at once).
+	# The writable working folder, whose names the sentry looks up itself when run by a user
+	# (fs_gofer_local.c): git's status (a stat and a read of every file) and a commit, a rename
+	# over a file the sentry has looked up, and a file the host replaces while the program runs
+	# (read anew at once).
 	make_repo repo && chown -R 1000:1000 repo || {
 		report_fail "git fixture" "a repository" "git init/commit failed on the host"
 		rm -rf "$ro" "$w"
@@ -682,6 +683,43 @@ n
 two" "$(cat "$SCRATCH/out")"
 	check "  ... the host sees the commit" "third U" \
 		"$(git -c safe.directory='*' -C repo log -1 --format='%s %an')"
+
+	# An fd's file after its name went to another file, and after the name went: the fd's own
+	# (the gofer's to stat); a file the host grows: its new size after the attributes' 100 ms.
+	echo 1234 >"$WD/grow" && chown 1000:1000 "$WD/grow"
+	"${user[@]}" $PY -c "import os, time
+open('f1', 'w').write('a' * 10)
+fd = os.open('f1', os.O_RDONLY)
+open('f2', 'w').write('b' * 20)
+os.rename('f2', 'f1')
+print(os.fstat(fd).st_size, os.stat('f1').st_size)
+os.unlink('f1')
+print(os.fstat(fd).st_size, os.path.exists('f1'))
+print(os.stat('grow').st_size)
+open('ready', 'w').close()
+while not os.path.exists('done'):
+    time.sleep(0.05)
+time.sleep(0.2)
+print(os.stat('grow').st_size)" >"$SCRATCH/out" 2>&1 &
+	pid=$!
+	local i
+	for i in $(seq 100); do [ -e "$WD/ready" ] && break; sleep 0.1; done
+	echo 56789 >>"$WD/grow" && touch "$WD/done"
+	wait $pid
+	check "fds and names in a user's working folder: replaced, removed, grown by the host" \
+		"10 20
+10 False
+5
+11" "$(cat "$SCRATCH/out")"
+
+	# Must fail: another host user's directory in the writable working folder. The sentry's
+	# own lookup there is refused (it runs as the caller), and so is the gofer's.
+	mkdir -p "$WD/theirs" && echo t >"$WD/theirs/f" && chmod 700 "$WD/theirs"
+	"${user[@]}" /bin/sh -c "cat theirs/f || echo no-read; ls theirs || echo no-list
+		stat -c %u theirs" >"$SCRATCH/out" 2>&1
+	check "another user's directory in a user's working folder" "no-read
+no-list
+65534" "$(grep -v 'Permission denied' "$SCRATCH/out")"
 
 	check_ro_replaced "$ro/pub/v" "a read-only file the host replaced" "${user[@]}"
 	rm -rf "$ro" "$w"
