@@ -685,7 +685,8 @@ two" "$(cat "$SCRATCH/out")"
 		"$(git -c safe.directory='*' -C repo log -1 --format='%s %an')"
 
 	# An fd's file after its name went to another file, and after the name went: the fd's own
-	# (the gofer's to stat); a file the host grows: its new size after the attributes' 100 ms.
+	# (the gofer's to stat); a file the host grows: its new size after the attributes' 100 ms;
+	# a directory's fd after the host renamed the directory.
 	echo 1234 >"$WD/grow" && chown 1000:1000 "$WD/grow"
 	"${user[@]}" $PY -c "import os, time
 open('f1', 'w').write('a' * 10)
@@ -696,21 +697,24 @@ print(os.fstat(fd).st_size, os.stat('f1').st_size)
 os.unlink('f1')
 print(os.fstat(fd).st_size, os.path.exists('f1'))
 print(os.stat('grow').st_size)
+os.mkdir('sub')
+dfd = os.open('sub', os.O_RDONLY | os.O_DIRECTORY)
 open('ready', 'w').close()
 while not os.path.exists('done'):
     time.sleep(0.05)
 time.sleep(0.2)
-print(os.stat('grow').st_size)" >"$SCRATCH/out" 2>&1 &
+print(os.stat('grow').st_size, os.fstat(dfd).st_ino == os.stat('moved').st_ino,
+      os.path.exists('sub'))" >"$SCRATCH/out" 2>&1 &
 	pid=$!
 	local i
 	for i in $(seq 100); do [ -e "$WD/ready" ] && break; sleep 0.1; done
-	echo 56789 >>"$WD/grow" && touch "$WD/done"
+	echo 56789 >>"$WD/grow" && mv "$WD/sub" "$WD/moved" && touch "$WD/done"
 	wait $pid
-	check "fds and names in a user's working folder: replaced, removed, grown by the host" \
+	check "fds and names in a user's working folder: replaced, removed, grown and moved by the host" \
 		"10 20
 10 False
 5
-11" "$(cat "$SCRATCH/out")"
+11 True False" "$(cat "$SCRATCH/out")"
 
 	# Must fail: another host user's directory in the writable working folder. The sentry's
 	# own lookup there is refused (it runs as the caller), and so is the gofer's.
