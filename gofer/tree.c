@@ -92,6 +92,8 @@ static void stage_at(int *tree, const char *path, const char *what)
 		cbox_gofer_setup_fail(errno, "gofer: attach %s at %s", what, path);
 }
 
+#define STAGE_PATH_MAX 64
+
 static void stage_path(char *out, size_t size, size_t i)
 {
 	snprintf(out, size, "%s/m%zu", CBOX_GOFER_STAGE_DIR, i);
@@ -147,7 +149,6 @@ static void stage_overlay(struct build *b, int *tree)
 static void stage_all(struct build *b)
 {
 	const struct cbox_gofer_config *cfg = b->cfg;
-	char path[64];
 	CBOX_AUTOFREE int *src = calloc(cfg->n_mounts + 1, sizeof(*src));
 	if (src == NULL)
 		cbox_gofer_setup_fail(ENOMEM, "gofer: stage the mounts");
@@ -163,7 +164,7 @@ static void stage_all(struct build *b)
 		                      CBOX_GOFER_EMPTY_DIR);
 	/* The staged trees, restricted together once all are staged (one read of mountinfo). */
 	CBOX_AUTOFREE struct cbox_gofer_staged *staged = calloc(cfg->n_mounts + 1, sizeof(*staged));
-	CBOX_AUTOFREE char *paths = calloc(cfg->n_mounts + 1, sizeof(path));
+	CBOX_AUTOFREE char(*paths)[STAGE_PATH_MAX] = calloc(cfg->n_mounts + 1, sizeof(*paths));
 	if (staged == NULL || paths == NULL)
 		cbox_gofer_setup_fail(ENOMEM, "gofer: stage the mounts");
 	size_t n = 0;
@@ -176,10 +177,9 @@ static void stage_all(struct build *b)
 	for (size_t i = 0; i < cfg->n_mounts; i++) {
 		if (src[i] < 0)
 			continue;
-		char *at = paths + i * sizeof(path);
-		stage_path(at, sizeof(path), i);
-		stage_at(&src[i], at, cfg->mounts[i].source);
-		staged[n++] = (struct cbox_gofer_staged){at, cfg->mounts[i].readonly};
+		stage_path(paths[i], sizeof(paths[i]), i);
+		stage_at(&src[i], paths[i], cfg->mounts[i].source);
+		staged[n++] = (struct cbox_gofer_staged){paths[i], cfg->mounts[i].readonly};
 	}
 	if (n > 0)
 		cbox_gofer_mounts_restrict(staged, n);
@@ -504,7 +504,7 @@ static void make_room(struct build *b, const struct cbox_gofer_mount *m)
 static void mount_one(struct build *b, size_t i)
 {
 	const struct cbox_gofer_mount *m = &b->cfg->mounts[i];
-	char stage[64], what[2 * 4096 + 16];
+	char stage[STAGE_PATH_MAX], what[2 * 4096 + 16];
 	struct stat st, tst;
 	bool is_dir = true;
 	stage_path(stage, sizeof(stage), i);

@@ -350,7 +350,7 @@ int cbox_fs_gofer_local_restat(const struct cbox_sentry *s, const struct cbox_de
 	 * (every fd the guest holds of it came with a fid) may have lost its name since (a
 	 * directory's own kept fd would not help: the name is read first), and an fd's file is
 	 * the gofer's to stat (writable_local). */
-	bool ok = d->ro_stat ? true : !s->view_mnt_id && d->fid == CBOX_DENTRY_NO_FID;
+	bool ok = d->ro_stat || (!s->view_mnt_id && d->fid == CBOX_DENTRY_NO_FID);
 	if (!s->local_ids || !ok || !p || !p->ro_fd1 || !p->mnt_id || p->mnt != d->mnt ||
 	    (s->view_mnt_id && p->mnt_id != s->view_mnt_id))
 		return 1;

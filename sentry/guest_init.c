@@ -89,7 +89,14 @@ static int build_filter(struct cbox_sentry *s)
 	return 0;
 }
 
-static CBOX_NORETURN void fail(int status, const char *what, int err);
+static CBOX_NORETURN void fail(int status, const char *what, int err)
+{
+	char msg[512];
+	int n = snprintf(msg, sizeof(msg), "cbox-run: %s: %s\n", what, strerror(err));
+	if (n > 0)
+		(void)!write(2, msg, (size_t)n);
+	_exit(status);
+}
 
 /* The listener's fd, or -1 on a platform without one. A failure ends the task: it must never
  * run the guest's program unfiltered (an -errno return would have let EPERM, -1, pass for the
@@ -103,15 +110,6 @@ static int install_filter(struct cbox_sentry *s)
 	if (r < 0)
 		fail(125, "installing the guest filter", errno);
 	return flags ? r : -1;
-}
-
-static CBOX_NORETURN void fail(int status, const char *what, int err)
-{
-	char msg[512];
-	int n = snprintf(msg, sizeof(msg), "cbox-run: %s: %s\n", what, strerror(err));
-	if (n > 0)
-		(void)!write(2, msg, (size_t)n);
-	_exit(status);
 }
 
 /*

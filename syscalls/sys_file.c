@@ -123,10 +123,9 @@ static int path_stand_in(void)
 	return fd < 0 ? -errno : fd;
 }
 
+/* (O_DIRECTORY's ENOTDIR came from the walk: CBOX_WALK_DIRECTORY) */
 static int install_path_stand_in(struct cbox_sysctx *c, struct cbox_dentry *d, int flags)
 {
-	if ((flags & O_DIRECTORY) && !S_ISDIR(d->mode))
-		return -ENOTDIR;
 	int host = path_stand_in();
 	if (host < 0)
 		return host;
