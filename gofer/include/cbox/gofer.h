@@ -1,11 +1,11 @@
 #pragma once
 /*
  * The gofer: the process of a sandbox that opens, walks and changes the guest's files (the sentry
- * only looks names of read-only mounts up itself, through directory fds the gofer gave it:
- * sentry/fs_gofer_local.c). It runs in a mount namespace that holds only the guest's tree (rootfs,
- * hidden paths, tmpfs and bind mounts); it serves it to the sentry over a SOCK_SEQPACKET
- * socketpair with the protocol of lib/include/cbox/gofer_wire.h and passes opened files with
- * SCM_RIGHTS. This header has both ends: spawning the server and the sentry's client calls.
+ * only looks names up itself, through directory fds the gofer gave it: sentry/fs_gofer_local.c). It
+ * runs in a mount namespace that holds only the guest's tree (rootfs, hidden paths, tmpfs and bind
+ * mounts); it serves it to the sentry over a SOCK_SEQPACKET socketpair with the protocol of
+ * lib/include/cbox/gofer_wire.h and passes opened files with SCM_RIGHTS. This header has both ends:
+ * spawning the server and the sentry's client calls.
  *
  * Files are named by fids (like 9P): 32-bit handles the gofer maps to O_PATH fds. Fid 0 is the
  * root of the guest's tree and always exists. A walk goes one component at a time and never follows
