@@ -191,6 +191,17 @@ struct cbox_gofer_staged {
 };
 void cbox_gofer_mounts_restrict(const struct cbox_gofer_staged *trees, size_t n);
 
+/* One mount of /proc/self/mountinfo: its id (as statx's STATX_MNT_ID), its parent's, and its
+ * mount point (unescaped). */
+struct cbox_gofer_mount_point {
+	uint64_t id, parent;
+	char *point;
+};
+/* Every mount of the gofer's namespace (free with cbox_gofer_mount_points_free). Dies
+ * (cbox_gofer_setup_fail) on failure. */
+size_t cbox_gofer_mount_points(struct cbox_gofer_mount_point **out);
+void cbox_gofer_mount_points_free(struct cbox_gofer_mount_point *p, size_t n);
+
 /* In the gofer child, before the pivot: mount a read-only (and nodev, nosuid, noexec) clone of
  * CBOX_GOFER_EMPTY_DIR (dir) or CBOX_GOFER_EMPTY_FILE on top of the O_PATH fd at, hiding what
  * is there. Dies (cbox_gofer_setup_fail, naming what) on failure. */
@@ -211,6 +222,23 @@ void cbox_gofer_cover(int at, bool dir, const char *what);
  * cbox_gofer_config_check. Dies (cbox_gofer_setup_fail, naming the path) on any failure.
  */
 void cbox_gofer_tree_build(const struct cbox_gofer_config *cfg);
+
+/* tree.c: path is at or below dir (both absolute, no "." or ".." components); path (a guest
+ * path) is at or below a path cfg hides or mounts over. */
+bool cbox_gofer_path_at_or_below(const char *path, const char *dir);
+bool cbox_gofer_covered_later(const struct cbox_gofer_config *cfg, const char *path);
+
+/*
+ * overlay.c: the writable root of --overlay at root (a directory of the staging tmpfs), over the
+ * staged, restricted rootfs at lower, with its upper and work directories made in upper (a
+ * directory of the sandbox's upper tmpfs). One overlay; or, when overlayfs cannot take the
+ * rootfs as one lower layer (run by a user, the mounts below it are locked), one per directory
+ * with no mount below it, in a skeleton of the directories that hold mount points (paths that
+ * cfg hides or mounts over stay empty there). Returns the number of layers and their devices in
+ * *devs (malloc'd). Dies (cbox_gofer_setup_fail) on failure.
+ */
+size_t cbox_gofer_overlay_mount(const struct cbox_gofer_config *cfg, const char *lower,
+                                const char *upper, const char *root, dev_t **devs);
 
 /*
  * Check cfg's paths and kinds without touching the file system beyond stat of the rootfs and

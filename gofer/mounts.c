@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 
 struct mnt {
 	char *line;          /* owns the strings below */
+	uint64_t id, parent; /* the mount's id and its parent's */
 	char *point;         /* unescaped mount point */
 	char *fstype;        /* file system type */
 	unsigned long flags; /* per-mount flags (MS_RDONLY, MS_NOSUID, ...) */
@@ -78,6 +80,11 @@ static int parse_line(char *line, struct mnt *m)
 		t = strtok_r(NULL, " ", &save);
 	char *type = t ? strtok_r(NULL, " ", &save) : NULL;
 	if (type == NULL)
+		return -1;
+	char *end0, *end1;
+	m->id = strtoull(f[0], &end0, 10);
+	m->parent = strtoull(f[1], &end1, 10);
+	if (*end0 != '\0' || *end1 != '\0')
 		return -1;
 	unescape(f[4]);
 	m->point = f[4];
@@ -215,6 +222,30 @@ static void restrict_one(const struct mnt *v, size_t n, const char *prefix, bool
 	if (mount_setattr(AT_FDCWD, prefix, AT_RECURSIVE, &attr, sizeof(attr)) < 0)
 		cbox_gofer_setup_fail(errno, "gofer: make %s %s", prefix,
 		                      readonly ? "read-only" : "nodev,nosuid");
+}
+
+size_t cbox_gofer_mount_points(struct cbox_gofer_mount_point **out)
+{
+	struct mnt *v;
+	size_t n = read_mounts(&v);
+	struct cbox_gofer_mount_point *p = calloc(n ? n : 1, sizeof(*p));
+	if (p == NULL)
+		cbox_gofer_setup_fail(ENOMEM, "gofer: read mountinfo");
+	for (size_t i = 0; i < n; i++) {
+		p[i] = (struct cbox_gofer_mount_point){v[i].id, v[i].parent, strdup(v[i].point)};
+		if (p[i].point == NULL)
+			cbox_gofer_setup_fail(ENOMEM, "gofer: read mountinfo");
+	}
+	free_mounts(v, n);
+	*out = p;
+	return n;
+}
+
+void cbox_gofer_mount_points_free(struct cbox_gofer_mount_point *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(p[i].point);
+	free(p);
 }
 
 void cbox_gofer_mounts_restrict(const struct cbox_gofer_staged *trees, size_t n)

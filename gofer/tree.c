@@ -24,8 +24,8 @@
 struct build {
 	const struct cbox_gofer_config *cfg;
 	int root;    /* O_PATH fd of the staged root */
-	dev_t *ours; /* tmpfs file systems the gofer made: the only places it creates in */
-	size_t n_ours;
+	dev_t *ours; /* the gofer's tmpfs and overlays: the only places it creates in */
+	size_t n_ours, cap_ours;
 	int *ro_later; /* mounts made read-only at the end, after the paths created in them */
 	size_t n_ro_later;
 };
@@ -106,10 +106,24 @@ static void attach_at(int mnt, int target, const char *what, const char *path);
 #define OVERLAY_LOWER CBOX_GOFER_STAGE_DIR "/lower"
 #define OVERLAY_DIR   CBOX_GOFER_STAGE_DIR "/ov"
 
+static void add_ours(struct build *b, dev_t dev)
+{
+	if (b->n_ours == b->cap_ours) {
+		size_t cap = b->cap_ours * 2 + 8;
+		dev_t *v = realloc(b->ours, cap * sizeof(*v));
+		if (v == NULL)
+			cbox_gofer_setup_fail(ENOMEM, "gofer: build the tree");
+		b->ours = v;
+		b->cap_ours = cap;
+	}
+	b->ours[b->n_ours++] = dev;
+}
+
 /*
  * The root as an overlay: the rootfs staged read-only as the lower layer, a tmpfs of the
- * sandbox as the upper one. The host's overlayfs does copy-up and whiteouts; nothing reaches
- * the rootfs. In a user namespace (cbox-run not run as root) overlayfs needs "userxattr".
+ * sandbox as the upper one (overlay.c, which layers the root at its mount points when one
+ * overlay cannot take it). The host's overlayfs does copy-up and whiteouts; nothing reaches
+ * the rootfs.
  */
 static void stage_overlay(struct build *b, int *tree)
 {
@@ -125,22 +139,13 @@ static void stage_overlay(struct build *b, int *tree)
 		cbox_gofer_setup_fail(errno, "gofer: open %s", OVERLAY_DIR);
 	attach_at(up, at, "the overlay's upper layer", OVERLAY_DIR);
 	close(up);
-	if (mkdir(OVERLAY_DIR "/upper", 0755) < 0 || mkdir(OVERLAY_DIR "/work", 0700) < 0)
-		cbox_gofer_setup_fail(errno, "gofer: make the overlay's upper and work dirs");
-	const char *opts = "lowerdir=" OVERLAY_LOWER ",upperdir=" OVERLAY_DIR
-	                   "/upper,workdir=" OVERLAY_DIR "/work";
-	char with_user[256];
-	snprintf(with_user, sizeof(with_user), "%s,userxattr", opts);
-	if (mount("cbox-overlay", CBOX_GOFER_STAGE_ROOT, "overlay", MS_NOSUID | MS_NODEV, opts) <
-	        0 &&
-	    mount("cbox-overlay", CBOX_GOFER_STAGE_ROOT, "overlay", MS_NOSUID | MS_NODEV,
-	          with_user) < 0)
-		cbox_gofer_setup_fail(errno, "gofer: mount the overlay on %s", cfg->rootfs);
-	/* Mount points missing in the rootfs may be made in the overlay: they land in the
+	CBOX_AUTOFREE dev_t *devs = NULL;
+	size_t n =
+	    cbox_gofer_overlay_mount(cfg, OVERLAY_LOWER, OVERLAY_DIR, CBOX_GOFER_STAGE_ROOT, &devs);
+	/* Mount points missing in the rootfs may be made in the layers: they land in the
 	 * sandbox's upper layer. */
-	struct stat st;
-	if (stat(CBOX_GOFER_STAGE_ROOT, &st) == 0)
-		b->ours[b->n_ours++] = st.st_dev;
+	for (size_t i = 0; i < n; i++)
+		add_ours(b, devs[i]);
 }
 
 /* Step 1: a private tmpfs on the staging dir holding the rootfs and every bind, each restricted
@@ -207,7 +212,7 @@ static int new_tmpfs(struct build *b, const char *mode, uint64_t size, unsigned 
 	struct stat st;
 	if (mnt < 0 || fstat(mnt, &st) < 0)
 		cbox_gofer_setup_fail(errno, "gofer: make a tmpfs for %s", target);
-	b->ours[b->n_ours++] = st.st_dev;
+	add_ours(b, st.st_dev);
 	return mnt;
 }
 
@@ -347,8 +352,7 @@ static int open_target(const struct build *b, const struct cbox_gofer_mount *m, 
  */
 #define ROOM_MAX 256
 
-/* path is at or below dir (both absolute, no "." or ".." components). */
-static bool at_or_below(const char *path, const char *dir)
+bool cbox_gofer_path_at_or_below(const char *path, const char *dir)
 {
 	size_t n = strlen(dir);
 	while (n > 1 && dir[n - 1] == '/')
@@ -358,13 +362,13 @@ static bool at_or_below(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
-static bool covered_later(const struct cbox_gofer_config *cfg, const char *d)
+bool cbox_gofer_covered_later(const struct cbox_gofer_config *cfg, const char *d)
 {
 	for (size_t i = 0; i < cfg->n_hide; i++)
-		if (at_or_below(d, cfg->hide[i]))
+		if (cbox_gofer_path_at_or_below(d, cfg->hide[i]))
 			return true;
 	for (size_t i = 0; i < cfg->n_mounts; i++)
-		if (at_or_below(d, cfg->mounts[i].target))
+		if (cbox_gofer_path_at_or_below(d, cfg->mounts[i].target))
 			return true;
 	return false;
 }
@@ -488,7 +492,10 @@ static void make_room(struct build *b, const struct cbox_gofer_mount *m)
 	}
 	copy[end] = '\0';
 	const char *where = copy; /* "/" or the path of dir */
-	if (is_ours(b, dir) || covered_later(b->cfg, where))
+	/* An overlay's directory is ours, but run by a user one of root's stays root's there
+	 * (gofer/overlay.c): no mount point can be made in it, and it gets a room as well. */
+	bool creatable = is_ours(b, dir) && faccessat(dir, "", W_OK | X_OK, AT_EMPTY_PATH) == 0;
+	if (creatable || cbox_gofer_covered_later(b->cfg, where))
 		return;
 	make_room_in(b, dir, where, m->target);
 	if (strcmp(where, "/") == 0) {
@@ -564,9 +571,8 @@ void cbox_gofer_tree_build(const struct cbox_gofer_config *cfg)
 	/* + one room per mount, the overlay and its upper layer */
 	size_t n = cfg->n_hide + 2 * cfg->n_mounts + 3;
 	struct build b = {.cfg = cfg, .root = -1};
-	b.ours = calloc(n, sizeof(*b.ours));
 	b.ro_later = calloc(n, sizeof(*b.ro_later));
-	if (b.ours == NULL || b.ro_later == NULL)
+	if (b.ro_later == NULL)
 		cbox_gofer_setup_fail(ENOMEM, "gofer: build the tree");
 	stage_all(&b);
 	for (size_t i = 0; i < cfg->n_mounts; i++)

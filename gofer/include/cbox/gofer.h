@@ -50,7 +50,9 @@ struct cbox_gofer_config {
 	/* A writable root: an overlay whose lower layer is the rootfs (read-only, never changed)
 	 * and whose upper layer is a tmpfs of this sandbox (overlay_size bytes, 0 = tmpfs's
 	 * default), gone with it. Copy-up and whiteouts are the host's overlayfs. Only the rootfs's
-	 * own file system is seen through it, not mounts below it in the host's tree. */
+	 * own file system is seen through it, not mounts below it in the host's tree; unless they
+	 * are locked (run by a user): then each directory beside them is an overlay of its own
+	 * (gofer/overlay.c). */
 	bool overlay;
 	uint64_t overlay_size;
 	/* The caller sends the sandbox's user namespace (cbox_gofer_spawn_view) between start and
