@@ -259,10 +259,11 @@ CBOX_NORETURN void cbox_guest_tiny_init(struct cbox_sentry *s, int sync_fd, int 
 /* What every task the sentry starts does before it says it is ready: its own session, the
  * terminal, no privileges, the guest filter built (exits on failure). */
 void cbox_guest_prepare(struct cbox_sentry *s, bool tty);
-/* Then, once the sentry traces it: the guest filter installed, and exec of argv[0] (searched
- * in the environment's PATH; resolved, when not NULL, is tried first). */
+/* Then, once the sentry traces it: the guest filter installed (unless it is already: listener
+ * is then install_filter's result, -2 when not installed), and exec of argv[0] (searched in
+ * the environment's PATH; resolved, when not NULL, is tried first). */
 CBOX_NORETURN void cbox_guest_exec(struct cbox_sentry *s, char *const *argv, char *const *envp,
-                                   const char *resolved);
+                                   const char *resolved, int listener);
 /* The sentry's side: argv[0] looked up along envp's PATH for task t, into out (size bytes), as
  * the guest's search would find it; false when it has no answer for it (the guest searches). */
 bool cbox_guest_resolve(struct cbox_sentry *s, struct cbox_task *t, char *const *argv,
