@@ -25,6 +25,9 @@ struct cbox_gofer_client {
 	bool broken;
 	uint64_t changes; /* requests sent that may have changed a file (cbox_gofer_changes) */
 	bool cpu_hint;    /* tell the gofer the CPU each request is sent from */
+	/* Requests sent by cbox_gofer_early_send, not yet answered. */
+	struct cbox_gofer_req early[2];
+	size_t n_early;
 	/* The last reply; a READLINK target points into it until the next call. */
 	unsigned char rbuf[CBOX_GOFER_MSG_MAX];
 };
@@ -183,6 +186,8 @@ static int rpc_fd(struct cbox_gofer_client *c, struct cbox_gofer_req *q, struct 
 {
 	if (c == NULL || c->broken)
 		return -EIO;
+	if (c->n_early)
+		return broken(c, "a request before the answers to the first ones were taken");
 	q->tag = c->next_tag++;
 	if (may_change(q))
 		c->changes++;
@@ -371,6 +376,47 @@ int cbox_gofer_view(struct cbox_gofer_client *c)
 	int fd = -1;
 	int rc = rpc(c, &q, &r, &fd);
 	return rc < 0 ? rc : fd;
+}
+
+int cbox_gofer_early_send(struct cbox_gofer_client *c, bool view)
+{
+	if (c == NULL || c->broken)
+		return -EIO;
+	if (c->n_early)
+		return broken(c, "first requests sent twice");
+	c->early[0] = (struct cbox_gofer_req){.type = CBOX_GOFER_STAT, .fid = CBOX_GOFER_ROOT_FID};
+	c->early[1] = (struct cbox_gofer_req){.type = CBOX_GOFER_VIEW, .fid = CBOX_GOFER_ROOT_FID};
+	for (size_t i = 0; i < (view ? 2u : 1u); i++) {
+		c->early[i].tag = c->next_tag++;
+		int cpu = c->cpu_hint ? sched_getcpu() : -1;
+		c->early[i].cpu = cpu >= 0 ? (uint32_t)cpu + 1 : 0;
+		int rc = send_req(c, &c->early[i], -1);
+		if (rc < 0)
+			return rc;
+		c->n_early = i + 1;
+	}
+	return 0;
+}
+
+int cbox_gofer_early_recv(struct cbox_gofer_client *c, struct cbox_gofer_stat *root, int *view_fd)
+{
+	*view_fd = -EOPNOTSUPP;
+	if (c == NULL || c->broken)
+		return -EIO;
+	if (c->n_early == 0)
+		return broken(c, "no first requests to take the answers of");
+	size_t n = c->n_early;
+	c->n_early = 0;
+	struct cbox_gofer_reply r;
+	int rc = recv_reply(c, &c->early[0], &r, NULL);
+	if (rc == 0)
+		*root = r.stat;
+	if (n > 1 && !c->broken) {
+		int fd = -1;
+		int v = recv_reply(c, &c->early[1], &r, &fd);
+		*view_fd = v < 0 ? v : fd;
+	}
+	return c->broken ? -EIO : rc;
 }
 
 int cbox_gofer_readlink(struct cbox_gofer_client *c, uint32_t fid, char *buf, size_t size)

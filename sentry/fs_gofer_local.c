@@ -167,11 +167,10 @@ void cbox_fs_gofer_init_local(struct cbox_sentry *s)
 		           "the host's owners)");
 }
 
-void cbox_fs_gofer_init_view(struct cbox_sentry *s)
+void cbox_fs_gofer_init_view(struct cbox_sentry *s, int fd)
 {
 	if (!s->view_wanted)
 		return;
-	int fd = cbox_gofer_view(s->gofer);
 	struct stat st;
 	uint64_t mnt_id = 0;
 	if (fd >= 0 && (cbox_gofer_stat_node(fd, &st, &mnt_id) < 0 || mnt_id == 0 ||

@@ -184,12 +184,18 @@ void cbox_fs_gofer_fd_budget(struct cbox_sentry *s, long fd_limit);
  * every entry holds an fd there, to half of what it holds, and return true (the caller retries
  * once); else false (dcache.c). */
 bool cbox_vfs_relieve(struct cbox_sentry *s, int err);
+/* At the sentry's start, once its id maps are written: decide how names are looked up and send
+ * the gofer its first requests (cbox_gofer_early_send), which it answers while the sentry sets
+ * itself up. Then, once the gofer is ready, cbox_vfs_init takes the answers and builds the root
+ * and the mounts (mounts.c). */
+int cbox_vfs_init_early(struct cbox_sentry *s);
 int cbox_vfs_init(struct cbox_sentry *s);
 /* Decide whether the sentry may look names up itself (fs_gofer_local.c): once its id maps are
  * written. */
 void cbox_fs_gofer_init_local(struct cbox_sentry *s);
-/* Then, once s->root is made: run by root, the gofer's view gives the sentry its lookups. */
-void cbox_fs_gofer_init_view(struct cbox_sentry *s);
+/* Then, once s->root is made: run by root, the gofer's view (fd, its VIEW answer: consumed)
+ * gives the sentry its lookups. */
+void cbox_fs_gofer_init_view(struct cbox_sentry *s, int fd);
 /* A new (uncached) gofer dentry for fid under dir; on failure the fid is clunked and NULL. */
 struct cbox_dentry *cbox_fs_gofer_dentry(struct cbox_sentry *s, struct cbox_dentry *dir,
                                          const char *name, uint32_t fid,

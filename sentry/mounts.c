@@ -156,13 +156,23 @@ static int attach_dev_shm(struct cbox_sentry *s, const char *path)
 	return 0;
 }
 
-int cbox_vfs_init(struct cbox_sentry *s)
+int cbox_vfs_init_early(struct cbox_sentry *s)
 {
 	cbox_fs_gofer_init_local(s);
+	return cbox_gofer_early_send(s->gofer, s->view_wanted);
+}
+
+int cbox_vfs_init(struct cbox_sentry *s)
+{
+	/* (asked for at the sentry's start: cbox_vfs_init_early) */
 	struct cbox_gofer_stat st;
-	int r = cbox_gofer_stat(s->gofer, CBOX_GOFER_ROOT_FID, &st);
-	if (r < 0)
+	int view_fd;
+	int r = cbox_gofer_early_recv(s->gofer, &st, &view_fd);
+	if (r < 0) {
+		if (view_fd >= 0)
+			close(view_fd);
 		return r;
+	}
 	/* With writable mounts in the gofer's tree, the host kernel tells which parts are
 	 * read-only (EROFS); without, the sentry refuses writes before asking. */
 	s->root_mnt =
@@ -179,7 +189,7 @@ int cbox_vfs_init(struct cbox_sentry *s)
 	/* (a read-only root: its names are looked up by the sentry itself, fs_gofer_local.c) */
 	cbox_fs_gofer_keep_stat(s, s->root, &st);
 	s->root_mnt.root = s->root;
-	cbox_fs_gofer_init_view(s);
+	cbox_fs_gofer_init_view(s, view_fd);
 	/* Not read-only: /proc decides per file (comm and oom_score_adj are writable by their
 	 * task, the rest EACCES or EPERM as Linux answers), which a read-only mount would
 	 * pre-empt with EROFS. */

@@ -390,7 +390,12 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 		return 125;
 	/* (under ptrace the hint made python's import json 10% slower: the sentry wanders) */
 	cbox_gofer_client_hint_cpu(s->gofer, cfg->platform->runs_on_guest_cpu);
-	int r = setup_mounts(s);
+	int r = cbox_vfs_init_early(s);
+	if (r < 0) {
+		cbox_error("asking the gofer for the root: %s", strerror(-r));
+		return 125;
+	}
+	r = setup_mounts(s);
 	if (r < 0) {
 		cbox_error("setting up the sentry's mounts: %s", strerror(-r));
 		return 125;
