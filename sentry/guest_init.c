@@ -54,9 +54,15 @@ static int enter_empty_root(void)
  */
 static int drop_privileges(void)
 {
-	for (int cap = 0; cap <= 63; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
-			return -errno;
+	/* (capabilities are numbered without gaps: the first EINVAL is past the last one the
+	 * kernel knows, and the 23 calls after it were EINVAL too) */
+	for (int cap = 0; cap <= 63; cap++) {
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0)
+			continue;
+		if (errno == EINVAL)
+			break;
+		return -errno;
+	}
 	if (prctl(PR_SET_SECUREBITS,
 	          SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
 	              SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
@@ -143,6 +149,37 @@ static void reserve_install_fd(int install_fd)
 		setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+/*
+ * Every signal unblocked and at its default disposition. Only the ones ignored or caught need a
+ * call (the rest are at their default already): /proc/self/status lists them (SigIgn, SigCgt),
+ * two or three of 64, which saved ~60 rt_sigaction calls (~0.06 ms) of every start. Without
+ * /proc (a `cbox exec` task, in the guest's empty root) every signal is set.
+ */
+static void default_signals(void)
+{
+	uint64_t set = ~0ULL;
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		char buf[4096];
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		const char *ign = NULL, *cgt = NULL;
+		if (n > 0) {
+			buf[n] = '\0';
+			ign = strstr(buf, "\nSigIgn:");
+			cgt = strstr(buf, "\nSigCgt:");
+		}
+		if (ign && cgt)
+			set = strtoull(ign + 8, NULL, 16) | strtoull(cgt + 8, NULL, 16);
+	}
+	for (int sig = 1; sig < NSIG; sig++)
+		if (set & (1ULL << (sig - 1)))
+			signal(sig, SIG_DFL);
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 CBOX_NORETURN void cbox_guest_init(struct cbox_sentry *s, int sync_fd, int install_fd)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -152,11 +189,7 @@ CBOX_NORETURN void cbox_guest_init(struct cbox_sentry *s, int sync_fd, int insta
 	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 	/* The sentry blocks SIGCHLD for its signalfd; the guest starts as a fresh process would,
 	 * with no signal blocked and every disposition at its default. */
-	for (int sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL);
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	default_signals();
 	int r = enter_empty_root();
 	if (r < 0)
 		fail(125, "entering the guest's root", -r);
@@ -395,11 +428,7 @@ CBOX_NORETURN void cbox_guest_exec_task(struct cbox_sentry *s, const struct cbox
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0); /* traceable by the sentry, as the first task */
-	for (int sig = 1; sig < NSIG; sig++)
-		signal(sig, SIG_DFL);
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	default_signals();
 	for (int i = 0; i < 3; i++)
 		if (dup2(stdio[i], i) < 0)
 			fail(125, "taking the exec's stdio", errno);
