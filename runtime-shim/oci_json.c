@@ -170,7 +170,7 @@ void oci_strv_free(char **v)
 
 int oci_get_strv(struct oci_path *p, json_object *obj, const char *key, char ***out, size_t *n)
 {
-	json_object *a;
+	json_object *a = NULL; /* (set when oci_get_array returns 1; -O3 cannot tell) */
 	int r = oci_get_array(p, obj, key, &a);
 	if (r <= 0)
 		return r;

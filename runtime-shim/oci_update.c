@@ -58,7 +58,7 @@ static int number(const char *name, const char *s, bool size, int64_t *out, stru
 /* One command-line option into r. */
 static int option(int o, const char *v, struct cbox_oci_resources *r, struct cbox_err **err)
 {
-	int64_t n;
+	int64_t n = 0; /* (set when number succeeds; -O3 cannot tell) */
 	switch (o) {
 	case 'm':
 		r->has_memory_limit = true;

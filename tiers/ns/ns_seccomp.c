@@ -44,7 +44,7 @@ static int add_rule(scmp_filter_ctx ctx, uint32_t def, const struct cbox_oci_sec
 	static const enum scmp_compare ops[] = {SCMP_CMP_NE,       SCMP_CMP_LT, SCMP_CMP_LE,
 	                                        SCMP_CMP_EQ,       SCMP_CMP_GE, SCMP_CMP_GT,
 	                                        SCMP_CMP_MASKED_EQ};
-	uint32_t act;
+	uint32_t act = 0; /* (set unless action fails; -O3 cannot tell) */
 	if (action(r->action, r->has_errno_ret, r->errno_ret, &act, err) < 0)
 		return -1;
 	if (act == def)
@@ -84,7 +84,7 @@ static int add_rule(scmp_filter_ctx ctx, uint32_t def, const struct cbox_oci_sec
 
 int ns_apply_seccomp(const struct cbox_oci_seccomp *s, struct cbox_err **err)
 {
-	uint32_t def;
+	uint32_t def = 0; /* (as act in add_rule) */
 	if (action(s->default_action, s->has_default_errno_ret, s->default_errno_ret, &def, err) <
 	    0)
 		return -1;
