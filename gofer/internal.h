@@ -234,8 +234,9 @@ bool cbox_gofer_covered_later(const struct cbox_gofer_config *cfg, const char *p
  * directory of the sandbox's upper tmpfs). One overlay; or, when overlayfs cannot take the
  * rootfs as one lower layer (run by a user, the mounts below it are locked), one per directory
  * with no mount below it, in a skeleton of the directories that hold mount points (paths that
- * cfg hides or mounts over stay empty there). Returns the number of layers and their devices in
- * *devs (malloc'd). Dies (cbox_gofer_setup_fail) on failure.
+ * cfg hides or mounts over stay empty there). Returns the number of overlays and their devices
+ * in *devs (malloc'd: the places the gofer may create mount points in). Dies
+ * (cbox_gofer_setup_fail) on failure.
  */
 size_t cbox_gofer_overlay_mount(const struct cbox_gofer_config *cfg, const char *lower,
                                 const char *upper, const char *root, dev_t **devs);

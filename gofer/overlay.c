@@ -42,8 +42,9 @@ struct split {
 	size_t n_mp;
 	const char *upper; /* a directory of the upper tmpfs for each layer's upper and work dirs */
 	int userxattr;     /* -1 until the first overlay says which one the kernel takes */
-	size_t n_overlays, n_entries;
-	dev_t *devs;
+	size_t n_layers, n_entries; /* layers tried (each has its u<k> and w<k>), entries made */
+	dev_t *devs;                /* the overlays' devices (not those shown read-only) */
+	size_t n_devs;
 	struct stat empty; /* CBOX_GOFER_EMPTY_DIR, whose clones cover pseudo-filesystems */
 };
 
@@ -81,12 +82,12 @@ static int overlay_mount(int lower, const char *up, const char *work, bool userx
  * directory overlayfs refuses is mounted read-only instead. */
 static void layer(struct split *sp, int lower, mode_t mode, int at, const char *path, bool required)
 {
-	if (sp->n_overlays == SPLIT_OVERLAYS_MAX)
+	if (sp->n_layers == SPLIT_OVERLAYS_MAX)
 		cbox_gofer_setup_fail(0,
 		                      "gofer: --overlay: the rootfs has more than %d directories "
 		                      "beside its mount points to layer one by one",
 		                      SPLIT_OVERLAYS_MAX);
-	size_t k = sp->n_overlays;
+	size_t k = sp->n_layers++;
 	char up[PATH_MAX], work[PATH_MAX];
 	snprintf(up, sizeof(up), "%s/u%zu", sp->upper, k);
 	snprintf(work, sizeof(work), "%s/w%zu", sp->upper, k);
@@ -105,9 +106,10 @@ static void layer(struct split *sp, int lower, mode_t mode, int at, const char *
 	}
 	if (mnt < 0 && required)
 		cbox_gofer_setup_fail(errno, "gofer: mount the overlay on %s", sp->cfg->rootfs);
-	if (mnt < 0) {
+	bool layered = mnt >= 0;
+	if (!layered) {
 		/* A file system overlayfs takes no lower layer from: shown read-only, as it would
-		 * be without --overlay. */
+		 * be without --overlay (and not one the gofer may create mount points in). */
 		cbox_debug("gofer: --overlay: %s is not layered (%s): read-only", path,
 		           strerror(errno));
 		mnt = open_tree(lower, "",
@@ -120,7 +122,8 @@ static void layer(struct split *sp, int lower, mode_t mode, int at, const char *
 	    move_mount(mnt, "", at, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		cbox_gofer_setup_fail(errno, "gofer: --overlay: mount the layer of %s", path);
 	close(mnt);
-	sp->devs[sp->n_overlays++] = st.st_dev;
+	if (layered)
+		sp->devs[sp->n_devs++] = st.st_dev;
 }
 
 static void split_dir(struct split *sp, int dir, const char *path, const char *guest, int skel,
@@ -254,5 +257,5 @@ size_t cbox_gofer_overlay_mount(const struct cbox_gofer_config *cfg, const char 
 	}
 	cbox_gofer_mount_points_free(sp.mp, sp.n_mp);
 	*devs = sp.devs;
-	return sp.n_overlays;
+	return sp.n_devs;
 }

@@ -63,7 +63,39 @@ bound" "$OUT"
 	rm -rf "$d"
 }
 
+# A directory overlayfs refuses as a lower layer is shown read-only, its content intact, while
+# the rest is layered: a host overlay over an overlay is at the kernel's stacking limit (2), so
+# one more on it fails (EINVAL); the overlay below it still takes one.
+t_overlay_user_unlayerable() {
+	local t d
+	t=$(mktemp -d /var/tmp/cbox-ovd.XXXXXX) && chmod 755 "$t" || return
+	d=$(mktemp -d /tmp/cbox-ov.XXXXXX) && chown 1000:1000 "$d" || return
+	mkdir -p "$t/l" "$t/u1" "$t/w1" "$t/a" "$t/u2" "$t/w2" "$t/b" && echo deep >"$t/l/f"
+	chmod 1777 "$t/u2" # b's root: writable by the user outside
+	if ! mount -t overlay cbox-test -o "lowerdir=$t/l,upperdir=$t/u1,workdir=$t/w1" "$t/a" ||
+		! mount -t overlay cbox-test -o "lowerdir=$t/a,upperdir=$t/u2,workdir=$t/w2" "$t/b"; then
+		skip_check "an unlayerable directory under --overlay" "no overlay mounts here"
+		umount "$t/a" 2>/dev/null
+		rm -rf "$t" "$d"
+		return
+	fi
+	# shellcheck disable=SC2086
+	OUT=$(cd "$d" && timeout -k 5 "$CBOX_TIMEOUT" setpriv --reuid=1000 --regid=1000 \
+		--clear-groups "$CBOX_RUN" $CFG --overlay -- "$BB" sh -c "
+		cat $t/b/f; echo x > $t/b/g || echo refused
+		echo y > $t/l/../a/g && cat $t/a/g" 2>"$SCRATCH/err")
+	ERR=$(cat "$SCRATCH/err")
+	check "a directory at the stacking limit is read-only, the one below it layered" "deep
+refused
+y" "$OUT"
+	check_match "  ... the write there is EROFS" "Read-only file system" "$ERR"
+	check "  ... and nothing reached the host" "" "$(find "$t/u1" "$t/u2" -mindepth 1)"
+	umount "$t/b" "$t/a"
+	rm -rf "$t" "$d"
+}
+
 HOSTNAME_BEFORE=$(cat /etc/hostname)
 for_each_config t_overlay t_overlay_user
+CFG="${CONFIGS[0]}" t_overlay_user_unlayerable
 check "the host's /etc/hostname after every run" "$HOSTNAME_BEFORE" "$(cat /etc/hostname)"
 finish
