@@ -177,6 +177,19 @@ t_etxtbsy_inherited() {
 		"rc=126 copy=0 " "$OUT"
 }
 
+# The program starts as a fresh process would, whatever its caller ignored: a signal cbox-run
+# was started with ignored (a shell's trap '', nohup's SIGHUP) is at its default inside (the
+# guest task resets the ignored and caught ones its /proc/self/status lists, guest_init.c).
+t_signals_default() {
+	trap '' USR1 HUP
+	box "$BB" sh -c 'kill -USR1 $$; echo survived'
+	local usr1="$STATUS $OUT"
+	box "$BB" sh -c 'kill -HUP $$; echo survived'
+	trap - USR1 HUP
+	check "a signal the caller ignored kills the program (default action)" "138 " "$usr1"
+	check "  ... and another one" "129 " "$STATUS $OUT"
+}
+
 # A signal that arrives while a trapped call waits for the sentry must not turn into EINTR for
 # calls that never give it on Linux (the kernel's wait for the sentry is interruptible).
 t_eintr() {
@@ -256,5 +269,5 @@ t_removed_cwd() {
 	check_match "  ... and cbox-run says why" "the current directory cannot be named" "$(cat "$SCRATCH/err")"
 }
 
-for_each_config t_errors t_seccomp_listener t_tiocsti t_fcntl_refused t_etxtbsy_inherited t_eintr t_clone3_race t_bpf_perf t_gofer_setup t_sentry_setup t_removed_cwd
+for_each_config t_errors t_seccomp_listener t_tiocsti t_fcntl_refused t_etxtbsy_inherited t_signals_default t_eintr t_clone3_race t_bpf_perf t_gofer_setup t_sentry_setup t_removed_cwd
 finish
