@@ -424,3 +424,27 @@ Test(gofer_ro, cpu_hint)
 	stat_with_hint((uint32_t)first + 1);
 	cr_expect_eq(pinned_server_cpu(), first, "it follows the sender");
 }
+
+/* The first requests sent ahead (cbox_gofer_early_send): their answers are the STAT and VIEW a
+ * client would get asking then, a server without a view says EOPNOTSUPP for it, and a request
+ * made before the answers are taken is refused and breaks the client (it would have taken the
+ * STAT's reply as its own). */
+Test(gofer_ro, early_requests)
+{
+	struct cbox_gofer_stat early, now;
+	int view_fd = 0;
+	cr_assert_eq(cbox_gofer_early_send(S.c, true), 0);
+	cr_assert_eq(cbox_gofer_early_recv(S.c, &early, &view_fd), 0);
+	cr_expect_eq(view_fd, -EOPNOTSUPP, "this server has no view: %d", view_fd);
+	cr_assert_eq(cbox_gofer_stat(S.c, CBOX_GOFER_ROOT_FID, &now), 0);
+	cr_expect_eq(early.ino, now.ino);
+	cr_expect_eq(early.mode, now.mode);
+
+	cr_assert_eq(cbox_gofer_early_send(S.c, false), 0);
+	cr_assert_eq(cbox_gofer_early_recv(S.c, &early, &view_fd), 0);
+	cr_expect_eq(view_fd, -EOPNOTSUPP, "not asked for: %d", view_fd);
+
+	cr_assert_eq(cbox_gofer_early_send(S.c, false), 0);
+	cr_expect_eq(cbox_gofer_stat(S.c, CBOX_GOFER_ROOT_FID, &now), -EIO);
+	cr_expect_eq(cbox_gofer_early_recv(S.c, &early, &view_fd), -EIO, "the client is broken");
+}
