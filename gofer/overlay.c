@@ -14,6 +14,10 @@
  * mount point (rare: the root holds directories and symlinks) is read-only, and a layered
  * directory cannot be removed (EBUSY); a layered directory shows its upper directory's owner
  * (the caller, which is the guest's root) with the mode of the rootfs's directory.
+ * Run by a user, one overlay or many, overlayfs works with the user's rights: other users' files
+ * stay unwritable, and so does a file of the user's below a directory of root's (other than a
+ * layer's top), as a change copies that directory up first and the copy cannot be given an
+ * owner the namespace does not map (EOVERFLOW).
  */
 #include <dirent.h>
 #include <errno.h>

@@ -94,8 +94,31 @@ y" "$OUT"
 	rm -rf "$t" "$d"
 }
 
+# Run by a user over a --rootfs without mounts below it: one overlay, made in the gofer's user
+# namespace (userxattr). The user's file in the user's directory is changed inside only. (One in
+# a directory of root's cannot be: overlayfs copies the directory up first, and cannot give the
+# copy an owner the namespace does not map: EOVERFLOW.)
+t_overlay_user_rootfs() {
+	local r d
+	r=$(mktemp -d /var/tmp/cbox-rfs.XXXXXX) && d=$(mktemp -d /tmp/cbox-ov.XXXXXX) || return
+	mkdir -p "$r/bin" "$r/etc" "$r/tmp" "$r/dev" && cp "$BB" "$r/bin/busybox" &&
+		echo rootfs >"$r/etc/motd" && chmod -R a+rX "$r" && chown 1000:1000 "$r/etc" "$r/etc/motd" "$d" ||
+		return
+	# shellcheck disable=SC2086
+	OUT=$(cd "$d" && timeout -k 5 "$CBOX_TIMEOUT" setpriv --reuid=1000 --regid=1000 \
+		--clear-groups "$CBOX_RUN" $CFG --rootfs "$r" --overlay -- /bin/busybox sh -c "
+		echo new > /x && cat /x; echo more >> /etc/motd && cat /etc/motd" 2>"$SCRATCH/err")
+	ERR=$(cat "$SCRATCH/err")
+	check "one overlay over a --rootfs, run by a user" "new
+rootfs
+more" "$OUT"
+	check "  ... and the rootfs is unchanged" "rootfs absent" \
+		"$(cat "$r/etc/motd") $(test -e "$r/x" && echo present || echo absent)"
+	rm -rf "$r" "$d"
+}
+
 HOSTNAME_BEFORE=$(cat /etc/hostname)
-for_each_config t_overlay t_overlay_user
+for_each_config t_overlay t_overlay_user t_overlay_user_rootfs
 CFG="${CONFIGS[0]}" t_overlay_user_unlayerable
 check "the host's /etc/hostname after every run" "$HOSTNAME_BEFORE" "$(cat /etc/hostname)"
 finish
