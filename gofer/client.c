@@ -180,6 +180,14 @@ uint64_t cbox_gofer_changes(const struct cbox_gofer_client *c)
 	return c ? c->changes : 0;
 }
 
+/* A request's tag, and the CPU it is sent from when the gofer is to follow it. */
+static void stamp(struct cbox_gofer_client *c, struct cbox_gofer_req *q)
+{
+	q->tag = c->next_tag++;
+	int cpu = c->cpu_hint ? sched_getcpu() : -1; /* (the vDSO: no syscall) */
+	q->cpu = cpu >= 0 ? (uint32_t)cpu + 1 : 0;
+}
+
 /* One request (carrying in_fd when >= 0) and its reply (with an fd into *fd when not NULL). */
 static int rpc_fd(struct cbox_gofer_client *c, struct cbox_gofer_req *q, struct cbox_gofer_reply *r,
                   int *fd, int in_fd)
@@ -188,11 +196,9 @@ static int rpc_fd(struct cbox_gofer_client *c, struct cbox_gofer_req *q, struct 
 		return -EIO;
 	if (c->n_early)
 		return broken(c, "a request before the answers to the first ones were taken");
-	q->tag = c->next_tag++;
+	stamp(c, q);
 	if (may_change(q))
 		c->changes++;
-	int cpu = c->cpu_hint ? sched_getcpu() : -1; /* (the vDSO: no syscall) */
-	q->cpu = cpu >= 0 ? (uint32_t)cpu + 1 : 0;
 	int rc = send_req(c, q, in_fd);
 	if (rc < 0)
 		return rc;
@@ -387,9 +393,7 @@ int cbox_gofer_early_send(struct cbox_gofer_client *c, bool view)
 	c->early[0] = (struct cbox_gofer_req){.type = CBOX_GOFER_STAT, .fid = CBOX_GOFER_ROOT_FID};
 	c->early[1] = (struct cbox_gofer_req){.type = CBOX_GOFER_VIEW, .fid = CBOX_GOFER_ROOT_FID};
 	for (size_t i = 0; i < (view ? 2u : 1u); i++) {
-		c->early[i].tag = c->next_tag++;
-		int cpu = c->cpu_hint ? sched_getcpu() : -1;
-		c->early[i].cpu = cpu >= 0 ? (uint32_t)cpu + 1 : 0;
+		stamp(c, &c->early[i]);
 		int rc = send_req(c, &c->early[i], -1);
 		if (rc < 0)
 			return rc;

@@ -191,11 +191,13 @@ struct cbox_gofer_staged {
 };
 void cbox_gofer_mounts_restrict(const struct cbox_gofer_staged *trees, size_t n);
 
-/* One mount of /proc/self/mountinfo: its id (as statx's STATX_MNT_ID), its parent's, and its
- * mount point (unescaped). */
+/* One mount of /proc/self/mountinfo. */
 struct cbox_gofer_mount_point {
-	uint64_t id, parent;
-	char *point;
+	char *line;          /* owns the strings below */
+	uint64_t id, parent; /* the mount's id (as statx's STATX_MNT_ID) and its parent's */
+	char *point;         /* unescaped mount point */
+	char *fstype;        /* file system type */
+	unsigned long flags; /* per-mount flags (MS_RDONLY, MS_NOSUID, ...) */
 };
 /* Every mount of the gofer's namespace (free with cbox_gofer_mount_points_free). Dies
  * (cbox_gofer_setup_fail) on failure. */

@@ -21,14 +21,6 @@
 #include "cbox/log.h"
 #include "internal.h"
 
-struct mnt {
-	char *line;          /* owns the strings below */
-	uint64_t id, parent; /* the mount's id and its parent's */
-	char *point;         /* unescaped mount point */
-	char *fstype;        /* file system type */
-	unsigned long flags; /* per-mount flags (MS_RDONLY, MS_NOSUID, ...) */
-};
-
 /* mountinfo escapes space, tab, newline and backslash as \ooo. Decodes in place. */
 static void unescape(char *s)
 {
@@ -66,7 +58,7 @@ static unsigned long parse_flags(char *opts)
 }
 
 /* Parse one mountinfo line in place: "id parent maj:min root point opts [tags] - type src sopts" */
-static int parse_line(char *line, struct mnt *m)
+static int parse_line(char *line, struct cbox_gofer_mount_point *m)
 {
 	char *f[6];
 	char *save = NULL;
@@ -102,7 +94,7 @@ static const char *under(const char *point, const char *prefix)
 	return point + n;
 }
 
-static bool is_pseudo(const struct mnt *m, const char *rel)
+static bool is_pseudo(const struct cbox_gofer_mount_point *m, const char *rel)
 {
 	static const char *const types[] = {
 	    "proc",      "sysfs",   "devtmpfs",   "devpts",      "cgroup", "cgroup2",
@@ -119,14 +111,13 @@ static bool is_pseudo(const struct mnt *m, const char *rel)
 	return false;
 }
 
-/* Read and parse mountinfo (free with free_mounts). Returns the count; fails the setup on error. */
-static size_t read_mounts(struct mnt **out)
+size_t cbox_gofer_mount_points(struct cbox_gofer_mount_point **out)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	if (f == NULL)
 		cbox_gofer_setup_fail(errno, "gofer: open /proc/self/mountinfo");
 	size_t cap = 0, n = 0;
-	struct mnt *v = NULL;
+	struct cbox_gofer_mount_point *v = NULL;
 	char *line = NULL;
 	size_t lcap = 0;
 	while (getline(&line, &lcap, f) > 0) {
@@ -151,7 +142,7 @@ static size_t read_mounts(struct mnt **out)
 	return n;
 }
 
-static void free_mounts(struct mnt *v, size_t n)
+void cbox_gofer_mount_points_free(struct cbox_gofer_mount_point *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(v[i].line);
@@ -183,7 +174,8 @@ static void cover_point(const char *point, const char *fstype)
 	cbox_gofer_cover(at, S_ISDIR(st.st_mode), point);
 }
 
-static void restrict_one(const struct mnt *v, size_t n, const char *prefix, bool readonly)
+static void restrict_one(const struct cbox_gofer_mount_point *v, size_t n, const char *prefix,
+                         bool readonly)
 {
 	/*
 	 * Covered, not detached. A lazy detach waits for an expedited RCU grace period (0.1 to
@@ -224,36 +216,12 @@ static void restrict_one(const struct mnt *v, size_t n, const char *prefix, bool
 		                      readonly ? "read-only" : "nodev,nosuid");
 }
 
-size_t cbox_gofer_mount_points(struct cbox_gofer_mount_point **out)
-{
-	struct mnt *v;
-	size_t n = read_mounts(&v);
-	struct cbox_gofer_mount_point *p = calloc(n ? n : 1, sizeof(*p));
-	if (p == NULL)
-		cbox_gofer_setup_fail(ENOMEM, "gofer: read mountinfo");
-	for (size_t i = 0; i < n; i++) {
-		p[i] = (struct cbox_gofer_mount_point){v[i].id, v[i].parent, strdup(v[i].point)};
-		if (p[i].point == NULL)
-			cbox_gofer_setup_fail(ENOMEM, "gofer: read mountinfo");
-	}
-	free_mounts(v, n);
-	*out = p;
-	return n;
-}
-
-void cbox_gofer_mount_points_free(struct cbox_gofer_mount_point *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(p[i].point);
-	free(p);
-}
-
 void cbox_gofer_mounts_restrict(const struct cbox_gofer_staged *trees, size_t n)
 {
 	/* (The covers one tree gets are not under another's prefix: the list read stays true.) */
-	struct mnt *v;
-	size_t nv = read_mounts(&v);
+	struct cbox_gofer_mount_point *v;
+	size_t nv = cbox_gofer_mount_points(&v);
 	for (size_t i = 0; i < n; i++)
 		restrict_one(v, nv, trees[i].prefix, trees[i].readonly);
-	free_mounts(v, nv);
+	cbox_gofer_mount_points_free(v, nv);
 }

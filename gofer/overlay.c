@@ -82,6 +82,17 @@ static int overlay_mount(int lower, const char *up, const char *work, bool userx
 	return fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 }
 
+/* The directory lower (with the mounts below it) mounted on at as it is: read-only, as the
+ * restrict pass made the staged rootfs. */
+static void show_as_is(int lower, int at, const char *path)
+{
+	CBOX_AUTOCLOSE int t = open_tree(
+	    lower, "", OPEN_TREE_CLONE | AT_RECURSIVE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (t < 0 ||
+	    move_mount(t, "", at, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		cbox_gofer_setup_fail(errno, "gofer: --overlay: %s", path);
+}
+
 /* An overlay of the directory lower (mode: its mode) on the directory at. Unless required, a
  * directory overlayfs refuses is mounted read-only instead. */
 static void layer(struct split *sp, int lower, mode_t mode, int at, const char *path, bool required)
@@ -110,24 +121,20 @@ static void layer(struct split *sp, int lower, mode_t mode, int at, const char *
 	}
 	if (mnt < 0 && required)
 		cbox_gofer_setup_fail(errno, "gofer: mount the overlay on %s", sp->cfg->rootfs);
-	bool layered = mnt >= 0;
-	if (!layered) {
+	if (mnt < 0) {
 		/* A file system overlayfs takes no lower layer from: shown read-only, as it would
 		 * be without --overlay (and not one the gofer may create mount points in). */
 		cbox_debug("gofer: --overlay: %s is not layered (%s): read-only", path,
 		           strerror(errno));
-		mnt = open_tree(lower, "",
-		                OPEN_TREE_CLONE | AT_RECURSIVE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
-		if (mnt < 0)
-			cbox_gofer_setup_fail(errno, "gofer: --overlay: clone %s", path);
+		show_as_is(lower, at, path);
+		return;
 	}
 	struct stat st;
 	if (fstat(mnt, &st) < 0 ||
 	    move_mount(mnt, "", at, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		cbox_gofer_setup_fail(errno, "gofer: --overlay: mount the layer of %s", path);
 	close(mnt);
-	if (layered)
-		sp->devs[sp->n_devs++] = st.st_dev;
+	sp->devs[sp->n_devs++] = st.st_dev;
 }
 
 static void split_dir(struct split *sp, int dir, const char *path, const char *guest, int skel,
@@ -183,12 +190,10 @@ static void split_entry(struct split *sp, int dir, const char *path, const char 
 	CBOX_AUTOCLOSE int lower = openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (at < 0 || lower < 0)
 		cbox_gofer_setup_fail(errno, "gofer: --overlay: open %s", gsub);
-	struct stat lst;
-	if (fstat(lower, &lst) < 0)
-		cbox_gofer_setup_fail(errno, "gofer: --overlay: stat %s", gsub);
 	/* A host pseudo-filesystem the restrict pass covered (/proc, /sys, /dev): empty, and the
-	 * skeleton's empty directory is as writable as a layer of it would be. */
-	if (lst.st_dev == sp->empty.st_dev && lst.st_ino == sp->empty.st_ino)
+	 * skeleton's empty directory is as writable as a layer of it would be. (st is of what the
+	 * name leads to, through the mounts on it, as lower is.) */
+	if (st.st_dev == sp->empty.st_dev && st.st_ino == sp->empty.st_ino)
 		return;
 	if (!mounts_below(sp, lower, sub)) {
 		layer(sp, lower, st.st_mode, at, gsub, false);
@@ -199,12 +204,8 @@ static void split_entry(struct split *sp, int dir, const char *path, const char 
 		split_dir(sp, list, sub, gsub, at, depth + 1);
 		return;
 	}
-	/* Mounts below a directory the caller cannot list: shown read-only, whole. */
-	CBOX_AUTOCLOSE int t = open_tree(
-	    lower, "", OPEN_TREE_CLONE | AT_RECURSIVE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
-	if (t < 0 ||
-	    move_mount(t, "", at, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
-		cbox_gofer_setup_fail(errno, "gofer: --overlay: %s", gsub);
+	/* Mounts below a directory the caller cannot list: shown as it is, whole. */
+	show_as_is(lower, at, gsub);
 }
 
 static void split_dir(struct split *sp, int dir, const char *path, const char *guest, int skel,
