@@ -14,11 +14,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -358,6 +360,20 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++)
 		sigaction(handled[i], &sa, NULL);
 	signal(SIGTSTP, ns_on_tstp);
+	/*
+	 * The wait: `cbox run`'s exit makes its pidfd readable, and a signal ends the ppoll (the
+	 * handled ones are blocked but there, so none arrives between a check and the wait). A
+	 * 20 ms sleep between waitpid()s made every run 20-40 ms longer: `cbox-run --tier=ns --
+	 * true` took 50.7 ms against 17.0 for the sentry tier (medians of 40, interleaved). Without
+	 * pidfd_open (Linux < 5.3) the wait is a ppoll of at most 20 ms, as before.
+	 */
+	sigset_t block, unblocked;
+	sigemptyset(&block);
+	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++)
+		sigaddset(&block, handled[i]);
+	sigaddset(&block, SIGTSTP);
+	sigprocmask(SIG_BLOCK, &block, &unblocked);
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	int forwarded = 0, forced = 0;
 	/* --timeout: the whole container is killed (cbox kill --all), as the sentry tier's
 	 * sandbox is. */
@@ -380,6 +396,7 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 		if (ns_tstp) {
 			ns_tstp = 0;
 			stop_with_container(cbox, state, id);
+			sigprocmask(SIG_BLOCK, &block, NULL); /* (SIGTSTP's, unblocked to stop) */
 		}
 		if (ns_count && !forwarded && !forced) {
 			if (ns_count == 1 && ns_sig != SIGQUIT && kill(pid, ns_sig) == 0) {
@@ -392,8 +409,20 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 			forced = ns_sig;
 			kill_all(cbox, state, id, "KILL");
 		}
-		usleep(20000);
+		long long wait_ms = pidfd < 0 ? 20 : -1;
+		if (o->timeout_ms && !timed_out) {
+			long long left = (long long)o->timeout_ms - ms;
+			wait_ms = wait_ms < 0 || left < wait_ms ? (left > 0 ? left : 0) : wait_ms;
+		}
+		struct timespec ts = {.tv_sec = wait_ms / 1000,
+		                      .tv_nsec = (wait_ms % 1000) * 1000000};
+		struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+		ppoll(pidfd < 0 ? NULL : &pfd, pidfd < 0 ? 0 : 1, wait_ms < 0 ? NULL : &ts,
+		      &unblocked);
 	}
+	if (pidfd >= 0)
+		close(pidfd);
+	sigprocmask(SIG_SETMASK, &unblocked, NULL);
 	status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	if (timed_out) {
 		cbox_error("killed: the timeout of %u ms was reached", o->timeout_ms);
