@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -38,9 +39,13 @@ struct cbox_gofer_client *cbox_gofer_client_new(int sock)
 		errno = EBADF;
 		return NULL;
 	}
-	struct cbox_gofer_client *c = calloc(1, sizeof(*c));
+	/* Not calloc: the reply buffer (68 KiB) is written by every recvmsg before it is read,
+	 * and zeroing it cost the sentry's start 17 page faults (~0.2 ms on this VM, where one
+	 * costs ~11 us). */
+	struct cbox_gofer_client *c = malloc(sizeof(*c));
 	if (c == NULL)
 		return NULL;
+	memset(c, 0, offsetof(struct cbox_gofer_client, rbuf));
 	c->sock = sock;
 	c->next_tag = 1;
 	return c;
