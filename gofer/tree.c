@@ -50,7 +50,8 @@ static const char *mount_what(const struct cbox_gofer_mount *m, char *buf, size_
 	if (m->kind == CBOX_GOFER_MOUNT_BIND)
 		snprintf(buf, size, "bind %s at %s", m->source, m->target);
 	else
-		snprintf(buf, size, "tmpfs at %s", m->target);
+		snprintf(buf, size, "%s at %s", m->kind == CBOX_GOFER_MOUNT_FILE ? "file" : "tmpfs",
+		         m->target);
 	return buf;
 }
 
@@ -507,7 +508,27 @@ static void make_room(struct build *b, const struct cbox_gofer_mount *m)
 	}
 }
 
-/* Step 3: one TMPFS or BIND mount at its target. */
+/* Step 3 for a FILE mount: its content written at stage (in the staging tmpfs, which nothing
+ * else reaches after the pivot), and a bind of that file attached at target. The guest may
+ * write it only when it is not read-only: then within the staging tmpfs's 64 KiB. */
+static void mount_file(const char *stage, const struct cbox_gofer_mount *m, int target)
+{
+	CBOX_AUTOCLOSE int fd = open(stage, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+	size_t len = strlen(m->content);
+	ssize_t w = fd < 0 || fchmod(fd, 0644) < 0 ? -1 : write(fd, m->content, len);
+	if (w < 0 || (size_t)w != len)
+		cbox_gofer_setup_fail(w < 0 ? errno : EIO, "gofer: write the file for %s",
+		                      m->target);
+	CBOX_AUTOCLOSE int tree = open_tree(AT_FDCWD, stage, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	struct mount_attr attr = {.attr_set = MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID |
+	                                      MOUNT_ATTR_NOEXEC |
+	                                      (m->readonly ? MOUNT_ATTR_RDONLY : 0)};
+	if (tree < 0 || mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0 ||
+	    move_mount(tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		cbox_gofer_setup_fail(errno, "gofer: mount the file for %s", m->target);
+}
+
+/* Step 3: one TMPFS, BIND or FILE mount at its target. */
 static void mount_one(struct build *b, size_t i)
 {
 	const struct cbox_gofer_mount *m = &b->cfg->mounts[i];
@@ -520,6 +541,8 @@ static void mount_one(struct build *b, size_t i)
 			cbox_gofer_setup_fail(errno, "gofer: stat the staged %s", m->source);
 		is_dir = S_ISDIR(st.st_mode);
 	}
+	if (m->kind == CBOX_GOFER_MOUNT_FILE)
+		is_dir = false;
 	CBOX_AUTOCLOSE int target = open_target(b, m, is_dir);
 	if (fstat(target, &tst) < 0)
 		cbox_gofer_setup_fail(errno, "gofer: stat %s", m->target);
@@ -532,6 +555,10 @@ static void mount_one(struct build *b, size_t i)
 		/* Moved (with its submounts) from the staging point, already restricted. */
 		if (move_mount(AT_FDCWD, stage, target, "", MOVE_MOUNT_T_EMPTY_PATH) < 0)
 			cbox_gofer_setup_fail(errno, "gofer: bind %s at %s", m->source, m->target);
+		return;
+	}
+	if (m->kind == CBOX_GOFER_MOUNT_FILE) {
+		mount_file(stage, m, target);
 		return;
 	}
 	/* nodev, nosuid: a guest-made device node or setuid file must never work anywhere. */
@@ -634,12 +661,18 @@ int cbox_gofer_config_check(const struct cbox_gofer_config *cfg, struct cbox_err
 			return cbox_err_code(*err);
 	for (size_t i = 0; i < cfg->n_mounts; i++) {
 		const struct cbox_gofer_mount *m = &cfg->mounts[i];
-		if (m->kind != CBOX_GOFER_MOUNT_BIND && m->kind != CBOX_GOFER_MOUNT_TMPFS)
+		if (m->kind != CBOX_GOFER_MOUNT_BIND && m->kind != CBOX_GOFER_MOUNT_TMPFS &&
+		    m->kind != CBOX_GOFER_MOUNT_FILE)
 			return cbox_err_set(err, EINVAL, "gofer: mount %zu: unknown kind %d", i,
 			                    (int)m->kind);
 		if (check_path(m->target, false, "mount target", err) < 0)
 			return cbox_err_code(*err);
-		if (m->kind == CBOX_GOFER_MOUNT_TMPFS)
+		if (m->kind == CBOX_GOFER_MOUNT_FILE &&
+		    (m->content == NULL || strlen(m->content) > CBOX_GOFER_FILE_MAX))
+			return cbox_err_set(err, EINVAL,
+			                    "gofer: file at %s: no content, or more than %u bytes",
+			                    m->target, CBOX_GOFER_FILE_MAX);
+		if (m->kind != CBOX_GOFER_MOUNT_BIND)
 			continue;
 		if (m->source == NULL || m->source[0] != '/')
 			return cbox_err_set(err, EINVAL,

@@ -25,7 +25,12 @@ enum cbox_gofer_mount_kind {
 	CBOX_GOFER_MOUNT_BIND,  /* source: a host path (dir or file), bound at target */
 	CBOX_GOFER_MOUNT_TMPFS, /* a fresh tmpfs at target (source unused); size bytes, 0 = 50% RAM
 	                           as tmpfs's default */
+	CBOX_GOFER_MOUNT_FILE,  /* a file of the sandbox's own holding content, at target (a file):
+	                           /etc/hosts and /etc/hostname, as Docker writes them */
 };
+
+/* The most bytes a FILE mount's content may have (the gofer's staging tmpfs holds them). */
+#define CBOX_GOFER_FILE_MAX 16384u
 
 /* One mount of the guest's tree, on top of the rootfs. */
 struct cbox_gofer_mount {
@@ -34,7 +39,8 @@ struct cbox_gofer_mount {
 	    *source; /* BIND: absolute host path (symlinks in it are followed, on the host) */
 	const char *target; /* absolute path in the guest's tree, not "/" and without ".." */
 	bool readonly;
-	uint64_t size; /* TMPFS only */
+	uint64_t size;       /* TMPFS only */
+	const char *content; /* FILE only: its bytes (a string, at most CBOX_GOFER_FILE_MAX) */
 };
 
 struct cbox_gofer_config {
@@ -83,7 +89,8 @@ struct cbox_gofer_config {
  *     missing part must lie in a tmpfs the gofer made (a hide, a TMPFS mount or room made in
  *     step 1), where the directories (and, for a file bind, the file) are created. Nothing is
  *     ever created in the rootfs or in a bind (both are host file systems). TMPFS: nodev,nosuid,
- *     mode 1777;
+ *     mode 1777; FILE: a file (mode 0644) in the gofer's staging tmpfs, bound nodev,nosuid,
+ *     noexec (and read-only when asked) on the target, which must be a file;
  *  4. mkdirs (like mkdir -p, 0755, never through a symlink);
  *  5. hide tmpfs mounts and read-only TMPFS mounts become read-only.
  * The server refuses every mutation itself (EROFS) only when cfg->readonly and no mount is

@@ -660,3 +660,76 @@ Test(gofer_spawn, overlay_root_leaves_the_rootfs_alone)
 	free(after);
 	free_tree(&t);
 }
+
+/* FILE mounts (cbox-run's /etc/hostname and /etc/hosts): the content is served at the target,
+ * read-only when asked (a write must fail), writable otherwise, and the rootfs's own file is
+ * never touched either way. */
+Test(gofer_spawn, file_mounts_serve_their_content)
+{
+	need_root();
+	struct tree t;
+	make_tree(&t);
+	mk(t.root, "etc/hosts", "10.0.0.1 host-only\n");
+	mk(t.root, "etc/hostname", "hostbox\n");
+	char *before = listing(t.root);
+	static const char hosts[] = "127.0.0.1\tlocalhost\n127.0.1.1\tcbox\n";
+	const struct cbox_gofer_mount m[] = {
+	    {.kind = CBOX_GOFER_MOUNT_FILE,
+	     .target = "/etc/hosts",
+	     .content = hosts,
+	     .readonly = true},
+	    {.kind = CBOX_GOFER_MOUNT_FILE, .target = "/etc/hostname", .content = "cbox\n"},
+	};
+	struct cbox_gofer_config cfg = {
+	    .rootfs = t.root, .readonly = true, .mounts = m, .n_mounts = CBOX_ARRAY_SIZE(m)};
+	pid_t pid;
+	struct cbox_gofer_client *c = spawn_cfg(&cfg, &pid);
+	struct cbox_gofer_stat st;
+	uint32_t fid = must_walk(c, "/etc/hosts", &st);
+	cr_expect_eq(st.size, sizeof(hosts) - 1);
+	cr_expect_eq(st.mode & 07777, 0644);
+	char buf[128] = "";
+	int fd = cbox_gofer_open(c, fid, O_RDONLY);
+	cr_assert_geq(fd, 0, "open /etc/hosts: %s", strerror(-fd));
+	cr_expect_eq(read(fd, buf, sizeof(buf) - 1), (ssize_t)sizeof(hosts) - 1);
+	cr_expect_str_eq(buf, hosts);
+	close(fd);
+	cr_expect_eq(cbox_gofer_open(c, fid, O_WRONLY), -EROFS, "a read-only FILE mount");
+	fd = cbox_gofer_open(c, must_walk(c, "/etc/hostname", NULL), O_WRONLY | O_TRUNC);
+	cr_assert_geq(fd, 0, "open /etc/hostname for writing: %s", strerror(-fd));
+	cr_expect_eq(write(fd, "renamed\n", 8), 8);
+	close(fd);
+	cbox_gofer_client_free(c);
+	int status = wait_exit(pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+	char *after = listing(t.root);
+	cr_expect_str_eq(after, before, "the rootfs was changed");
+	free(after);
+	char path[128], host[32] = "";
+	snprintf(path, sizeof(path), "%s/etc/hostname", t.root);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f);
+	cr_expect_not_null(fgets(host, sizeof(host), f));
+	fclose(f);
+	cr_expect_str_eq(host, "hostbox\n", "the rootfs's own /etc/hostname was written");
+	/* the bad ones: no content, too much of it, a directory as the target */
+	struct cbox_gofer_mount bad = {.kind = CBOX_GOFER_MOUNT_FILE, .target = "/etc/hosts"};
+	cfg.mounts = &bad;
+	cfg.n_mounts = 1;
+	expect_spawn_error(&cfg, EINVAL, "/etc/hosts");
+	char *big = malloc(CBOX_GOFER_FILE_MAX + 2);
+	cr_assert(big);
+	memset(big, 'x', CBOX_GOFER_FILE_MAX + 1);
+	big[CBOX_GOFER_FILE_MAX + 1] = '\0';
+	bad.content = big;
+	expect_spawn_error(&cfg, EINVAL, "/etc/hosts");
+	free(big);
+	bad = (struct cbox_gofer_mount){
+	    .kind = CBOX_GOFER_MOUNT_FILE, .target = "/etc", .content = "x"};
+	expect_spawn_error(&cfg, EISDIR, "/etc");
+	after = listing(t.root);
+	cr_expect_str_eq(after, before, "the rootfs was changed by a failed spawn");
+	free(after);
+	free(before);
+	free_tree(&t);
+}
