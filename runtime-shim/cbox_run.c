@@ -330,7 +330,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 	                                 .argv = argv,
 	                                 .envp = envp,
 	                                 .cwd = cwd,
-	                                 .hostname = "cbox",
+	                                 .hostname = CBOX_RUN_HOSTNAME,
 	                                 .owner_uid = geteuid(),
 	                                 .cap_bset = CBOX_RUN_ROOT_CAPS,
 	                                 .uid = o->uid,

@@ -104,9 +104,9 @@ static void own_mounts(json_object *mounts)
 }
 
 /* The gofer's tree (hidden paths, then mounts, then directories to make) as OCI mounts and
- * masked paths. */
-static void tree_mounts(const struct cbox_gofer_config *gc, json_object *mounts,
-                        json_object *masked)
+ * masked paths; a FILE mount is a bind of a file written in the bundle's directory dir. */
+static int tree_mounts(const struct cbox_gofer_config *gc, json_object *mounts, json_object *masked,
+                       const char *dir)
 {
 	for (size_t i = 0; i < gc->n_hide; i++) {
 		const char *h = gc->hide[i];
@@ -127,7 +127,18 @@ static void tree_mounts(const struct cbox_gofer_config *gc, json_object *mounts,
 	}
 	for (size_t i = 0; i < gc->n_mounts; i++) {
 		const struct cbox_gofer_mount *m = &gc->mounts[i];
-		if (m->kind == CBOX_GOFER_MOUNT_BIND) {
+		if (m->kind == CBOX_GOFER_MOUNT_FILE) {
+			char path[PATH_MAX];
+			if (snprintf(path, sizeof(path), "%s/file%zu", dir, i) >= (int)sizeof(path))
+				return -1;
+			FILE *f = fopen(path, "wx");
+			bool ok = f && fputs(m->content, f) >= 0;
+			if (!f || fclose(f) != 0 || !ok)
+				return -1;
+			const char *opts[] = {
+			    "bind", "nodev", "nosuid", "noexec", m->readonly ? "ro" : "rw", NULL};
+			json_object_array_add(mounts, mount_obj(m->target, "bind", path, opts));
+		} else if (m->kind == CBOX_GOFER_MOUNT_BIND) {
 			const char *opts[] = {"rbind", m->readonly ? "ro" : "rw", NULL};
 			json_object_array_add(mounts,
 			                      mount_obj(m->target, "bind", m->source, opts));
@@ -145,6 +156,7 @@ static void tree_mounts(const struct cbox_gofer_config *gc, json_object *mounts,
 		static const char *const opts[] = {"mode=755", NULL};
 		json_object_array_add(mounts, mount_obj(gc->mkdirs[i], "tmpfs", "tmpfs", opts));
 	}
+	return 0;
 }
 
 static json_object *resources(const struct cbox_run_opts *o)
@@ -235,7 +247,8 @@ static int write_bundle(struct cbox_run_opts *o, char **argv, const char *dir)
 	json_object *mounts = json_object_new_array(), *masked = json_object_new_array();
 	int r = host ? host_root(rootfs, mounts) : 0;
 	own_mounts(mounts);
-	tree_mounts(&gc, mounts, masked);
+	if (r == 0 && tree_mounts(&gc, mounts, masked, dir) < 0)
+		r = -1;
 	json_object_object_add(c, "mounts", mounts);
 	json_object *linux_ = json_object_new_object(), *ns = json_object_new_array();
 	static const char *const types[] = {"pid", "network", "ipc", "uts", "mount", "cgroup"};
@@ -248,7 +261,7 @@ static int write_bundle(struct cbox_run_opts *o, char **argv, const char *dir)
 	json_object_object_add(linux_, "maskedPaths", masked);
 	json_object_object_add(linux_, "resources", resources(o));
 	json_object_object_add(c, "linux", linux_);
-	json_object_object_add(c, "hostname", jstr("cbox"));
+	json_object_object_add(c, "hostname", jstr(CBOX_RUN_HOSTNAME));
 	if (r == 0 && json_object_to_file_ext(cfgpath, c, JSON_C_TO_STRING_PRETTY) < 0)
 		r = -EIO;
 	json_object_put(c);

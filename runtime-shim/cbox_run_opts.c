@@ -29,11 +29,11 @@ static void usage(FILE *f)
 	    "Run PROGRAM in a new cbox sandbox: a user-space kernel (the sentry) answers its\n"
 	    "system calls. It sees the host's root read-only with secrets hidden (/root, /home\n"
 	    "but the working folder, /etc/shadow*, /etc/gshadow*, /etc/ssh, /run, /var/lib), the\n"
-	    "working folder writable, an empty /tmp, no network, and an environment of PATH,\n"
-	    "HOME=/tmp/home, TERM and LANG only. It starts as root with a container root's\n"
-	    "capabilities (or as --user) and may become any user (su, setpriv); the owners it\n"
-	    "gives files (chown, tar xf) are the sandbox's to show: on the host, what it\n"
-	    "writes is yours.\n\n"
+	    "working folder writable, an empty /tmp, no network (its name, cbox, is in its own\n"
+	    "/etc/hostname and /etc/hosts), and an environment of PATH, HOME=/tmp/home, TERM\n"
+	    "and LANG only. It starts as root with a container root's capabilities (or as\n"
+	    "--user) and may become any user (su, setpriv); the owners it gives files (chown,\n"
+	    "tar xf) are the sandbox's to show: on the host, what it writes is yours.\n\n"
 	    "  -v, --volume HOST:GUEST[:ro]  bind a host path into the guest (writable unless "
 	    ":ro)\n"
 	    "                             e.g. cbox-run -v \"$PWD/data:/data:ro\" -- ls /data\n"
@@ -436,6 +436,60 @@ static int add_default_hides(struct cbox_run_opts *o)
 	                          sizeof(default_hide_etc) / sizeof(default_hide_etc[0]));
 }
 
+/*
+ * The sandbox's /etc/hostname and /etc/hosts, as Docker gives a container its own: the host's
+ * name in /etc/hostname would contradict uname's, and a host name /etc/hosts cannot resolve
+ * breaks programs that look their own up (Java's InetAddress.getLocalHost() threw
+ * UnknownHostException, python's gethostbyname(gethostname()) said "Temporary failure in name
+ * resolution": with no network, the resolver's DNS servers are out of reach). The name is on
+ * 127.0.1.1, as Debian's installer writes it, since the sandbox has loopback only. The host's
+ * own entries are not shown (nothing outside is reachable by them). Not where the user hid the
+ * path or a directory above it (--hide /etc/hosts shows an empty file, as before), and not
+ * where the rootfs lacks the file (room for it would have to be made in the rootfs's /etc).
+ */
+static const char etc_hosts[] = "127.0.0.1\tlocalhost\n"
+                                "::1\tlocalhost ip6-localhost ip6-loopback\n"
+                                "fe00::0\tip6-localnet\n"
+                                "ff00::0\tip6-mcastprefix\n"
+                                "ff02::1\tip6-allnodes\n"
+                                "ff02::2\tip6-allrouters\n"
+                                "127.0.1.1\t" CBOX_RUN_HOSTNAME "\n";
+
+static bool hidden(const struct cbox_run_opts *o, const char *path)
+{
+	for (size_t i = 0; i < o->n_hide; i++) {
+		size_t n = strlen(o->hide[i]);
+		while (n > 1 && o->hide[i][n - 1] == '/')
+			n--;
+		if (strncmp(o->hide[i], path, n) == 0 && (path[n] == '\0' || path[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+static size_t add_etc_files(const struct cbox_run_opts *o, struct cbox_gofer_mount *all)
+{
+	static const struct {
+		const char *path, *content;
+	} files[] = {{"/etc/hostname", CBOX_RUN_HOSTNAME "\n"}, {"/etc/hosts", etc_hosts}};
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char in_rootfs[PATH_MAX];
+		struct stat st;
+		/* (a symlink is not followed on the host: it would resolve outside the rootfs) */
+		if (snprintf(in_rootfs, sizeof(in_rootfs), "%s%s", o->rootfs, files[i].path) >=
+		        (int)sizeof(in_rootfs) ||
+		    lstat(in_rootfs, &st) < 0 || !S_ISREG(st.st_mode) || hidden(o, files[i].path))
+			continue;
+		/* writable with --overlay, as the rest of the root (and Docker's are) */
+		all[n++] = (struct cbox_gofer_mount){.kind = CBOX_GOFER_MOUNT_FILE,
+		                                     .target = files[i].path,
+		                                     .content = files[i].content,
+		                                     .readonly = !o->overlay};
+	}
+	return n;
+}
+
 int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const char **cwd)
 {
 	bool host_root = strcmp(o->rootfs, "/") == 0;
@@ -469,9 +523,10 @@ int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const c
 	struct cbox_gofer_mount work = {
 	    .kind = CBOX_GOFER_MOUNT_BIND, .source = wd, .target = wd, .readonly = o->workdir_ro};
 	/* The order is the gofer's: /tmp first, so that a working folder under /tmp or a -v into
-	 * it lands on the guest's tmpfs; then the working folder; then -v, which may cover both.
+	 * it lands on the guest's tmpfs; then the working folder and /etc/host{s,name}; then -v,
+	 * which may cover them.
 	 * The host root itself is never made writable, even when the caller stands in "/". */
-	struct cbox_gofer_mount *all = calloc(o->n_mounts + 4, sizeof(*all));
+	struct cbox_gofer_mount *all = calloc(o->n_mounts + 6, sizeof(*all));
 	if (!all)
 		return -1;
 	free(o->tree);
@@ -489,6 +544,7 @@ int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const c
 	}
 	if (host_root && strcmp(wd, "/") != 0)
 		all[n++] = work;
+	n += add_etc_files(o, all + n); /* before -v: a -v on them wins */
 	for (size_t i = 0; i < o->n_mounts; i++)
 		all[n++] = o->mounts[i];
 	static const char *const mkdirs[] = {GUEST_HOME};

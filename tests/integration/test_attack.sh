@@ -101,9 +101,41 @@ except OSError as e:
 	check "the host process keeps its CPU mask" "$before" "$after"
 }
 
+# The sandbox's own /etc/hostname and /etc/hosts (as Docker's): the host's name is not shown,
+# and the sandbox's resolves without a network (it did not: python's gethostbyname of its own
+# name failed, Java's InetAddress.getLocalHost() threw). Read-only like the rest of the root: a
+# write must fail and leave the host's file alone; --overlay makes it writable; --hide and -v
+# still win.
+t_etc_hosts() {
+	local before after
+	before=$(md5sum </etc/hosts)
+	box "$PY" -c 'import socket
+print(open("/etc/hostname").read().strip(), socket.gethostname(), socket.gethostbyname(socket.gethostname()))
+print(socket.gethostbyname("localhost"))'
+	check "/etc/hostname, uname and /etc/hosts agree on the sandbox's name" \
+		"cbox cbox 127.0.1.1
+127.0.0.1" "$OUT"
+	box /bin/sh -c 'echo 192.0.2.9 evil >>/etc/hosts'
+	after=$(md5sum </etc/hosts)
+	check "a write to /etc/hosts fails" 2 "$STATUS"
+	check_match "  ... read-only" "Read-only file system" "$ERR"
+	check "  ... and the host's /etc/hosts is unchanged" "$before" "$after"
+	CFG="$CFG --hide /etc/hosts" box /bin/sh -c 'wc -c </etc/hosts'
+	check "--hide /etc/hosts still shows it empty" 0 "$OUT"
+	printf '192.0.2.7 mine\n' >"$ITEST_TMP/hosts"
+	chmod 644 "$ITEST_TMP/hosts"
+	CFG="$CFG -v $ITEST_TMP/hosts:/etc/hosts:ro" box /bin/cat /etc/hosts
+	check "a -v on /etc/hosts wins" "192.0.2.7 mine" "$OUT"
+	case "$CFG" in *--tier=ns*) return ;; esac # (no --overlay there)
+	CFG="$CFG --overlay" box /bin/sh -c 'echo 192.0.2.8 added >>/etc/hosts && getent hosts added'
+	check_match "--overlay: /etc/hosts is writable" "^192\.0\.2\.8 +added$" "$OUT"
+	check "  ... and the host's /etc/hosts is unchanged" "$before" "$(md5sum </etc/hosts)"
+}
+
 # The ns tier (cbox-run --tier=ns) gives the same view: it must stop the attack as well.
 CONFIGS+=("--tier=ns")
 for_each_config t_attack
 for_each_config t_hidden
 for_each_config t_affinity
+for_each_config t_etc_hosts
 finish

@@ -9,15 +9,15 @@ PROBE="/etc/cbox-overlay-probe-$$"
 
 t_overlay() {
 	CFG="$CFG --overlay" sh_box "echo new > $PROBE && cat $PROBE; \
-		echo changed >> /etc/hostname && tail -n 1 /etc/hostname; \
-		rm /etc/hostname && test ! -e /etc/hostname && echo removed"
+		echo changed >> /etc/debian_version && tail -n 1 /etc/debian_version; \
+		rm /etc/debian_version && test ! -e /etc/debian_version && echo removed"
 	check_status "writes to the root under --overlay" 0
 	check "the new file, the changed one, the removed one" "new
 changed
 removed" "$OUT"
 	check "the host's rootfs has no new file" absent "$(test -e "$PROBE" && echo present || echo absent)"
-	check "the host's /etc/hostname is unchanged" "$HOSTNAME_BEFORE" "$(cat /etc/hostname)"
-	check "the host's /etc/hostname is still there" yes "$(test -e /etc/hostname && echo yes)"
+	check "the host's /etc/debian_version is unchanged" "$VERSION_BEFORE" "$(cat /etc/debian_version)"
+	check "the host's /etc/debian_version is still there" yes "$(test -e /etc/debian_version && echo yes)"
 	# Without --overlay the same write is refused.
 	sh_box "echo new > $PROBE"
 	check_match "without --overlay the root stays read-only" "Read-only file system" "$ERR"
@@ -38,7 +38,7 @@ t_overlay_user() {
 		mkdir /opt/cbox-ov-$$ && echo deep > /opt/cbox-ov-$$/f && cat /opt/cbox-ov-$$/f
 		mv $PROBE /var/cbox-ov-$$ && cat /var/cbox-ov-$$ && test ! -e $PROBE && echo moved
 		rm /var/cbox-ov-$$ && test ! -e /var/cbox-ov-$$ && echo removed
-		echo changed >> /etc/hostname || echo refused
+		echo changed >> /etc/debian_version || echo refused
 		test -d /proc/self/fd && echo proc; ls /dev/null
 		test -d /usr/share/cbox-ov-$$ && echo bound" 2>"$SCRATCH/err")
 	STATUS=$?
@@ -59,7 +59,7 @@ bound" "$OUT"
 		if test -e "$f"; then seen="$seen present"; else seen="$seen absent"; fi
 	done
 	check "the host's rootfs has none of the user's files" " absent absent absent" "$seen"
-	check "the host's /etc/hostname is unchanged (user)" "$HOSTNAME_BEFORE" "$(cat /etc/hostname)"
+	check "the host's /etc/debian_version is unchanged (user)" "$VERSION_BEFORE" "$(cat /etc/debian_version)"
 	rm -rf "$d"
 }
 
@@ -117,8 +117,8 @@ more" "$OUT"
 	rm -rf "$r" "$d"
 }
 
-HOSTNAME_BEFORE=$(cat /etc/hostname)
+VERSION_BEFORE=$(cat /etc/debian_version)
 for_each_config t_overlay t_overlay_user t_overlay_user_rootfs
 CFG="${CONFIGS[0]}" t_overlay_user_unlayerable
-check "the host's /etc/hostname after every run" "$HOSTNAME_BEFORE" "$(cat /etc/hostname)"
+check "the host's /etc/debian_version after every run" "$VERSION_BEFORE" "$(cat /etc/debian_version)"
 finish
