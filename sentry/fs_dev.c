@@ -134,6 +134,7 @@ static int d_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	st->st_dev = d->mnt->dev;
 	st->st_ino = d->ino;
 	st->st_blksize = 4096;
+	st->st_atim = st->st_mtim = st->st_ctim = s->born;
 	return 0;
 }
 

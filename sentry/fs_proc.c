@@ -316,6 +316,7 @@ static int p_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	st->st_dev = d->mnt->dev;
 	st->st_ino = d->ino;
 	st->st_blksize = 1024;
+	st->st_atim = st->st_mtim = st->st_ctim = s->born;
 	if (!has_task(KIND(d->priv)))
 		return 0;
 	struct cbox_task *pt = proc_task(s, PID(d->priv));

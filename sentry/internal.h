@@ -98,7 +98,9 @@ struct cbox_sentry {
 	/* `cbox pause`'s connection while the sentry takes no new trapped call from its
 	 * listeners (-1: it takes them); see cbox_exec_ctl_quiet */
 	int quiet_conn;
-	uint64_t boot_ns;
+	/* CLOCK_REALTIME at the sentry's start: the times of its own /proc and /dev nodes, as
+	 * Linux gives a new inode the time it was made (they showed 1970) */
+	struct timespec born;
 };
 
 /* tasks (task.c) */

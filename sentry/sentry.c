@@ -378,6 +378,7 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 	s->cfg = cfg;
 	s->init_status = -1;
 	s->lru_cap = CBOX_VFS_LRU_MAX;
+	clock_gettime(CLOCK_REALTIME, &s->born);
 	struct rlimit nofile;
 	cbox_fs_gofer_fd_budget(s,
 	                        getrlimit(RLIMIT_NOFILE, &nofile) == 0 ? (long)nofile.rlim_cur : 0);

@@ -64,6 +64,14 @@ t_proc() {
 	sh_box 'a=$(busybox head -c 16 /dev/urandom | busybox od -An -tx1); b=$(busybox head -c 16 /dev/random | busybox od -An -tx1); [ "$a" != "$b" ] && echo differ'
 	check "/dev/urandom vs /dev/random differ" "differ" "$OUT"
 
+	# The sentry's own nodes carry the sandbox's start time, as a new inode on Linux (not 1970).
+	local now
+	now=$(date +%s)
+	sh_box 'busybox stat -c %Y /proc /proc/self/status /proc/self/fd /dev /dev/null'
+	check "/proc and /dev nodes are as old as the sandbox" "" \
+		"$(for t in $OUT; do [ $((now - t)) -le 120 ] && [ $((t - now)) -le 120 ] || echo "$t"; done)"
+	check "  ... (five of them)" 5 "$(printf '%s\n' "$OUT" | grep -c .)"
+
 	box "$GUEST" fds
 	check_nomatch "fds" "^not ok" "$OUT"
 	check "fds checks" 16 "$(printf '%s\n' "$OUT" | grep -c '^ok ')"
