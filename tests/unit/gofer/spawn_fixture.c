@@ -42,6 +42,13 @@ struct cbox_gofer_client *spawn_cfg(const struct cbox_gofer_config *cfg, pid_t *
 	return cbox_gofer_client_new(sock);
 }
 
+void end_gofer(struct cbox_gofer_client *c, pid_t pid)
+{
+	cbox_gofer_client_free(c);
+	int status = wait_exit(pid);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+}
+
 struct cbox_gofer_client *spawn(const char *rootfs, bool readonly, pid_t *pid)
 {
 	struct cbox_gofer_config cfg = {.rootfs = rootfs, .readonly = readonly};

@@ -15,5 +15,7 @@ int wait_exit(pid_t pid);
 struct cbox_gofer_client *spawn(const char *rootfs, bool readonly, pid_t *pid);
 /* The same for a whole configuration (the spawn must succeed). */
 struct cbox_gofer_client *spawn_cfg(const struct cbox_gofer_config *cfg, pid_t *pid);
+/* Close the client's connection: the gofer must then exit with status 0. */
+void end_gofer(struct cbox_gofer_client *c, pid_t pid);
 
 #endif

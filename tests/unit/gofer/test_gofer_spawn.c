@@ -69,9 +69,7 @@ Test(gofer_spawn, serves_read_only_rootfs)
 	struct cbox_gofer_statfs sf;
 	cr_assert_eq(cbox_gofer_statfs(c, 0, &sf), 0);
 	cr_expect(sf.flags & 1 /* ST_RDONLY */, "the mount itself is read-only");
-	cbox_gofer_client_free(c);
-	int status = wait_exit(pid);
-	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+	end_gofer(c, pid);
 	snprintf(p, sizeof(p), "rm -rf '%s'", root);
 	cr_expect_eq(system(p), 0);
 }
@@ -91,9 +89,7 @@ Test(gofer_spawn, writable_rootfs)
 	close(fd);
 	cr_expect_eq(cbox_gofer_mkdir(c, 0, "d", 0700, (uint32_t)-1, (uint32_t)-1), 0);
 	cr_expect_eq(cbox_gofer_rename(c, 0, "new", 0, "moved", 0), 0);
-	cbox_gofer_client_free(c);
-	int status = wait_exit(pid);
-	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+	end_gofer(c, pid);
 	snprintf(p, sizeof(p), "%s/moved", root);
 	struct stat st;
 	cr_expect_eq(stat(p, &st), 0);
@@ -126,9 +122,7 @@ Test(gofer_spawn, creations_take_their_owner_under_seccomp)
 	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	cr_expect_eq(cbox_gofer_bind(c, 0, "s", 1, s, 0777, 1234, 5678), 0);
 	close(s);
-	cbox_gofer_client_free(c);
-	int status = wait_exit(pid);
-	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+	end_gofer(c, pid);
 	static const char *const names[] = {"f", "d", "l", "p", "s"};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		struct stat hs;

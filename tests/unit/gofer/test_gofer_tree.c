@@ -38,9 +38,7 @@ Test(gofer_spawn, host_root_hides_pseudo_filesystems)
 	cr_assert_eq(cbox_gofer_walk(c, 0, "etc", &etc, NULL), 0);
 	cr_assert_eq(cbox_gofer_walk(c, etc, "passwd", &passwd, NULL), 0);
 	cr_expect_eq(cbox_gofer_open(c, passwd, O_RDWR), -EROFS);
-	cbox_gofer_client_free(c);
-	int status = wait_exit(pid);
-	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+	end_gofer(c, pid);
 }
 
 /* A temp tree for the tests below; paths are "<dir>/<rel>". */
@@ -386,9 +384,7 @@ Test(gofer_spawn, builds_the_guest_tree)
 	close(fd);
 	cr_expect_eq(cbox_gofer_open(c, cf, O_WRONLY), -EROFS);
 
-	cbox_gofer_client_free(c);
-	int status = wait_exit(pid);
-	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+	end_gofer(c, pid);
 	/* the host sees the writes to the writable binds, and nothing else changed */
 	char p[160];
 	struct stat hs;
@@ -522,9 +518,7 @@ Test(gofer_spawn, room_for_a_mount_point_the_rootfs_lacks)
 	cr_expect_eq(
 	    cbox_gofer_mkdir(c, CBOX_GOFER_ROOT_FID, "x", 0755, (uint32_t)-1, (uint32_t)-1),
 	    -EROFS);
-	cbox_gofer_client_free(c);
-	int status = wait_exit(pid);
-	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+	end_gofer(c, pid);
 	char *after = listing(t.root);
 	cr_expect_str_eq(after, before, "the rootfs was changed by the spawn");
 	free(before);
@@ -552,9 +546,7 @@ Test(gofer_spawn, writable_rootfs_with_mounts)
 	cr_expect_geq(fd, 0);
 	close(fd);
 	cr_expect_eq(cbox_gofer_open(c, must_walk(c, "/rodata/ro.txt", NULL), O_RDWR), -EROFS);
-	cbox_gofer_client_free(c);
-	int status = wait_exit(pid);
-	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+	end_gofer(c, pid);
 	cr_expect(host_exists(t.root, "x"));
 	cr_expect(host_exists(t.root, "made"));
 	free_tree(&t);
@@ -607,9 +599,7 @@ Test(gofer_spawn, host_root_like_cbox_run)
 	cr_expect_eq(cbox_gofer_create(c, must_walk(c, "/etc", NULL), "x", O_WRONLY, 0644,
 	                               (uint32_t)-1, (uint32_t)-1, &nf, NULL),
 	             -EROFS);
-	cbox_gofer_client_free(c);
-	int status = wait_exit(pid);
-	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+	end_gofer(c, pid);
 	cr_expect(host_exists(work, "out"));
 	rm_rf(work);
 }
@@ -643,9 +633,7 @@ Test(gofer_spawn, overlay_root_leaves_the_rootfs_alone)
 	struct cbox_gofer_stat st;
 	cr_expect_eq(cbox_gofer_walk(c, etc, "shadow", &gone, &st), -ENOENT, "a whiteout");
 	cr_expect_eq(walk_path(c, "/newdir", &nf, &st), 0, "a mount point made in the overlay");
-	cbox_gofer_client_free(c);
-	int status = wait_exit(pid);
-	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+	end_gofer(c, pid);
 	char *after = listing(t.root);
 	cr_expect_str_eq(after, before, "the rootfs changed under an overlay");
 	char buf[32] = {0};
@@ -699,9 +687,7 @@ Test(gofer_spawn, file_mounts_serve_their_content)
 	cr_assert_geq(fd, 0, "open /etc/hostname for writing: %s", strerror(-fd));
 	cr_expect_eq(write(fd, "renamed\n", 8), 8);
 	close(fd);
-	cbox_gofer_client_free(c);
-	int status = wait_exit(pid);
-	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gofer status %#x", status);
+	end_gofer(c, pid);
 	char *after = listing(t.root);
 	cr_expect_str_eq(after, before, "the rootfs was changed");
 	free(after);
