@@ -132,7 +132,8 @@ static int tree_mounts(const struct cbox_gofer_config *gc, json_object *mounts, 
 			if (snprintf(path, sizeof(path), "%s/file%zu", dir, i) >= (int)sizeof(path))
 				return -1;
 			FILE *f = fopen(path, "wx");
-			bool ok = f && fputs(m->content, f) >= 0;
+			/* 0644 whatever the caller's umask: the guest's user (-u) reads it too */
+			bool ok = f && fchmod(fileno(f), 0644) == 0 && fputs(m->content, f) >= 0;
 			if (!f || fclose(f) != 0 || !ok)
 				return -1;
 			const char *opts[] = {
@@ -215,7 +216,8 @@ static int write_bundle(struct cbox_run_opts *o, char **argv, const char *dir)
 	snprintf(rootfs, sizeof(rootfs), "%s/rootfs", dir);
 	snprintf(cfgpath, sizeof(cfgpath), "%s/config.json", dir);
 	bool host = strcmp(o->rootfs, "/") == 0;
-	if (host && mkdir(rootfs, 0755) < 0)
+	/* (chmod: a caller's umask of 077 made it 0700, and a -u user could not run anything) */
+	if (host && (mkdir(rootfs, 0755) < 0 || chmod(rootfs, 0755) < 0))
 		return -1;
 	json_object *c = json_object_new_object(), *p = json_object_new_object();
 	json_object *args = json_object_new_array(), *env = json_object_new_array();

@@ -120,6 +120,15 @@ print(socket.gethostbyname("localhost"))'
 	check "a write to /etc/hosts fails" 2 "$STATUS"
 	check_match "  ... read-only" "Read-only file system" "$ERR"
 	check "  ... and the host's /etc/hosts is unchanged" "$before" "$after"
+	# A user (-u) reads them too, whatever the caller's umask (under 077 the ns tier's root
+	# was 0700 and a user could run nothing there).
+	local mask
+	mask=$(umask)
+	umask 077
+	CFG="$CFG -u 65534" box /bin/sh -c 'id -u; tail -n 1 /etc/hosts'
+	umask "$mask"
+	check "  ... and so does a user, under a umask of 077" "65534
+127.0.1.1	cbox" "$OUT"
 	CFG="$CFG --hide /etc/hosts" box /bin/sh -c 'wc -c </etc/hosts'
 	check "--hide /etc/hosts still shows it empty" 0 "$OUT"
 	printf '192.0.2.7 mine\n' >"$ITEST_TMP/hosts"
