@@ -15,14 +15,14 @@
  *
  * Every case runs in a forked child of its own, in a fresh empty directory (its cwd) under a
  * scratch directory the harness creates in $TMPDIR (default /tmp) and removes at the end, with
- * a 10 s alarm. The first failed check ends the case. Output, one line per case on stdout,
+ * a 30 s alarm. The first failed check ends the case. Output, one line per case on stdout,
  * written with a single write(2) so parallel runs do not interleave within a line:
  *
  *	PASS openat.creat_excl_exists
  *	FAIL openat.creat_excl_exists: line 12: openat(...) expected -1/EEXIST, got 3
  *	SKIP openat.o_tmpfile: O_TMPFILE not supported by this filesystem
  *	CRASH openat.foo: killed by signal 11 (Segmentation fault)
- *	TIMEOUT openat.bar: no result after 10 s
+ *	TIMEOUT openat.bar: no result after 30 s
  *	# summary: 10 passed, 1 failed, 1 skipped, 0 crashed, 0 timed out
  *
  * The program exits 0 when nothing failed, crashed or timed out, else 1. Arguments: none runs
