@@ -9,6 +9,7 @@ set -u -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build-release}
 ALL_CONFIGS="native cbox-seccomp cbox-seccomp-user cbox-seccomp-strict cbox-ptrace cbox-ptrace-strict"
+ALL_CONFIGS="$ALL_CONFIGS cbox-ns"
 ALL_CONFIGS="$ALL_CONFIGS runsc bwrap"
 CONFIGS=$ALL_CONFIGS
 QUICK=0
@@ -158,6 +159,8 @@ prefix() {
 	cbox-seccomp-strict) printf '%s\n' "$CBOX_RUN" --platform=seccomp --strict -- ;;
 	cbox-ptrace) printf '%s\n' "$CBOX_RUN" --platform=ptrace -- ;;
 	cbox-ptrace-strict) printf '%s\n' "$CBOX_RUN" --platform=ptrace --strict -- ;;
+	# the sibling tier behind the same front door: plain namespaces and cgroups, as runc
+	cbox-ns) printf '%s\n' "$CBOX_RUN" --tier=ns -- ;;
 	runsc)
 		# This runsc build has the ptrace platform only (kvm needs /dev/kvm and hangs
 		# without it; there is no systrap); the sandbox network needs a veth setup, so
