@@ -380,15 +380,6 @@ int cbox_gofer_open(struct cbox_gofer_client *c, uint32_t fid, int flags)
 	return rc < 0 ? rc : fd;
 }
 
-int cbox_gofer_view(struct cbox_gofer_client *c)
-{
-	struct cbox_gofer_req q = {.type = CBOX_GOFER_VIEW, .fid = CBOX_GOFER_ROOT_FID};
-	struct cbox_gofer_reply r;
-	int fd = -1;
-	int rc = rpc(c, &q, &r, &fd);
-	return rc < 0 ? rc : fd;
-}
-
 int cbox_gofer_early_send(struct cbox_gofer_client *c, bool view)
 {
 	if (c == NULL || c->broken)

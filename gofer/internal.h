@@ -225,9 +225,7 @@ void cbox_gofer_cover(int at, bool dir, const char *what);
  */
 void cbox_gofer_tree_build(const struct cbox_gofer_config *cfg);
 
-/* tree.c: path is at or below dir (both absolute, no "." or ".." components); path (a guest
- * path) is at or below a path cfg hides or mounts over. */
-bool cbox_gofer_path_at_or_below(const char *path, const char *dir);
+/* tree.c: path (a guest path) is at or below a path cfg hides or mounts over. */
 bool cbox_gofer_covered_later(const struct cbox_gofer_config *cfg, const char *path);
 
 /*

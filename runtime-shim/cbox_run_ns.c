@@ -49,13 +49,6 @@ static json_object *mount_obj(const char *dst, const char *type, const char *src
 	return m;
 }
 
-/* Whether guest path p lies under dir (or is it). */
-static bool under(const char *p, const char *dir)
-{
-	size_t n = strlen(dir);
-	return !strncmp(p, dir, n) && (p[n] == '\0' || p[n] == '/');
-}
-
 /* The host's / as the rootfs: each entry bound read-only, symlinks copied (see above). */
 static int host_root(const char *rootfs, json_object *mounts)
 {
@@ -120,7 +113,7 @@ static int tree_mounts(const struct cbox_gofer_config *gc, json_object *mounts, 
 		/* Empty; read-only unless a later mount needs its mount point made inside. */
 		bool parent = false;
 		for (size_t k = 0; k < gc->n_mounts; k++)
-			parent |= under(gc->mounts[k].target, h);
+			parent |= cbox_gofer_path_at_or_below(gc->mounts[k].target, h);
 		static const char *const ro[] = {"mode=755", "size=1m", "ro", NULL};
 		static const char *const rw[] = {"mode=755", "size=1m", NULL};
 		json_object_array_add(mounts, mount_obj(h, "tmpfs", "tmpfs", parent ? rw : ro));

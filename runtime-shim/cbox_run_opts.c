@@ -457,13 +457,9 @@ static const char etc_hosts[] = "127.0.0.1\tlocalhost\n"
 
 static bool hidden(const struct cbox_run_opts *o, const char *path)
 {
-	for (size_t i = 0; i < o->n_hide; i++) {
-		size_t n = strlen(o->hide[i]);
-		while (n > 1 && o->hide[i][n - 1] == '/')
-			n--;
-		if (strncmp(o->hide[i], path, n) == 0 && (path[n] == '\0' || path[n] == '/'))
+	for (size_t i = 0; i < o->n_hide; i++)
+		if (cbox_gofer_path_at_or_below(path, o->hide[i]))
 			return true;
-	}
 	return false;
 }
 

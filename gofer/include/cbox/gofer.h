@@ -32,6 +32,10 @@ enum cbox_gofer_mount_kind {
 /* The most bytes a FILE mount's content may have (the gofer's staging tmpfs holds them). */
 #define CBOX_GOFER_FILE_MAX 16384u
 
+/* path is at or below dir (both absolute, no "." or ".." components; dir may end in "/"): what
+ * a hide or a mount at dir covers. */
+CBOX_API bool cbox_gofer_path_at_or_below(const char *path, const char *dir);
+
 /* One mount of the guest's tree, on top of the rootfs. */
 struct cbox_gofer_mount {
 	enum cbox_gofer_mount_kind kind;
@@ -217,16 +221,14 @@ CBOX_API int cbox_gofer_stat(struct cbox_gofer_client *c, uint32_t fid, struct c
  * BIND of this session made, for connecting to it; -ECONNREFUSED for any other socket (one that
  * was in the tree already belongs to a host service), -EINVAL for other types or flags. */
 CBOX_API int cbox_gofer_open(struct cbox_gofer_client *c, uint32_t fid, int flags);
-/* VIEW: an O_PATH fd of the root of the gofer's view (cbox_gofer_spawn_view), or -errno
- * (-EOPNOTSUPP: the gofer has none). */
-CBOX_API int cbox_gofer_view(struct cbox_gofer_client *c);
 /*
- * The session's first requests, sent ahead: the root's STAT and, with view, VIEW. The gofer
+ * The session's first requests, sent ahead: the root's STAT and, with view, VIEW (an O_PATH fd
+ * of the root of the gofer's view, cbox_gofer_spawn_view; -EOPNOTSUPP: it has none). The gofer
  * answers them as soon as it serves, so a client that starts while the gofer still builds its
  * tree does not wait, when it needs them, for the gofer to be woken up for each (0.06 to 1.4
  * ms for the first round trip at the sentry's start on this VM, by which CPU the gofer woke
- * on). cbox_gofer_early_recv takes the answers, as cbox_gofer_stat and cbox_gofer_view would
- * return them (*view_fd: the fd or -errno; -EOPNOTSUPP when not asked); any other request in
+ * on). cbox_gofer_early_recv takes the answers, the root's as cbox_gofer_stat would return it
+ * (*view_fd: the fd or -errno; -EOPNOTSUPP when not asked); any other request in
  * between is refused (-EIO, the client is then broken: it would take a reply not its own).
  */
 CBOX_API int cbox_gofer_early_send(struct cbox_gofer_client *c, bool view);
