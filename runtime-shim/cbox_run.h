@@ -67,7 +67,7 @@ int cbox_run_resolve_user(struct cbox_run_opts *o);
 /*
  * The gofer's view of the guest's tree for o: the rootfs read-only; the working folder writable
  * at its own path (unless it is "/" or --ro); a tmpfs at /tmp with /tmp/home; the sandbox's own
- * /etc/hostname and /etc/hosts (when the rootfs has /etc); the -v mounts; the hidden paths (the
+ * /etc/hostname and /etc/hosts (where the rootfs has them); the -v mounts; the hidden paths (the
  * defaults of a host root: secrets and host runtime state, then --hide).
  * *cwd gets the guest's working directory. Storage lives in o. Returns 0 or -1 (message
  * printed).
