@@ -525,9 +525,47 @@ int64_t sys_umask(struct cbox_sysctx *c)
 }
 
 /*
- * getdents64 on a directory the sentry made (/proc, /dev) copies records from the memfd that
- * stands for it (see cbox_vfs_open_synthetic_dir); the offset lives in the shared open file
- * description, so lseek and rewinddir work. Host directories are listed by the host.
+ * Copy the records of a synthetic directory in buf (n bytes, in getdents64's form) that fit in
+ * cap bytes of out, as getdents64 (is64) or the old getdents gives them: linux_dirent has the
+ * type in its last byte, after the name's NUL, and is the same size (both round name + 20 bytes
+ * up to 8). *used: the bytes of buf consumed, by which the file's offset moves (the d_off
+ * cookies are buf's offsets either way, so lseek and telldir agree). Returns the bytes of out.
+ */
+static size_t dirents_out(const char *buf, size_t n, bool is64, char *out, size_t cap, size_t *used)
+{
+	size_t in = 0, o = 0;
+	while (in + sizeof(struct cbox_dirent64) <= n) {
+		const struct cbox_dirent64 *e = (const struct cbox_dirent64 *)(buf + in);
+		if (e->d_reclen == 0 || in + e->d_reclen > n || o + e->d_reclen > cap)
+			break;
+		if (is64) {
+			memcpy(out + o, e, e->d_reclen);
+		} else {
+			size_t name_max = e->d_reclen - offsetof(struct cbox_dirent64, d_name);
+			size_t len = strnlen(e->d_name, name_max);
+			char *r = out + o;
+			memset(r, 0, e->d_reclen);
+			uint64_t ino = e->d_ino, off = (uint64_t)e->d_off;
+			unsigned short reclen = e->d_reclen;
+			memcpy(r, &ino, 8);
+			memcpy(r + 8, &off, 8);
+			memcpy(r + 16, &reclen, 2);
+			/* name at 18, NUL, then the type in the record's last byte (reclen >= len +
+			 * 20) */
+			memcpy(r + 18, e->d_name, len);
+			r[reclen - 1] = (char)e->d_type;
+		}
+		in += e->d_reclen;
+		o += e->d_reclen;
+	}
+	*used = in;
+	return o;
+}
+
+/*
+ * getdents64 and getdents on a directory the sentry made (/proc, /dev) copy records from the
+ * memfd that stands for it (see cbox_vfs_open_synthetic_dir); the offset lives in the shared
+ * open file description, so lseek and rewinddir work. Host directories are listed by the host.
  */
 static int64_t do_getdents(struct cbox_sysctx *c, bool is64)
 {
@@ -543,32 +581,26 @@ static int64_t do_getdents(struct cbox_sysctx *c, bool is64)
 		cbox_vfs_listed(d);
 		return CBOX_SYSRET_CONTINUE;
 	}
-	if (!is64)
-		return -ENOSYS; /* the old getdents is not served for synthetic directories */
 	int host = cbox_task_getfd(c->task, IARG(0));
 	if (host < 0)
 		return -EBADF;
 	size_t cap = (size_t)(unsigned)ARG(2);
 	if (cap > 65536)
 		cap = 65536;
-	char buf[65536];
+	static char buf[65536], out[65536];
 	off_t off = lseek(host, 0, SEEK_CUR);
 	ssize_t n = pread(host, buf, cap, off);
 	int64_t r = n < 0 ? -EIO : 0;
-	size_t used = 0;
-	while (r == 0 && used + sizeof(struct cbox_dirent64) <= (size_t)n) {
-		struct cbox_dirent64 *e = (struct cbox_dirent64 *)(buf + used);
-		if (e->d_reclen == 0 || used + e->d_reclen > (size_t)n)
-			break;
-		used += e->d_reclen;
-	}
+	size_t used = 0, len = 0;
+	if (r == 0)
+		len = dirents_out(buf, (size_t)n, is64, out, cap, &used);
 	if (r == 0 && used == 0 && n > 0)
 		r = -EINVAL; /* the buffer cannot hold one record */
 	if (r == 0 && used > 0) {
-		r = cbox_sys_write(c, ARG(1), buf, used);
+		r = cbox_sys_write(c, ARG(1), out, len);
 		if (r == 0) {
 			lseek(host, off + (off_t)used, SEEK_SET);
-			r = (int64_t)used;
+			r = (int64_t)len;
 		}
 	}
 	close(host);

@@ -12,6 +12,7 @@
 #include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -702,4 +703,36 @@ CT_TEST(symlinkat, at_fdcwd_and_errors)
 	int fd = CT_OK(open("f", O_RDONLY));
 	CT_ERR(symlinkat("x", fd, "l"), ENOTDIR);
 	CT_ERR(symlinkat("", AT_FDCWD, "l"), ENOENT);
+}
+
+/* The old getdents on /proc (a directory the sentry makes): the sanitizers list a process's
+ * threads with it. Each record has its type in its last byte, after the name's NUL. */
+CT_TEST(getdents, proc_task_and_type)
+{
+	char tid[32];
+	snprintf(tid, sizeof(tid), "%ld", (long)syscall(SYS_gettid));
+	int fd = CT_OK(open("/proc/self/task", O_RDONLY | O_DIRECTORY));
+	char buf[4096];
+	int found = 0, dots = 0;
+	long n;
+	while ((n = CT_OK(syscall(SYS_getdents, fd, buf, sizeof(buf)))) > 0) {
+		for (long off = 0; off < n;) {
+			unsigned short reclen;
+			memcpy(&reclen, buf + off + 16, sizeof(reclen));
+			CT_TRUE(reclen > 0 && off + reclen <= n);
+			const char *name = buf + off + 18;
+			unsigned char type = (unsigned char)buf[off + reclen - 1];
+			if (!strcmp(name, tid) && type == DT_DIR)
+				found++;
+			if (!strcmp(name, ".") || !strcmp(name, ".."))
+				dots++;
+			off += reclen;
+		}
+	}
+	CT_EQ(found, 1);
+	CT_EQ(dots, 2);
+	/* A buffer too small for one record. */
+	CT_EQ(lseek(fd, 0, SEEK_SET), 0);
+	CT_ERR(syscall(SYS_getdents, fd, buf, 8L), EINVAL);
+	close(fd);
 }
