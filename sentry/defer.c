@@ -21,6 +21,7 @@ struct cbox_deferred {
 	short events;
 	int retry_ms;
 	uint64_t due_ns; /* next retry */
+	bool kicked;     /* cbox_defer_kick: step again at once */
 	int64_t (*step)(struct cbox_sysctx *c, void *arg);
 	void (*drop)(void *arg);
 	void *arg;
@@ -61,20 +62,36 @@ size_t cbox_defer_pollfds(struct cbox_sentry *s, struct pollfd *pf, size_t n, in
 	uint64_t now = now_ns();
 	*timeout_ms = -1;
 	for (struct cbox_deferred *d = s->deferred; d; d = d->next) {
+		if (d->kicked)
+			*timeout_ms = 0;
 		if (d->fd >= 0 && k < n)
 			pf[k++] = (struct pollfd){.fd = d->fd, .events = d->events};
 		if (d->retry_ms > 0) {
 			int left = d->due_ns > now ? (int)((d->due_ns - now) / 1000000ULL) + 1 : 0;
-			if (*timeout_ms < 0 || left < *timeout_ms)
+			if (*timeout_ms != 0 && (*timeout_ms < 0 || left < *timeout_ms))
 				*timeout_ms = left;
 		}
 	}
 	return k;
 }
 
+bool cbox_defer_has(const struct cbox_sentry *s, pid_t tid)
+{
+	for (const struct cbox_deferred *d = s->deferred; d; d = d->next)
+		if (d->trap.tid == tid)
+			return true;
+	return false;
+}
+
+void cbox_defer_kick(struct cbox_sentry *s)
+{
+	for (struct cbox_deferred *d = s->deferred; d; d = d->next)
+		d->kicked = true;
+}
+
 static bool ready(const struct cbox_deferred *d, const struct pollfd *pf, size_t n, uint64_t now)
 {
-	if (d->retry_ms > 0 && now >= d->due_ns)
+	if (d->kicked || (d->retry_ms > 0 && now >= d->due_ns))
 		return true;
 	for (size_t i = 0; d->fd >= 0 && i < n; i++)
 		if (pf[i].fd == d->fd && (pf[i].revents & (d->events | POLLHUP | POLLERR)))
@@ -93,12 +110,20 @@ void cbox_defer_run(struct cbox_sentry *s, const struct pollfd *pf, size_t n)
 		if (!t) {
 			r = -EINTR; /* the task is gone: nobody to answer */
 		} else if (ready(d, pf, n, now)) {
+			d->kicked = false;
 			struct cbox_sysctx c = {.s = s, .task = t, .trap = &d->trap};
-			r = d->step(&c, d->arg);
-			if (r == CBOX_SYSRET_DEFER)
-				d->due_ns = now + (uint64_t)d->retry_ms * 1000000ULL;
-			else
-				cbox_dispatch_answer(&c, cbox_sys_lookup(d->trap.nr), r);
+			/* A signal ended the wait (the seccomp platform withdraws the notification,
+			 * and the call, restarted, is a new one): a step must not consume what it
+			 * waits for (a tracee's stop) for an answer nobody would receive. */
+			if (!s->platform->ops->still_valid(s->platform, &d->trap)) {
+				r = -EINTR; /* withdrawn: nobody to answer */
+			} else {
+				r = d->step(&c, d->arg);
+				if (r == CBOX_SYSRET_DEFER)
+					d->due_ns = now + (uint64_t)d->retry_ms * 1000000ULL;
+				else
+					cbox_dispatch_answer(&c, cbox_sys_lookup(d->trap.nr), r);
+			}
 		}
 		if (r == CBOX_SYSRET_DEFER) {
 			pp = &d->next;

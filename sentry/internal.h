@@ -61,6 +61,7 @@ struct cbox_sentry {
 	} recent[256];
 	unsigned recent_next;
 	struct cbox_deferred *deferred; /* syscalls answered later (defer.c) */
+	size_t pt_tracees;              /* guest tasks another one traces (ptrace_emu.c) */
 	size_t n_ro_fds;                /* fds kept by read-only dentries */
 	size_t ro_fds_max;              /* at most this many (a share of the fd limit) */
 	/* The sentry's own stat shows the owners the gofer's would (fs_gofer_local.c): its
@@ -148,8 +149,20 @@ struct cbox_deferred;
 size_t cbox_defer_pollfds(struct cbox_sentry *s, struct pollfd *pf, size_t n, int *timeout_ms);
 /* Run the steps that are due (pf as filled by cbox_defer_pollfds, with revents). */
 void cbox_defer_run(struct cbox_sentry *s, const struct pollfd *pf, size_t n);
+/* Something a deferred call may wait for happened (a stop held for a tracer, a tracee gone):
+ * run every deferred step again at the next turn of the loop. */
+void cbox_defer_kick(struct cbox_sentry *s);
+/* Whether task tid waits in a deferred call. */
+bool cbox_defer_has(const struct cbox_sentry *s, pid_t tid);
 /* Answer a trapped call with r, as the dispatcher does (reply, continue, or nothing). */
 void cbox_dispatch_answer(struct cbox_sysctx *c, const struct cbox_sys_entry *e, int64_t r);
+
+/* emulated ptrace (ptrace_emu.c). stop: task t, traced by a guest task, reported a stop to the
+ * sentry (event_stop: a PTRACE_EVENT_STOP, else sig's delivery): true when the sentry now holds
+ * it for its tracer (the caller must not resume it). forget: t is going away (as a tracee, and as
+ * a tracer whose tracees are let go). */
+bool cbox_ptrace_emu_stop(struct cbox_sentry *s, struct cbox_task *t, int sig, bool event_stop);
+void cbox_ptrace_emu_forget(struct cbox_sentry *s, struct cbox_task *t);
 
 /* the trap loop (tracer.c) */
 int cbox_tracer_loop(struct cbox_sentry *s);

@@ -247,6 +247,7 @@ static void exec_free(struct cbox_exec_pending *e)
 
 void cbox_task_remove(struct cbox_sentry *s, struct cbox_task *t)
 {
+	cbox_ptrace_emu_forget(s, t);
 	struct cbox_task **pp = &s->tasks[(unsigned)t->tid % CBOX_TASK_HASH];
 	while (*pp && *pp != t)
 		pp = &(*pp)->next_in_hash;

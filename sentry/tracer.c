@@ -37,8 +37,10 @@ static void inherit(struct cbox_sentry *s, struct cbox_task *child, struct cbox_
 			child->tg->host_tgid = child->tid;
 			child->tg->exe =
 			    parent->tg && parent->tg->exe ? strdup(parent->tg->exe) : NULL;
-			if (parent->tg)
+			if (parent->tg) {
 				cbox_text_fork(s, child->tg, parent->tg);
+				child->tg->nondumpable = parent->tg->nondumpable;
+			}
 		}
 	}
 	child->files = (flags & CLONE_FILES) ? cbox_fdtable_get(parent->files)
@@ -58,6 +60,9 @@ static void inherit(struct cbox_sentry *s, struct cbox_task *child, struct cbox_
 	/* Credentials are per task in Linux (a thread's setuid is its own; glibc makes every
 	 * thread call it), so a thread shares them only until one of them changes its own. */
 	child->cred = parent->cred ? cbox_cred_get(parent->cred) : NULL;
+	/* A thread's parent, and a CLONE_PARENT child's, is its creator's (PTRACE_TRACEME). */
+	child->parent_tid =
+	    (flags & (CLONE_THREAD | CLONE_PARENT)) ? parent->parent_tid : parent->tid;
 	child->attached_parent = true;
 }
 
@@ -104,8 +109,8 @@ static void clone3_restore(pid_t tid, const struct cbox_clone3_fixup *fx)
 }
 
 /* Let a new task run for the first time (both its own first stop and its parent's event have
- * been seen). */
-static void start_new_task(struct cbox_task *t)
+ * been seen), unless a guest tracer attached to it meanwhile: it is then held at this stop. */
+static void start_new_task(struct cbox_sentry *s, struct cbox_task *t)
 {
 	int sig = 0;
 	if (t->clone3_child) {
@@ -124,6 +129,8 @@ static void start_new_task(struct cbox_task *t)
 		clone3_restore(t->tid, &t->clone3);
 		t->clone3_child = false;
 	}
+	if (sig == 0 && cbox_ptrace_emu_stop(s, t, SIGTRAP, true))
+		return;
 	resume(t->tid, sig);
 }
 
@@ -159,7 +166,7 @@ static void on_new_task(struct cbox_sentry *s, struct cbox_task *parent, int eve
 		clone3_restore(parent->tid, &parent->clone3);
 	}
 	if (child->seen_first_stop)
-		start_new_task(child);
+		start_new_task(s, child);
 }
 
 static void on_exec(struct cbox_sentry *s, struct cbox_task *t)
@@ -181,6 +188,10 @@ static void on_exec(struct cbox_sentry *s, struct cbox_task *t)
 	 * loader still has to ask for them); the old image's files are free again. */
 	if (t->tg && t->exec)
 		cbox_text_exec(s, t->tg, (const int[2]){t->exec->elf_fd, t->exec->interp_fd});
+	/* As Linux's exec: dumpable again unless it runs with ids it did not start with. */
+	if (t->tg)
+		t->tg->nondumpable =
+		    t->cred && (t->cred->euid != t->cred->uid || t->cred->egid != t->cred->gid);
 	/* exec unshares the fd table. */
 	if (t->files) {
 		struct cbox_fdtable *own = cbox_fdtable_copy(t->files);
@@ -374,6 +385,9 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 		resume(tid, 0);
 		return;
 	case PTRACE_EVENT_STOP:
+		/* The stop the sentry asked for on behalf of the task's guest tracer. */
+		if (t->seen_first_stop && cbox_ptrace_emu_stop(s, t, sig, true))
+			return;
 		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
 			/* group-stop: stay stopped, but keep reporting (SIGCONT ends it) */
 			ptrace(PTRACE_LISTEN, tid, 0, 0);
@@ -383,7 +397,7 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 			t->seen_first_stop = true;
 			if (!t->attached_parent)
 				return; /* resumed by on_new_task */
-			start_new_task(t);
+			start_new_task(s, t);
 			return;
 		}
 		resume(tid, 0);
@@ -410,8 +424,11 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 		resume(tid, 0);
 		return;
 	}
-	/* A signal on its way to the guest: deliver it as it is. */
+	/* A signal on its way to the guest: deliver it as it is, or, when a guest task traces
+	 * this one, stop it there for its tracer, who decides (ptrace_emu.c). */
 	restart_interrupted_trap(s, t, tid);
+	if (cbox_ptrace_emu_stop(s, t, sig, false))
+		return;
 	resume(tid, sig);
 }
 

@@ -33,6 +33,9 @@ int64_t sys_capget(struct cbox_sysctx *c);
 /* prctl's PR_CAPBSET_READ, PR_GET_KEEPCAPS and PR_SET_KEEPCAPS (sys_ident.c). */
 int64_t cbox_sys_prctl_caps(struct cbox_sysctx *c);
 int64_t sys_kill(struct cbox_sysctx *c);
+int64_t sys_ptrace(struct cbox_sysctx *c);
+int64_t sys_wait4(struct cbox_sysctx *c);
+int64_t sys_waitid(struct cbox_sysctx *c);
 int64_t sys_tkill(struct cbox_sysctx *c);
 int64_t sys_tgkill(struct cbox_sysctx *c);
 int64_t sys_rt_sigqueueinfo(struct cbox_sysctx *c);

@@ -1,7 +1,7 @@
 /*
  * clone and clone3. Every guest task must stay a task the sentry traces (that is how it sees new
- * tasks and execs) and inside the sandbox's namespaces, so the flags that would change either are
- * refused before the host makes the task.
+ * tasks and execs) and inside the sandbox's namespaces: namespace flags are refused before the
+ * host makes the task, and CLONE_UNTRACED is taken out of the call the host runs.
  */
 #include <errno.h>
 #include <limits.h>
@@ -28,8 +28,7 @@
 /*
  * The checks clone and clone3 share, in copy_process's order: impossible combinations are
  * EINVAL for anyone, then namespaces are EPERM (as for a process without CAP_SYS_ADMIN: the
- * sandbox's namespaces are the runtime's, not the guest's to leave or nest), and so is
- * CLONE_UNTRACED, which would hide the child from the sentry.
+ * sandbox's namespaces are the runtime's, not the guest's to leave or nest).
  */
 static int clone_flags_check(uint64_t flags)
 {
@@ -43,18 +42,59 @@ static int clone_flags_check(uint64_t flags)
 		return -EINVAL;
 	if (flags & ns)
 		return -EPERM;
-	if (flags & CLONE_UNTRACED)
-		return -EPERM;
 	return 0;
 }
 
-/* clone's flags are a register, so checking them here cannot race with the guest. */
+/* The guest's argument registers at this stop, to be put back after the call (tracer.c). */
+static struct cbox_clone3_fixup fixup_of(const struct cbox_trap *tr)
+{
+	return (struct cbox_clone3_fixup){.rdi = tr->regs.rdi,
+	                                  .rsi = tr->regs.rsi,
+	                                  .rdx = tr->regs.rdx,
+	                                  .r10 = tr->regs.r10,
+	                                  .r8 = tr->regs.r8,
+	                                  .ip = tr->regs.rip};
+}
+
+/* Have the host run clone with regs at this ptrace stop, the guest's registers fx put back
+ * after it (tracer.c: in the parent at the call's exit or new-task event, in the child before
+ * it first runs). PTRACE_SYSCALL: a clone that fails (no new-task event) is seen at its exit. */
+static int64_t run_clone(struct cbox_sysctx *c, const struct user_regs_struct *regs,
+                         const struct cbox_clone3_fixup *fx)
+{
+	c->task->clone3 = *fx;
+	c->task->clone3_pending = true;
+	c->task->clone_flags = regs->rdi;
+	if (ptrace(PTRACE_SETREGS, c->trap->tid, 0, regs) < 0 ||
+	    ptrace(PTRACE_SYSCALL, c->trap->tid, 0, 0) < 0) {
+		c->task->clone3_pending = false;
+		return errno == ESRCH ? CBOX_SYSRET_DONE : -EAGAIN;
+	}
+	return CBOX_SYSRET_DONE;
+}
+
+/*
+ * clone's flags are a register, so checking them here cannot race with the guest.
+ *
+ * CLONE_UNTRACED would make a child the sentry does not trace, outside everything it enforces.
+ * Linux's flag only keeps a tracer from tracing the child without asking, which the emulated
+ * ptrace never does (syscalls/sys_ptrace.c), so the child is made without it: the same child as
+ * far as the guest can tell, and the sentry's. The sanitizers' leak check clones its tracer so.
+ */
 int64_t sys_clone(struct cbox_sysctx *c)
 {
 	uint64_t flags = ARG(0);
 	int r = clone_flags_check(flags);
 	if (r < 0)
 		return r;
+	if (flags & CLONE_UNTRACED) {
+		if (!c->trap->ptrace_stop)
+			return -EPERM; /* the filter sends it only as a ptrace stop */
+		struct user_regs_struct regs = c->trap->regs;
+		regs.rdi = flags & ~(uint64_t)CLONE_UNTRACED;
+		struct cbox_clone3_fixup fx = fixup_of(c->trap);
+		return run_clone(c, &regs, &fx);
+	}
 	c->task->clone_flags = flags;
 	return CBOX_SYSRET_CONTINUE;
 }
@@ -148,15 +188,11 @@ int64_t sys_clone3(struct cbox_sysctx *c)
 	    !(a.flags & CLONE_VFORK))
 		return -ENOSYS;
 
-	uint64_t flags = (a.flags & 0xffffffffULL) | a.exit_signal;
+	/* CLONE_UNTRACED dropped as for clone (see sys_clone). */
+	uint64_t flags = (a.flags & 0xffffffffULL & ~(uint64_t)CLONE_UNTRACED) | a.exit_signal;
 	uint64_t ptid = 0;
-	struct cbox_clone3_fixup fx = {.rdi = tr->regs.rdi,
-	                               .rsi = tr->regs.rsi,
-	                               .rdx = tr->regs.rdx,
-	                               .r10 = tr->regs.r10,
-	                               .r8 = tr->regs.r8,
-	                               .ip = tr->regs.rip,
-	                               .clear_sighand = (a.flags & CLONE_CLEAR_SIGHAND) != 0};
+	struct cbox_clone3_fixup fx = fixup_of(tr);
+	fx.clear_sighand = (a.flags & CLONE_CLEAR_SIGHAND) != 0;
 	if (flags & CLONE_PIDFD) {
 		ptid = a.pidfd;
 		if (flags & CLONE_PARENT_SETTID) {
@@ -173,15 +209,5 @@ int64_t sys_clone3(struct cbox_sysctx *c)
 	regs.rdx = ptid;
 	regs.r10 = a.child_tid;
 	regs.r8 = a.tls;
-	c->task->clone3 = fx;
-	c->task->clone3_pending = true;
-	c->task->clone_flags = flags;
-	/* PTRACE_SYSCALL: a clone that fails (no new-task event) is seen at its exit, where the
-	 * parent gets its registers back. */
-	if (ptrace(PTRACE_SETREGS, tr->tid, 0, &regs) < 0 ||
-	    ptrace(PTRACE_SYSCALL, tr->tid, 0, 0) < 0) {
-		c->task->clone3_pending = false;
-		return errno == ESRCH ? CBOX_SYSRET_DONE : -EAGAIN;
-	}
-	return CBOX_SYSRET_DONE;
+	return run_clone(c, &regs, &fx);
 }

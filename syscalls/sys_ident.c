@@ -67,37 +67,68 @@ int64_t sys_getresgid(struct cbox_sysctx *c)
 	return put_three(c, cr->gid, cr->egid, cr->sgid);
 }
 
+/* The ids whose change makes a process not dumpable. */
+struct ids {
+	uint32_t euid, egid, fsuid, fsgid;
+};
+
+static struct ids ids_of(struct cbox_sysctx *c)
+{
+	const struct cbox_cred *cr = cred(c);
+	return (struct ids){cr->euid, cr->egid, cr->fsuid, cr->fsgid};
+}
+
+/* Linux's commit_creds: a change of the effective or fs ids makes the process not dumpable, so
+ * that what it could read with its former ids cannot be traced out of it (emulated ptrace,
+ * syscalls/sys_ptrace.c). r is the call's result, returned. */
+static int64_t after(struct cbox_sysctx *c, struct ids was, int64_t r)
+{
+	struct ids now = ids_of(c);
+	if (c->task->tg && (now.euid != was.euid || now.egid != was.egid ||
+	                    now.fsuid != was.fsuid || now.fsgid != was.fsgid))
+		c->task->tg->nondumpable = true;
+	return r;
+}
+
 int64_t sys_setuid(struct cbox_sysctx *c)
 {
-	return cbox_cred_setuid(&c->task->cred, ID(0));
+	struct ids was = ids_of(c);
+	return after(c, was, cbox_cred_setuid(&c->task->cred, ID(0)));
 }
 int64_t sys_setgid(struct cbox_sysctx *c)
 {
-	return cbox_cred_setgid(&c->task->cred, ID(0));
+	struct ids was = ids_of(c);
+	return after(c, was, cbox_cred_setgid(&c->task->cred, ID(0)));
 }
 int64_t sys_setreuid(struct cbox_sysctx *c)
 {
-	return cbox_cred_setreuid(&c->task->cred, ID(0), ID(1));
+	struct ids was = ids_of(c);
+	return after(c, was, cbox_cred_setreuid(&c->task->cred, ID(0), ID(1)));
 }
 int64_t sys_setregid(struct cbox_sysctx *c)
 {
-	return cbox_cred_setregid(&c->task->cred, ID(0), ID(1));
+	struct ids was = ids_of(c);
+	return after(c, was, cbox_cred_setregid(&c->task->cred, ID(0), ID(1)));
 }
 int64_t sys_setresuid(struct cbox_sysctx *c)
 {
-	return cbox_cred_setresuid(&c->task->cred, ID(0), ID(1), ID(2));
+	struct ids was = ids_of(c);
+	return after(c, was, cbox_cred_setresuid(&c->task->cred, ID(0), ID(1), ID(2)));
 }
 int64_t sys_setresgid(struct cbox_sysctx *c)
 {
-	return cbox_cred_setresgid(&c->task->cred, ID(0), ID(1), ID(2));
+	struct ids was = ids_of(c);
+	return after(c, was, cbox_cred_setresgid(&c->task->cred, ID(0), ID(1), ID(2)));
 }
 int64_t sys_setfsuid(struct cbox_sysctx *c)
 {
-	return cbox_cred_setfsuid(&c->task->cred, ID(0));
+	struct ids was = ids_of(c);
+	return after(c, was, cbox_cred_setfsuid(&c->task->cred, ID(0)));
 }
 int64_t sys_setfsgid(struct cbox_sysctx *c)
 {
-	return cbox_cred_setfsgid(&c->task->cred, ID(0));
+	struct ids was = ids_of(c);
+	return after(c, was, cbox_cred_setfsgid(&c->task->cred, ID(0)));
 }
 
 int64_t sys_getgroups(struct cbox_sysctx *c)

@@ -34,8 +34,6 @@ int64_t sys_prctl(struct cbox_sysctx *c)
 	case PR_GET_PDEATHSIG:
 	case PR_SET_NO_NEW_PRIVS:
 	case PR_GET_NO_NEW_PRIVS:
-	case PR_SET_DUMPABLE:
-	case PR_GET_DUMPABLE:
 	case PR_SET_CHILD_SUBREAPER:
 	case PR_GET_CHILD_SUBREAPER:
 	case PR_GET_SECCOMP:
@@ -55,8 +53,20 @@ int64_t sys_prctl(struct cbox_sysctx *c)
 	case PR_SET_KEEPCAPS:
 	case PR_CAPBSET_READ:
 		return cbox_sys_prctl_caps(c); /* the sentry's credentials (sys_ident.c) */
+	case PR_SET_DUMPABLE:
+		/* Kept by the sentry for emulated ptrace (a guest tracer's permission), and run by
+		 * the host too, whose own checks (process_vm_readv) follow it. */
+		if (ARG(1) > 1)
+			return -EINVAL; /* SUID_DUMP_DISABLE or SUID_DUMP_USER only */
+		if (c->task->tg)
+			c->task->tg->nondumpable = ARG(1) == 0;
+		return CBOX_SYSRET_CONTINUE;
+	case PR_GET_DUMPABLE:
+		/* The sentry's flag: an emulated change of ids clears it as Linux's would, where
+		 * the host's never sees one. */
+		return c->task->tg && c->task->tg->nondumpable ? 0 : 1;
 	case PR_SET_PTRACER:
-		return -EINVAL;
+		return -EINVAL; /* no Yama: any tracer Linux's own check allows */
 	case PR_SET_MM:
 		return -EPERM; /* needs CAP_SYS_RESOURCE */
 	default:

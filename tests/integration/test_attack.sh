@@ -141,10 +141,26 @@ print(socket.gethostbyname("localhost"))'
 	check "  ... and the host's /etc/hosts is unchanged" "$before" "$(md5sum </etc/hosts)"
 }
 
+# ptrace between the sandbox's processes (emulated by the sentry, which traces them all): a
+# process of one's own user can be stopped and read, as on Linux; one that made itself not
+# dumpable cannot (the guest's root lacks CAP_SYS_PTRACE, as Docker's does), nor can another
+# user's; and a tracee is never written to (the sentry does not emulate the writes: EIO). The
+# guest's ptrace must never reach the host, where every guest task is the same id.
+t_ptrace_guard() {
+	box "$GUEST" ptrace-guard
+	local poke=EIO
+	case "$CFG" in *--tier=ns*) poke=OK ;; esac # the host kernel's own ptrace there
+	check "ptrace: own user's process yes, a not dumpable or another user's no" "same-user OK
+nondumpable EPERM
+other-user EPERM
+poke $poke" "$OUT"
+}
+
 # The ns tier (cbox-run --tier=ns) gives the same view: it must stop the attack as well.
 CONFIGS+=("--tier=ns")
 for_each_config t_attack
 for_each_config t_hidden
 for_each_config t_affinity
 for_each_config t_etc_hosts
+for_each_config t_ptrace_guard
 finish

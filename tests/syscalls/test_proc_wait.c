@@ -8,13 +8,18 @@
 #include <fcntl.h>
 #include <linux/kcmp.h>
 #include <poll.h>
+#include <elf.h>
+#include <sched.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -457,4 +462,150 @@ CT_TEST(ptrace, not_traced_esrch)
 	CT_ERR(ptrace(PTRACE_PEEKDATA, pid, vm_buf, NULL), ESRCH);
 	CT_ERR(ptrace(PTRACE_CONT, pid, NULL, NULL), ESRCH);
 	kill(pid, SIGKILL);
+}
+
+CT_TEST(ptrace, attach_refusals)
+{
+	CT_ERR(ptrace(PTRACE_ATTACH, getpid(), NULL, NULL), EPERM); /* its own process */
+	pid_t pid = spawn_idle();
+	CT_OK(ptrace(PTRACE_ATTACH, pid, NULL, NULL));
+	CT_ERR(ptrace(PTRACE_ATTACH, pid, NULL, NULL), EPERM); /* traced already */
+	int st = ct_wait(pid);
+	CT_TRUE(WIFSTOPPED(st) && WSTOPSIG(st) == SIGSTOP);
+	CT_ERR(ptrace(PTRACE_CONT, pid, NULL, (void *)100L), EIO); /* no such signal */
+	CT_ERR(ptrace(PTRACE_INTERRUPT, pid, NULL, NULL), EIO);    /* not seized */
+	CT_OK(ptrace(PTRACE_DETACH, pid, NULL, NULL));
+	CT_ERR(ptrace(PTRACE_DETACH, pid, NULL, NULL), ESRCH); /* not traced any more */
+	/* Detached, it runs again: a SIGTERM ends it (a stopped tracee would wait for good). */
+	CT_OK(kill(pid, SIGTERM));
+	st = ct_wait(pid);
+	CT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+}
+
+CT_TEST(ptrace, seize_interrupt_regs)
+{
+	pid_t pid = spawn_idle();
+	CT_OK(ptrace(PTRACE_SEIZE, pid, NULL, NULL));
+	int st;
+	CT_EQ(waitpid(pid, &st, WNOHANG | __WALL), 0); /* seized: not stopped */
+	CT_OK(ptrace(PTRACE_INTERRUPT, pid, NULL, NULL));
+	st = ct_wait(pid);
+	CT_TRUE(WIFSTOPPED(st) && (st >> 8) == (SIGTRAP | (PTRACE_EVENT_STOP << 8)));
+	struct user_regs_struct regs;
+	CT_OK(ptrace(PTRACE_GETREGS, pid, NULL, &regs));
+	char big[sizeof(struct user_regs_struct) + 256];
+	struct iovec iov = {big, sizeof(big)};
+	CT_OK(ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &iov));
+	CT_EQ(iov.iov_len, sizeof(struct user_regs_struct)); /* trimmed to the set's size */
+	struct user_regs_struct *rs = (struct user_regs_struct *)big;
+	CT_EQ(rs->rsp, regs.rsp);
+	CT_EQ(rs->rip, regs.rip);
+	siginfo_t si;
+	CT_OK(ptrace(PTRACE_GETSIGINFO, pid, NULL, &si));
+	CT_EQ(si.si_signo, SIGTRAP);
+	CT_EQ(si.si_code, SIGTRAP | (PTRACE_EVENT_STOP << 8));
+	CT_EQ(si.si_pid, pid);
+	errno = 0;
+	long word =
+	    ptrace(PTRACE_PEEKUSER, pid, (void *)offsetof(struct user_regs_struct, rsp), NULL);
+	CT_EQ(errno, 0);
+	CT_EQ((unsigned long long)word, regs.rsp);
+	CT_ERR(ptrace(PTRACE_PEEKUSER, pid, (void *)3L, NULL), EIO); /* not aligned */
+	CT_OK(ptrace(PTRACE_DETACH, pid, NULL, NULL));
+	kill(pid, SIGKILL);
+	CT_TRUE(WIFSIGNALED(ct_wait(pid)));
+}
+
+static volatile sig_atomic_t got_usr1;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	got_usr1 = 1;
+}
+
+/* A tracee's signal stops at its delivery; the tracer's CONT decides whether it is delivered. */
+static pid_t traced_raiser(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		signal(SIGUSR1, on_usr1);
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
+			_exit(2);
+		raise(SIGUSR1);
+		_exit(got_usr1 ? 10 : 11);
+	}
+	return pid;
+}
+
+CT_TEST(ptrace, signal_stop_cont)
+{
+	for (int deliver = 0; deliver < 2; deliver++) {
+		pid_t pid = traced_raiser();
+		CT_TRUE(pid > 0);
+		int st = ct_wait(pid);
+		CT_TRUE(WIFSTOPPED(st) && WSTOPSIG(st) == SIGUSR1);
+		siginfo_t si;
+		CT_OK(ptrace(PTRACE_GETSIGINFO, pid, NULL, &si));
+		CT_EQ(si.si_signo, SIGUSR1);
+		CT_EQ(si.si_pid, pid); /* raised by itself */
+		CT_OK(ptrace(PTRACE_CONT, pid, NULL, (void *)(long)(deliver ? SIGUSR1 : 0)));
+		CT_EQ(exit_code(pid), deliver ? 10 : 11);
+	}
+}
+
+CT_TEST(ptrace, attach_waitid)
+{
+	pid_t pid = spawn_idle();
+	CT_OK(ptrace(PTRACE_ATTACH, pid, NULL, NULL));
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	CT_OK(waitid(P_PID, pid, &si, WEXITED | WSTOPPED | __WALL));
+	CT_EQ(si.si_signo, SIGCHLD);
+	CT_EQ(si.si_pid, pid);
+	CT_EQ(si.si_code, CLD_TRAPPED);
+	CT_EQ(si.si_status, SIGSTOP);
+	memset(&si, 0xff, sizeof(si));
+	CT_OK(waitid(P_PID, pid, &si, WEXITED | WSTOPPED | WNOHANG | __WALL));
+	CT_EQ(si.si_pid, 0); /* reported once */
+	CT_OK(ptrace(PTRACE_DETACH, pid, NULL, NULL));
+	kill(pid, SIGKILL);
+	ct_wait(pid);
+}
+
+static int untraced_child(void *arg)
+{
+	(void)arg;
+	return 7;
+}
+
+/* CLONE_UNTRACED (the sanitizers' leak check clones its tracer so) makes a child as any other. */
+CT_TEST(ptrace, clone_untraced)
+{
+	static char stack[65536] __attribute__((aligned(16)));
+	pid_t pid = clone(untraced_child, stack + sizeof(stack), CLONE_UNTRACED | SIGCHLD, NULL);
+	CT_TRUE(pid > 0);
+	CT_EQ(exit_code(pid), 7);
+}
+
+CT_TEST(ptrace, bad_pointers)
+{
+	pid_t pid = spawn_idle();
+	CT_OK(ptrace(PTRACE_ATTACH, pid, NULL, NULL));
+	int st = ct_wait(pid);
+	CT_TRUE(WIFSTOPPED(st));
+	CT_ERR(ptrace(PTRACE_GETREGS, pid, NULL, (void *)8), EFAULT);
+	CT_ERR(ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, (void *)8), EFAULT);
+	struct iovec iov = {(void *)8, 4096};
+	CT_ERR(ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &iov), EFAULT);
+	char buf[64];
+	struct iovec small = {buf, sizeof(buf)};
+	CT_ERR(ptrace(PTRACE_GETREGSET, pid, (void *)0x7fffffffL, &small),
+	       EINVAL);                                             /* no such set */
+	CT_ERR(ptrace(PTRACE_PEEKDATA, pid, (void *)8, NULL), EIO); /* not mapped */
+	CT_ERR(ptrace(PTRACE_GETSIGINFO, pid, NULL, (void *)8), EFAULT);
+	CT_ERR(ptrace((enum __ptrace_request)0x7777, pid, NULL, NULL), EIO); /* no such request */
+	CT_OK(ptrace(PTRACE_DETACH, pid, NULL, NULL));
+	kill(pid, SIGKILL);
+	ct_wait(pid);
 }

@@ -305,6 +305,10 @@ struct cbox_thread_group {
 		uint64_t dev, ino;
 	} text[2];
 	int ntext;
+	/* Linux's dumpable flag as the guest's own calls set it (PR_SET_DUMPABLE, a change of its
+	 * effective or fs ids, an exec): a process that is not dumpable cannot be traced by
+	 * another of the same user (syscalls/sys_ptrace.c). */
+	bool nondumpable;
 };
 
 struct cbox_exec_pending {
@@ -317,13 +321,33 @@ struct cbox_exec_pending {
  * clone3 keeps its arguments in guest memory, where a racing thread could change them after the
  * sentry checked them; the sentry therefore runs it as a clone with the checked values in
  * registers. The guest's own argument registers are put back afterwards, in the parent at the
- * call's exit and in the child before it first runs (glibc's child code reads them).
+ * call's exit and in the child before it first runs (glibc's child code reads them). A clone whose
+ * CLONE_UNTRACED the sentry takes out is run and restored the same way (syscalls/sys_clone.c).
  */
 struct cbox_clone3_fixup {
 	uint64_t rdi, rsi, rdx, r10, r8;
 	uint64_t ip;         /* where the call was made (after the syscall instruction) */
 	uint64_t parent_tid; /* CLONE_PARENT_SETTID beside CLONE_PIDFD: written by the sentry */
 	bool clear_sighand;  /* CLONE_CLEAR_SIGHAND: done by the sentry in the child */
+};
+
+/*
+ * A guest task another guest task traces (emulated ptrace, sentry/ptrace_emu.c). The sentry is
+ * the host tracer of both; it holds the tracee at a stop for the tracer instead of resuming it.
+ */
+struct cbox_ptrace_emu {
+	pid_t tracer;      /* host tid of the tracing task; 0: not traced */
+	pid_t tracer_tgid; /* its thread group, whose waits see the tracee's stops */
+	bool seized;       /* PTRACE_SEIZE (no stop at attach; PTRACE_INTERRUPT allowed) */
+	bool exitkill;     /* PTRACE_O_EXITKILL: killed when the tracer exits */
+	bool stop_wanted;  /* the sentry's PTRACE_INTERRUPT is on its way: hold at that stop */
+	int want_code;     /* what that stop reports: SIGSTOP (ATTACH) or an event stop's code */
+	bool held;         /* at a stop the sentry keeps for the tracer */
+	bool signal_stop;  /* held at a signal's delivery (code: the signal), else an event stop */
+	bool group_stop;   /* the held stop was a group-stop: resumed with PTRACE_LISTEN */
+	bool reported;     /* a wait of the tracer has seen the held stop */
+	int code;          /* the held stop as a wait status shows it (status >> 8) */
+	int pass_sig;      /* a signal the tracer injected: delivered without a stop */
 };
 
 struct cbox_task {
@@ -349,6 +373,10 @@ struct cbox_task {
 	bool clone3_pending, clone3_child;
 	/* Started by the sentry: its first execve carries its seccomp listener (tracer.c) */
 	bool takes_listener;
+	/* The host tid of the task that forked this one (its real parent thread; 0 for a task
+	 * the sentry started) */
+	pid_t parent_tid;
+	struct cbox_ptrace_emu pt; /* traced by another guest task (sentry/ptrace_emu.c) */
 	struct cbox_task *next_in_hash;
 };
 
@@ -402,6 +430,28 @@ struct cbox_sysctx {
 CBOX_API int64_t cbox_sys_defer(struct cbox_sysctx *c, int fd, short events, int retry_ms,
                                 int64_t (*step)(struct cbox_sysctx *c, void *arg),
                                 void (*drop)(void *arg), void *arg);
+
+/*
+ * Emulated ptrace between guest tasks (sentry/ptrace_emu.c; the requests in
+ * syscalls/sys_ptrace.c). attach: tracee t (not traced, started) is traced by tracer; unless
+ * seize, it is stopped as ATTACH's SIGSTOP would. interrupt: stop t (traced) as soon as it can,
+ * reporting code (a wait status >> 8). resume: a held t runs on, sig delivered (0: none).
+ * detach: t is no longer traced (resumed with sig when held). How many tasks are traced:
+ * cbox_ptrace_emu_count (0: waits need no look).
+ */
+CBOX_API int cbox_ptrace_emu_attach(struct cbox_sentry *s, struct cbox_task *t,
+                                    struct cbox_task *tracer, bool seize, bool exitkill);
+CBOX_API int cbox_ptrace_emu_interrupt(struct cbox_sentry *s, struct cbox_task *t, int code);
+CBOX_API void cbox_ptrace_emu_resume(struct cbox_sentry *s, struct cbox_task *t, int sig);
+CBOX_API void cbox_ptrace_emu_detach(struct cbox_sentry *s, struct cbox_task *t, int sig);
+CBOX_API size_t cbox_ptrace_emu_count(const struct cbox_sentry *s);
+/*
+ * The tracees of caller's thread group (of caller alone with nothread) that a wait for pid
+ * selects (> 0: that tid; -1: any; other selectors select none): *any tells whether there is
+ * one, and the first held at a stop no wait has seen is returned, its vtid filled (NULL: none).
+ */
+CBOX_API struct cbox_task *cbox_ptrace_emu_waitable(struct cbox_sentry *s, struct cbox_task *caller,
+                                                    pid_t pid, bool nothread, bool *any);
 
 /* Guest memory of the calling task (0 or -EFAULT). */
 CBOX_API int cbox_sys_read(struct cbox_sysctx *c, uint64_t addr, void *buf, size_t len);

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/bpf.h>
 #include <linux/filter.h>
@@ -26,6 +27,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -644,13 +647,92 @@ static int cmd_shmmax(void)
 	return 0;
 }
 
+/* A word the tracer tests read out of another process. */
+static volatile long ptrace_secret = 0x5ec12e7L;
+
+/* A child that pauses forever, after making itself not dumpable with nodump; it says it is
+ * ready through a pipe. */
+static pid_t paused_child(bool nodump)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (nodump)
+			prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+		if (write(p[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	char c;
+	close(p[1]);
+	if (pid > 0 && read(p[0], &c, 1) != 1)
+		pid = -1;
+	close(p[0]);
+	return pid;
+}
+
+/* PTRACE_ATTACH to pid (raw calls): "OK" once the stop is seen and the secret word read back,
+ * then detached; else the errno's name. */
+static const char *attach_and_peek(pid_t pid)
+{
+	if (syscall(SYS_ptrace, PTRACE_ATTACH, pid, 0, 0) < 0)
+		return errname(errno);
+	int st;
+	if (waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st) || WSTOPSIG(st) != SIGSTOP)
+		return "no-stop";
+	long w = 0;
+	long r = syscall(SYS_ptrace, PTRACE_PEEKDATA, pid, &ptrace_secret, &w);
+	syscall(SYS_ptrace, PTRACE_DETACH, pid, 0, 0);
+	return r == 0 && w == ptrace_secret ? "OK" : "bad-peek";
+}
+
+/*
+ * `ptrace-guard`: who may trace whom (emulated ptrace). As the caller (root in the sandbox):
+ * a process of its own user ("same-user"), one that made itself not dumpable ("nondumpable");
+ * then as nobody, the first one again ("other-user"); and a poke, which the sentry does not
+ * emulate ("poke"). One line each: NAME RESULT.
+ */
+static int cmd_ptrace_guard(void)
+{
+	pid_t a = paused_child(false), b = paused_child(true);
+	if (a < 0 || b < 0)
+		return 1;
+	printf("same-user %s\n", attach_and_peek(a));
+	printf("nondumpable %s\n", attach_and_peek(b));
+	pid_t c = fork();
+	if (c == 0) {
+		if (syscall(SYS_setresuid, 65534, 65534, 65534) < 0)
+			_exit(1);
+		printf("other-user %s\n", attach_and_peek(a));
+		_exit(0);
+	}
+	int st;
+	waitpid(c, &st, 0);
+	const char *poke = "no-attach";
+	if (syscall(SYS_ptrace, PTRACE_ATTACH, a, 0, 0) == 0 && waitpid(a, &st, __WALL) == a) {
+		poke = syscall(SYS_ptrace, PTRACE_POKEDATA, a, &ptrace_secret, 1L) == 0
+		           ? "OK"
+		           : errname(errno);
+		syscall(SYS_ptrace, PTRACE_DETACH, a, 0, 0);
+	}
+	printf("poke %s\n", poke);
+	kill(a, SIGKILL);
+	kill(b, SIGKILL);
+	waitpid(a, &st, 0);
+	waitpid(b, &st, 0);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
 	                "kill-self SIG|signal-child|open "
 	                "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|fcntl-refused|eintr|"
 	                "clone3-race|bpf-perf|become UID GID[,GROUP...] PROG [ARGS]|access RUID "
-	                "EUID PATH|shmmax\n");
+	                "EUID PATH|shmmax|ptrace-guard\n");
 }
 
 int main(int argc, char **argv)
@@ -676,6 +758,8 @@ int main(int argc, char **argv)
 		return cmd_access(n, a);
 	if (!strcmp(c, "shmmax"))
 		return cmd_shmmax();
+	if (!strcmp(c, "ptrace-guard"))
+		return cmd_ptrace_guard();
 	if (!strcmp(c, "fork-tree"))
 		return cmd_fork_tree(n, a);
 	if (!strcmp(c, "threads"))

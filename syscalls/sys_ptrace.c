@@ -1,0 +1,357 @@
+/*
+ * ptrace between guest tasks, and the waits that see its stops. The sentry is the host tracer
+ * of every guest task, so a guest's ptrace is answered here, on tasks the sentry holds for the
+ * guest tracer (sentry/ptrace_emu.c): attaching (ATTACH, SEIZE, TRACEME), stopping (INTERRUPT),
+ * reading a stopped tracee (its registers, its memory, its siginfo) and letting it go (CONT,
+ * DETACH, KILL). That is what a program needs that stops its own threads to look at them, as
+ * the sanitizers' leak check does at exit. Requests that would change a tracee (POKE*, SETREGS,
+ * SYSCALL, SINGLESTEP) or report more events (options other than EXITKILL and TRACESYSGOOD) are
+ * not emulated: EIO, as Linux answers a request it does not know, and EINVAL for the options.
+ *
+ * The tracer sees a held tracee's stop through wait4 and waitid. The guest filter sends them to
+ * the sentry only with __WALL or __WCLONE, the flags every tracer of threads passes (gdb,
+ * strace, the sanitizers; Linux implies __WALL for a tracee, but a wait without it stays on
+ * the fast path, where it cannot see an emulated stop); every other wait is the host's own.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "cbox/cred.h"
+#include "internal.h"
+
+#define ARG(i)  (c->trap->args[i])
+#define IARG(i) ((int)c->trap->args[i])
+
+#define CBOX_NSIG 64
+/* The options a tracer may set: EXITKILL is kept; TRACESYSGOOD changes only syscall stops,
+ * which are not emulated. */
+#define PT_OPTIONS_KEPT (PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)
+#define PT_OPTIONS_ALL  0x003000ffUL /* PTRACE_O_MASK */
+/* The largest register set copied (x86's XSTATE with AMX is ~11 KiB). */
+#define PT_REGSET_MAX 16384
+
+/*
+ * Linux's __ptrace_may_access(PTRACE_MODE_ATTACH_REALCREDS) on the credentials the sentry keeps:
+ * the tracer's real uid and gid are each of the tracee's real, effective and saved ids and the
+ * tracee is dumpable, or the tracer holds CAP_SYS_PTRACE (which guests hold only when given).
+ * Security: every guest task is one host id, so the host would let any of them trace any other;
+ * this check is what keeps one guest user from stopping and reading the processes of another
+ * (a token in root's memory, read by the nobody a harness drops to). Tried by t_ptrace_emu in
+ * tests/integration/test_attack.sh.
+ */
+static bool may_attach(const struct cbox_task *tracer, const struct cbox_task *t)
+{
+	const struct cbox_cred *a = tracer->cred, *b = t->cred;
+	if (!a || !b)
+		return false;
+	bool ids = a->uid == b->uid && a->uid == b->euid && a->uid == b->suid && a->gid == b->gid &&
+	           a->gid == b->egid && a->gid == b->sgid;
+	if (ids && !(t->tg && t->tg->nondumpable))
+		return true;
+	return cbox_cred_capable(a, CAP_SYS_PTRACE);
+}
+
+/* The task lookup's ESRCH, then ptrace_attach's checks in its order. */
+static int64_t attach(struct cbox_sysctx *c, struct cbox_task *t, bool seize, uint64_t addr,
+                      uint64_t flags)
+{
+	if (!t)
+		return -ESRCH;
+	if (seize && (addr != 0 || (flags & ~PT_OPTIONS_ALL)))
+		return -EIO;
+	if (seize && (flags & ~(uint64_t)PT_OPTIONS_KEPT))
+		return -EINVAL; /* event reports are not emulated */
+	if (t->tg && t->tg == c->task->tg)
+		return -EPERM; /* a thread of one's own process */
+	if (!may_attach(c->task, t))
+		return -EPERM;
+	if (t->pt.tracer)
+		return -EPERM; /* traced already */
+	int r = cbox_ptrace_emu_attach(c->s, t, c->task, seize, flags & PTRACE_O_EXITKILL);
+	return r < 0 ? r : 0;
+}
+
+/* PTRACE_TRACEME: the caller's parent becomes its tracer (its creating thread while it lives,
+ * else the leader of the process it belongs to, as Linux reparents to another thread). */
+static int64_t traceme(struct cbox_sysctx *c)
+{
+	struct cbox_task *me = c->task;
+	if (me->pt.tracer)
+		return -EPERM;
+	struct cbox_task *p = me->parent_tid ? cbox_task_find(c->s, me->parent_tid) : NULL;
+	if (!p) {
+		/* The creating thread is gone: its process's leader, from the host's ppid. */
+		char path[64], buf[512];
+		snprintf(path, sizeof(path), "/proc/%d/stat", me->tid);
+		FILE *f = fopen(path, "re");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		char *rp = strrchr(buf, ')');
+		char state;
+		int ppid = 0;
+		if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2 && ppid > 0)
+			p = cbox_task_find(c->s, ppid);
+	}
+	if (!p || !p->tg)
+		return -EPERM; /* the parent is outside the sandbox (its first task's) */
+	/* Attached without a stop (as SEIZE), but not seized: no PTRACE_INTERRUPT. */
+	int r = cbox_ptrace_emu_attach(c->s, me, p, true, false);
+	me->pt.seized = false;
+	return r < 0 ? r : 0;
+}
+
+/* A word read by a PEEK request, stored where the raw call's data points (glibc's wrapper
+ * passes its own variable there). */
+static int64_t peek(struct cbox_sysctx *c, struct cbox_task *t, int req, uint64_t addr,
+                    uint64_t data)
+{
+	errno = 0;
+	long w = ptrace((enum __ptrace_request)req, t->tid, addr, 0);
+	if (w == -1 && errno)
+		return -errno; /* EIO: not mapped (PEEKDATA), a bad offset (PEEKUSER) */
+	return cbox_sys_write(c, data, &w, sizeof(w)) < 0 ? -EFAULT : 0;
+}
+
+static int64_t getregset(struct cbox_sysctx *c, struct cbox_task *t, uint64_t type, uint64_t data)
+{
+	struct iovec giov;
+	if (cbox_sys_read(c, data, &giov, sizeof(giov)) < 0)
+		return -EFAULT;
+	size_t len = giov.iov_len < PT_REGSET_MAX ? giov.iov_len : PT_REGSET_MAX;
+	void *buf = calloc(1, len ? len : 1);
+	if (!buf)
+		return -ENOMEM;
+	struct iovec iov = {buf, len};
+	int64_t r = 0;
+	if (ptrace(PTRACE_GETREGSET, t->tid, type, &iov) < 0)
+		r = -errno; /* EINVAL: no such set, ENODEV: not on this CPU */
+	else if ((iov.iov_len &&
+	          cbox_sys_write(c, (uint64_t)(uintptr_t)giov.iov_base, buf, iov.iov_len) < 0) ||
+	         cbox_sys_write(c, data + offsetof(struct iovec, iov_len), &iov.iov_len,
+	                        sizeof(iov.iov_len)) < 0)
+		r = -EFAULT;
+	free(buf);
+	return r;
+}
+
+static int64_t getsiginfo(struct cbox_sysctx *c, struct cbox_task *t, uint64_t data)
+{
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	if (t->pt.signal_stop) {
+		if (ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si) < 0)
+			return -errno;
+	} else if (t->pt.seized) {
+		/* An event stop's, as ptrace_do_notify makes it: the stop's code, from the tracee
+		 * (vtid: filled by cbox_task_by_vtid, which found it). */
+		si.si_signo = t->pt.code & 0xff;
+		si.si_code = t->pt.code;
+		si.si_pid = t->vtid;
+		si.si_uid = t->cred ? t->cred->uid : 0;
+	} else if (!t->pt.group_stop) {
+		/* The stop of PTRACE_ATTACH: its SIGSTOP, which the kernel sends (SI_KERNEL). */
+		si.si_signo = SIGSTOP;
+		si.si_code = SI_KERNEL;
+	} else {
+		return -EINVAL; /* a group-stop has no siginfo */
+	}
+	return cbox_sys_write(c, data, &si, sizeof(si)) < 0 ? -EFAULT : 0;
+}
+
+int64_t sys_ptrace(struct cbox_sysctx *c)
+{
+	long req = (long)ARG(0);
+	pid_t pid = IARG(1);
+	uint64_t addr = ARG(2), data = ARG(3);
+	if (req == PTRACE_TRACEME)
+		return traceme(c);
+	struct cbox_task *t = cbox_task_by_vtid(c->s, pid);
+	if (req == PTRACE_ATTACH || req == PTRACE_SEIZE)
+		return attach(c, t, req == PTRACE_SEIZE, addr, data);
+	/* Every other request is the tracer thread's, on its tracee (ptrace_check_attach). */
+	if (!t || t->pt.tracer != c->task->tid)
+		return -ESRCH;
+	if (req == PTRACE_KILL) {
+		kill(t->tid, SIGKILL);
+		return 0;
+	}
+	if (req == PTRACE_INTERRUPT) {
+		if (!t->pt.seized)
+			return -EIO;
+		int r = cbox_ptrace_emu_interrupt(c->s, t, SIGTRAP | (PTRACE_EVENT_STOP << 8));
+		return r < 0 ? r : 0;
+	}
+	/* ...and the tracee must be stopped. */
+	if (!t->pt.held)
+		return -ESRCH;
+	switch (req) {
+	case PTRACE_CONT:
+	case PTRACE_DETACH:
+		if (data > CBOX_NSIG)
+			return -EIO;
+		if (req == PTRACE_CONT)
+			cbox_ptrace_emu_resume(c->s, t, (int)data);
+		else
+			cbox_ptrace_emu_detach(c->s, t, (int)data);
+		return 0;
+	case PTRACE_PEEKTEXT:
+	case PTRACE_PEEKDATA:
+	case PTRACE_PEEKUSER:
+		return peek(c, t, (int)req, addr, data);
+	case PTRACE_GETREGS: {
+		struct user_regs_struct r;
+		if (ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+			return -errno;
+		return cbox_sys_write(c, data, &r, sizeof(r)) < 0 ? -EFAULT : 0;
+	}
+	case PTRACE_GETFPREGS: {
+		struct user_fpregs_struct r;
+		if (ptrace(PTRACE_GETFPREGS, t->tid, 0, &r) < 0)
+			return -errno;
+		return cbox_sys_write(c, data, &r, sizeof(r)) < 0 ? -EFAULT : 0;
+	}
+	case PTRACE_GETREGSET:
+		return getregset(c, t, addr, data);
+	case PTRACE_GETSIGINFO:
+		return getsiginfo(c, t, data);
+	case PTRACE_GETEVENTMSG: {
+		unsigned long msg = 0; /* no event stop the sentry reports carries a message */
+		return cbox_sys_write(c, data, &msg, sizeof(msg)) < 0 ? -EFAULT : 0;
+	}
+	case PTRACE_SETOPTIONS:
+		if (data & ~PT_OPTIONS_ALL)
+			return -EINVAL;
+		if (data & ~(uint64_t)PT_OPTIONS_KEPT)
+			return -EINVAL; /* event reports are not emulated */
+		t->pt.exitkill = (data & PTRACE_O_EXITKILL) != 0;
+		return 0;
+	default:
+		return -EIO; /* changes to the tracee, syscall stops, single steps: not emulated */
+	}
+}
+
+/* ---- wait4 and waitid ---------------------------------------------------------------------- */
+
+struct wait_req {
+	pid_t pid; /* > 0: that task; -1: any */
+	int options;
+	bool waitid;
+	uint64_t status, info, rusage; /* guest addresses (0: none) */
+};
+
+/* Tell the caller about tracee x's held stop, as wait_task_stopped does for a ptrace stop. */
+static int64_t report(struct cbox_sysctx *c, const struct wait_req *w, struct cbox_task *x)
+{
+	/* The tracee's own rusage is the host's, which the sentry cannot ask for: zero. */
+	if (w->rusage) {
+		struct rusage ru;
+		memset(&ru, 0, sizeof(ru));
+		if (cbox_sys_write(c, w->rusage, &ru, sizeof(ru)) < 0)
+			return -EFAULT;
+	}
+	if (w->waitid) {
+		if (w->info) {
+			siginfo_t si;
+			memset(&si, 0, sizeof(si));
+			si.si_signo = SIGCHLD;
+			si.si_code = CLD_TRAPPED;
+			si.si_pid = x->vtid;
+			si.si_uid = x->cred ? x->cred->uid : 0;
+			si.si_status = x->pt.code;
+			if (cbox_sys_write(c, w->info, &si, offsetof(siginfo_t, si_status) + 4) < 0)
+				return -EFAULT;
+		}
+		if (!(w->options & WNOWAIT))
+			x->pt.reported = true;
+		return 0;
+	}
+	int st = (x->pt.code << 8) | 0x7f;
+	if (w->status && cbox_sys_write(c, w->status, &st, sizeof(st)) < 0)
+		return -EFAULT;
+	x->pt.reported = true;
+	return x->vtid;
+}
+
+/* One look: a report, the host's wait (CONTINUE), WNOHANG's nothing, or DEFER. */
+static int64_t wait_once(struct cbox_sysctx *c, const struct wait_req *w)
+{
+	bool any;
+	struct cbox_task *x =
+	    cbox_ptrace_emu_waitable(c->s, c->task, w->pid, w->options & __WNOTHREAD, &any);
+	if (x)
+		return report(c, w, x);
+	/* No tracee of the caller's is selected (none, gone, detached), or any child would do:
+	 * the host's wait, with the caller's real children. A blocking wait for any child then
+	 * does not see a tracee's later stop: wait for the tracee's pid for that. */
+	if (!any || w->pid == -1)
+		return CBOX_SYSRET_CONTINUE;
+	if (!(w->options & WNOHANG))
+		return CBOX_SYSRET_DEFER;
+	if (w->waitid && w->info) {
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		if (cbox_sys_write(c, w->info, &si, offsetof(siginfo_t, si_status) + 4) < 0)
+			return -EFAULT;
+	}
+	return 0;
+}
+
+static int64_t wait_step(struct cbox_sysctx *c, void *arg)
+{
+	return wait_once(c, arg);
+}
+
+static int64_t wait_start(struct cbox_sysctx *c, const struct wait_req *w)
+{
+	int64_t r = wait_once(c, w);
+	if (r != CBOX_SYSRET_DEFER)
+		return r;
+	struct wait_req *copy = malloc(sizeof(*copy));
+	if (!copy)
+		return -ENOMEM;
+	*copy = *w;
+	/* Woken by a stop the sentry holds or a tracee leaving (cbox_defer_kick); the slow retry
+	 * only collects a wait a signal ended. */
+	return cbox_sys_defer(c, -1, 0, 1000, wait_step, free, copy);
+}
+
+int64_t sys_wait4(struct cbox_sysctx *c)
+{
+	struct wait_req w = {
+	    .pid = IARG(0), .options = IARG(2), .status = ARG(1), .rusage = ARG(3)};
+	if (!cbox_ptrace_emu_count(c->s) || w.pid == INT_MIN ||
+	    (w.options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WCLONE | __WALL)))
+		return CBOX_SYSRET_CONTINUE; /* nothing traced; the host's ESRCH, EINVAL */
+	return wait_start(c, &w);
+}
+
+int64_t sys_waitid(struct cbox_sysctx *c)
+{
+	int idtype = IARG(0);
+	struct wait_req w = {
+	    .pid = -1, .options = IARG(3), .waitid = true, .info = ARG(2), .rusage = ARG(4)};
+	if (!cbox_ptrace_emu_count(c->s) ||
+	    (w.options & ~(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED | __WNOTHREAD |
+	                   __WCLONE | __WALL)) ||
+	    !(w.options & (WEXITED | WSTOPPED | WCONTINUED)))
+		return CBOX_SYSRET_CONTINUE; /* nothing traced; the host's EINVAL */
+	if (idtype == P_PID && IARG(1) > 0)
+		w.pid = IARG(1);
+	else if (idtype != P_ALL)
+		return CBOX_SYSRET_CONTINUE; /* process groups, pidfds: the host's */
+	return wait_start(c, &w);
+}
