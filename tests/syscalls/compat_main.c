@@ -16,11 +16,6 @@
 #include <unistd.h>
 
 #define CT_MAX_CASES 1024
-/* Seconds a case may take before it counts as hung. The heaviest (newfstatat.many_files_any_
- * order: 5000 files made, 10000 stats) takes ~3.5 s alone in a sandbox on a slow 2-CPU VM,
- * and `make test` runs two suites at a time beside ctest's other test: 10 s timed it out once
- * there. Only a hang pays for the margin. */
-#define CT_CASE_ALARM 30
 
 struct ct_case {
 	char name[128];

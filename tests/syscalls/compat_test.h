@@ -113,3 +113,9 @@ const char *ct_errname(int e);
 
 /* Wait for child pid and return its wait status; fails the case on a waitpid error. */
 int ct_wait(int pid);
+
+/* Seconds a case may take before it counts as hung (each case runs under alarm() of it). The
+ * heaviest (newfstatat.many_files_any_order: 5000 files made, 10000 stats) takes ~3.5 s alone in
+ * a sandbox on a slow 2-CPU VM, and `make test` runs two suites at a time beside ctest's other
+ * test: 10 s timed it out once there. Only a hang pays for the margin. */
+#define CT_CASE_ALARM 30
