@@ -27,7 +27,6 @@ enum action {
 	ACT_CLONE,     /* fast path unless the flags ask for namespaces or CLONE_UNTRACED */
 	ACT_NO_ADDR4,  /* fast path unless arg4 (sendto's address) is not NULL */
 	ACT_BY_VALUE,  /* fast path or not by one argument's value (by_value below) */
-	ACT_BY_MASK,   /* fast path unless one argument has some bits (by_mask below) */
 	ACT_RETURN,    /* a fixed return value (the refuse filter's SECCOMP_RET_ERRNO) */
 };
 
@@ -62,25 +61,6 @@ static const struct by_value {
     {SYS_sched_setaffinity, 0, 0, 0, true, false},
     {SYS_sched_getaffinity, 0, 0, 0, true, false},
 };
-
-/* Calls trapped when one argument (its low 32 bits) has any bit of mask. */
-static const struct by_mask {
-	int nr, arg;
-	uint32_t mask;
-} by_mask[] = {
-    /* The waits of a tracer of threads: an emulated tracee's stop is the sentry's to report
-     * (syscalls/sys_ptrace.c). */
-    {SYS_wait4, 2, 0x40000000u | 0x80000000u}, /* __WALL, __WCLONE */
-    {SYS_waitid, 3, 0x40000000u | 0x80000000u},
-};
-
-static const struct by_mask *by_mask_of(int nr)
-{
-	for (size_t i = 0; i < sizeof(by_mask) / sizeof(by_mask[0]); i++)
-		if (by_mask[i].nr == nr)
-			return &by_mask[i];
-	return NULL;
-}
 
 static const struct by_value *by_value_of(int nr)
 {
@@ -161,8 +141,6 @@ const char *cbox_platform_fastpath_condition(const struct cbox_platform_ops *ops
 		return "trapped except PR_SET_NAME and PR_GET_NAME";
 	if (nr == SYS_sched_setaffinity || nr == SYS_sched_getaffinity)
 		return "trapped except on the caller itself (pid 0)";
-	if (by_mask_of(nr))
-		return "trapped with __WALL or __WCLONE";
 	if (ops->needs_install_fd && nr == SYS_close)
 		return "trapped on the install fd (ptrace)";
 	if (ops->needs_install_fd && (nr == SYS_dup2 || nr == SYS_dup3))
@@ -195,8 +173,6 @@ static enum action action_of(const struct cbox_platform_ops *ops, bool strict, i
 		return ACT_NO_ADDR4;
 	if (by_value_of(nr))
 		return ACT_BY_VALUE;
-	if (by_mask_of(nr))
-		return ACT_BY_MASK;
 	/* On the ptrace platform every task holds the install socket at a reserved fd. The guest
 	 * must not close it or dup over it behind the sentry's back, so those calls reach the
 	 * sentry (which answers EBADF) when they name that fd. */
@@ -229,10 +205,6 @@ bool cbox_platform_traps(const struct cbox_platform_ops *ops, bool strict, int n
 		if (ops->needs_install_fd && v->fd0 && fd0 == CBOX_PTRACE_INSTALL_FD)
 			return true;
 		return v->listed ? !match : match;
-	}
-	case ACT_BY_MASK: {
-		const struct by_mask *m = by_mask_of(nr);
-		return ((uint32_t)args[m->arg] & m->mask) != 0;
 	}
 	default: /* allowed, or a ptrace stop (SECCOMP_RET_TRACE), not a trap */
 		return false;
@@ -326,16 +298,6 @@ static int emit_leaf(struct prog *p, const struct range *leaf)
 	case ACT_BY_VALUE: {
 		const struct by_value *v = by_value_of(nr);
 		return emit_by_value(p, v, p->guard && v->fd0);
-	}
-	case ACT_BY_MASK: {
-		const struct by_mask *m = by_mask_of(nr);
-		r |=
-		    emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(m->arg)));
-		r |= emit(p,
-		          (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, m->mask, 0, 1));
-		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, p->trap));
-		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-		return r ? -ENOMEM : 0;
 	}
 	case ACT_FD_GUARD0:
 	case ACT_FD_GUARD1: {

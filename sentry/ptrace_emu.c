@@ -83,11 +83,11 @@ static long syscall_of(pid_t tid)
 }
 
 /*
- * A wait the tracer's process began before anything was traced ran on the host (the filter
- * sends only waits with __WALL or __WCLONE, and those go on to the host while nothing is
- * traced): it cannot see the stop the sentry now holds. Such a wait is interrupted by the
- * sentry's own PTRACE_INTERRUPT, which the guest does not see: the call restarts, and reaches
- * the sentry this time. Waits the sentry already keeps (deferred) are woken by the kick.
+ * A wait the tracer's process began before anything was traced went on to the host (a TRACEME
+ * child's parent waits before the child asks), where it cannot see the stop the sentry now
+ * holds. Such a wait is interrupted by the sentry's own PTRACE_INTERRUPT, which the guest does
+ * not see: the call restarts, and reaches the sentry this time. Waits the sentry already keeps
+ * (deferred) are woken by the kick.
  */
 static void wake_host_waits(struct cbox_sentry *s, pid_t tgid)
 {
