@@ -609,3 +609,47 @@ CT_TEST(ptrace, bad_pointers)
 	kill(pid, SIGKILL);
 	ct_wait(pid);
 }
+
+CT_TEST(ptrace, tracee_killed_while_stopped)
+{
+	pid_t pid = spawn_idle();
+	CT_OK(ptrace(PTRACE_ATTACH, pid, NULL, NULL));
+	CT_TRUE(WIFSTOPPED(ct_wait(pid)));
+	CT_OK(kill(pid, SIGKILL)); /* SIGKILL ends a stopped tracee */
+	int st = ct_wait(pid);
+	CT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+}
+
+/* A tracer that exits without detaching lets its stopped tracees run on. */
+CT_TEST(ptrace, tracer_exit_releases)
+{
+	int in[2], out[2];
+	CT_OK(pipe(in));
+	CT_OK(pipe(out));
+	pid_t echo = fork();
+	if (echo == 0) {
+		char c;
+		close(in[1]);
+		close(out[0]);
+		while (read(in[0], &c, 1) == 1)
+			if (write(out[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	CT_TRUE(echo > 0);
+	pid_t tracer = fork();
+	if (tracer == 0) {
+		int st;
+		if (ptrace(PTRACE_ATTACH, echo, NULL, NULL) < 0 ||
+		    waitpid(echo, &st, __WALL) != echo || !WIFSTOPPED(st))
+			_exit(1);
+		_exit(0); /* still attached */
+	}
+	CT_EQ(exit_code(tracer), 0);
+	char c = 0;
+	CT_EQ(write(in[1], "x", 1), 1);
+	CT_EQ(read(out[0], &c, 1), 1); /* the echo answers: it runs again */
+	CT_EQ(c, 'x');
+	close(in[1]);
+	CT_EQ(exit_code(echo), 0);
+}
