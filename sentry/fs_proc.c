@@ -247,7 +247,10 @@ static int lookup_dynamic(struct cbox_sentry *s, struct cbox_dentry *dir, const 
 		}
 		return -ENOENT;
 	default:
-		return -ENOTDIR;
+		/* A directory without the name (/proc/sys/crypto where the kernel has no crypto
+		 * sysctls: libgcrypt reads fips_enabled and treats anything but ENOENT as fatal, so
+		 * gpg aborted), or a file, under which nothing is. */
+		return S_ISDIR(dir->mode) ? -ENOENT : -ENOTDIR;
 	}
 	return *out ? 0 : -ENOMEM;
 }

@@ -59,6 +59,17 @@ CT_TEST(open, enoent)
 	CT_ERR(sys_open("missing/x", O_RDONLY, 0), ENOENT);
 }
 
+/* The same errors in /proc's own directories: a name a directory lacks is ENOENT (libgcrypt
+ * reads /proc/sys/crypto/fips_enabled, absent without crypto sysctls, and aborted on ENOTDIR),
+ * a name under a file is ENOTDIR. */
+CT_TEST(open, proc_enoent_enotdir)
+{
+	CT_ERR(sys_open("/proc/sys/cbox-no-such-dir/x", O_RDONLY, 0), ENOENT);
+	CT_ERR(sys_open("/proc/sys/kernel/cbox-no-such-file", O_RDONLY, 0), ENOENT);
+	CT_ERR(sys_open("/proc/cbox-no-such-file", O_RDONLY, 0), ENOENT);
+	CT_ERR(sys_open("/proc/self/status/x", O_RDONLY, 0), ENOTDIR);
+}
+
 CT_TEST(open, excl_exists)
 {
 	ct_put_file("f", "", 0644);
