@@ -474,7 +474,7 @@ static int fd_readlink(struct cbox_sentry *s, struct cbox_task *pt, int fd, char
 	target[n] = '\0';
 	struct stat st;
 	if (target[0] == '/' && stat(path, &st) == 0 && S_ISCHR(st.st_mode) &&
-	    cbox_dev_tty_name(s, st.st_rdev, buf, size) > 0)
+	    cbox_dev_tty_name(s, &st, buf, size) > 0)
 		return (int)strlen(buf); /* the sandbox's own terminal: ttyname works */
 	if (target[0] == '/')
 		return snprintf(buf, size, "anon_inode:[cbox]");

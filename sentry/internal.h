@@ -18,6 +18,8 @@
 #define CBOX_DEV_COUNT 5
 
 #define CBOX_WRITTEN_BITS 65536u
+/* Pseudo-terminals the sandbox may hold at once (its devpts instance's max=) */
+#define CBOX_PTS_MAX 256
 
 struct cbox_sentry {
 	const struct cbox_sentry_config *cfg;
@@ -99,6 +101,15 @@ struct cbox_sentry {
 	/* `cbox pause`'s connection while the sentry takes no new trapped call from its
 	 * listeners (-1: it takes them); see cbox_exec_ctl_quiet */
 	int quiet_conn;
+	/* The sandbox's own pseudo-terminals (/dev/ptmx, /dev/pts; fs_dev.c): a private devpts
+	 * instance in the sentry's root (pts_dir: its directory, -1 when it could not be mounted),
+	 * with -t its pty 0 held (pts_hold) so that the -t terminal alone is /dev/pts/0, and the
+	 * guest ids that opened each (devpts gives the sentry's own host id) */
+	int pts_dir, pts_hold;
+	struct cbox_pts_owner {
+		uint32_t uid;
+		bool set;
+	} pts_owner[CBOX_PTS_MAX];
 	/* CLOCK_REALTIME at the sentry's start: the times of its own /proc and /dev nodes, as
 	 * Linux gives a new inode the time it was made (they showed 1970) */
 	struct timespec born;
@@ -296,7 +307,11 @@ CBOX_NORETURN void cbox_guest_exec_task(struct cbox_sentry *s, const struct cbox
                                         const int stdio[3], int install_fd, int sync_fd);
 int cbox_vfs_open_synthetic_dir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d);
 void cbox_vfs_fini(struct cbox_sentry *s);
-/* "/dev/pts/N" for the sandbox's pseudo-terminal when rdev is it (cbox-run -t), else -ENOENT. */
-int cbox_dev_tty_name(const struct cbox_sentry *s, dev_t rdev, char *buf, size_t size);
+/* "/dev/pts/N" for a terminal of the sandbox's (st: the host's stat of it): the -t one or one of
+ * its devpts instance, else -ENOENT. */
+int cbox_dev_tty_name(const struct cbox_sentry *s, const struct stat *st, char *buf, size_t size);
+/* Mount the sandbox's devpts instance (fs_dev.c), in the sentry's root-to-be dir (before its
+ * pivot_root). No instance is no error: /dev/ptmx is then absent. */
+void cbox_dev_pts_setup(struct cbox_sentry *s, const char *dir);
 /* A memfd holding data, sealed against writes, positioned at 0 (synthetic files). */
 int cbox_memfd_with(const char *name, const void *data, size_t len);

@@ -115,6 +115,7 @@ static int setup_mounts(struct cbox_sentry *s)
 		if (s->dev_fds[i] < 0)
 			return -errno;
 	}
+	cbox_dev_pts_setup(s, SENTRY_ROOT "/pts");
 	if (chdir(SENTRY_ROOT) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
 	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
 		return -errno;
@@ -377,6 +378,7 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 	struct cbox_sentry *s = &sentry;
 	s->cfg = cfg;
 	s->init_status = -1;
+	s->pts_dir = s->pts_hold = -1;
 	s->lru_cap = CBOX_VFS_LRU_MAX;
 	clock_gettime(CLOCK_REALTIME, &s->born);
 	struct rlimit nofile;

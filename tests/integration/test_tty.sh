@@ -59,5 +59,66 @@ t_tty() {
 		"No such device or address" "$out"
 }
 
+# Pseudo-terminals the guest makes itself (script, expect, pexpect, Python's pty): a devpts
+# instance of the sandbox's own. Without it os.openpty() said ENOENT and `script` failed.
+t_own_ptys() {
+	box python3 -c 'import os, pty
+m, s = os.openpty()
+print(os.ttyname(s), flush=True)
+pid, fd = pty.fork()
+if pid == 0:
+    print("child", os.ttyname(0), os.open("/dev/tty", os.O_RDWR) > 0, flush=True)
+    os._exit(0)
+out = b""
+while True:
+    try:
+        d = os.read(fd, 100)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+os.waitpid(pid, 0)
+print(out.decode().strip())'
+	check "openpty, and pty.fork's child with its own /dev/tty" "/dev/pts/0
+child /dev/pts/1 True" "$OUT"
+	box script -qc 'tty; echo to-tty >/dev/tty' /dev/null
+	check "script: a session on a terminal of its own" "/dev/pts/0
+to-tty" "$(printf '%s\n' "$OUT" | tr -d '\r')"
+	# Security: the sandbox's own instance only (none of the host's terminals is listed), and
+	# at most 256 at once, as the host's kernel.pty.max is shared with the host's logins.
+	box /bin/ls /dev/pts
+	check "/dev/pts lists the sandbox's terminals only" "ptmx" "$OUT"
+	box python3 -c 'import os
+fds = []
+try:
+    while True:
+        fds.append(os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY))
+except OSError as e:
+    print(len(fds), e.strerror)'
+	check "at most 256 pseudo-terminals" "256 No space left on device" "$OUT"
+	# A terminal is its maker's (0620, group tty): another user of the sandbox cannot open it
+	# to read what is typed there (the host would let the sentry open any).
+	box python3 -c 'import os, subprocess
+m, s = os.openpty()
+n = os.ttyname(s)
+st = os.stat(n)
+print(oct(st.st_mode & 0o777), st.st_uid, st.st_gid)
+r = subprocess.run(["setpriv", "--reuid=1000", "--regid=1000", "--clear-groups", "python3", "-c",
+                    "import os, sys; os.open(sys.argv[1], os.O_RDWR)", n], capture_output=True)
+print("other user:", "opened" if r.returncode == 0 else r.stderr.decode().split(": ")[-2])'
+	check "another user cannot open a terminal the guest made" "0o620 0 5
+other user: [Errno 13] Permission denied" "$OUT"
+	# With -t the sandbox's terminal is /dev/pts/0, and the guest's own come after it.
+	local out
+	out=$(in_pty "" "$CBOX_RUN" $CFG -t -- /bin/bash -c \
+		'tty; python3 -c "import os; m, s = os.openpty(); print(os.ttyname(s))"; echo $(ls /dev/pts)')
+	check "-t: the terminal is /dev/pts/0, a new one /dev/pts/1" "/dev/pts/0
+/dev/pts/1
+0 ptmx
+status 0" "$out"
+}
+
 for_each_config t_tty
+for_each_config t_own_ptys
 finish
