@@ -243,28 +243,6 @@ static int open_pty(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 	return fd < 0 ? -errno : fd;
 }
 
-/* The session and controlling terminal (its device number, 0: none) of host task tid. */
-static int session_tty(pid_t tid, int *sid, dev_t *tty)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -ESRCH;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
-	char *rp = strrchr(buf, ')'), state;
-	int ppid, pgrp;
-	unsigned nr;
-	if (!rp || sscanf(rp + 1, " %c %d %d %d %u", &state, &ppid, &pgrp, sid, &nr) != 5)
-		return -ESRCH;
-	*tty = nr ? makedev((nr >> 8) & 0xfff, (nr & 0xff) | ((nr >> 12) & 0xfff00)) : 0;
-	return 0;
-}
-
 /*
  * /dev/tty: the opener's controlling terminal, as Linux gives it (ENXIO without one): the -t
  * terminal, or one of the sandbox's own (a session script or pexpect made). Both are numbered by
@@ -273,17 +251,18 @@ static int session_tty(pid_t tid, int *sid, dev_t *tty)
  */
 static int open_ctty(struct cbox_sentry *s, struct cbox_task *t, int flags)
 {
-	int sid, first_sid;
-	dev_t tty, first_tty, mine;
-	if (session_tty(t->tid, &sid, &tty) < 0 || tty == 0)
+	struct cbox_task_stat me, first;
+	dev_t mine;
+	if (cbox_task_stat(t->tid, &me) < 0 || me.tty == 0)
 		return -ENXIO;
+	dev_t tty = me.tty;
 	int keep = (flags & (O_ACCMODE | O_NONBLOCK)) | O_NOCTTY | O_CLOEXEC;
 	char name[16];
 	snprintf(name, sizeof(name), "%u", (major(tty) - 136) * 256 + minor(tty));
 	bool own = major(tty) >= 136 && major(tty) <= 143 && pty_number(s, name) >= 0;
 	bool given = pts_number(s, &mine) >= 0 && mine == tty;
 	if (given && own)
-		given = session_tty(s->init_tid, &first_sid, &first_tty) == 0 && first_sid == sid;
+		given = cbox_task_stat(s->init_tid, &first) == 0 && first.sid == me.sid;
 	int fd;
 	if (given) {
 		char path[64];

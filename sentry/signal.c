@@ -15,29 +15,14 @@
 #include "cbox/syscalls.h"
 #include "internal.h"
 
-/* The process group and session of host task tid (as the sentry's /proc numbers them), from
- * /proc/TID/stat. Returns 0 or -ESRCH. */
+/* The process group and session of host task tid. Returns 0 or -ESRCH. */
 static int pgid_sid(pid_t tid, pid_t *pgid, pid_t *sid)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -ESRCH;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
-	/* The name may hold anything, ')' included: the fields start after the last ')'. */
-	char *rp = strrchr(buf, ')');
-	char state;
-	int ppid, pg, ss;
-	if (!rp || sscanf(rp + 1, " %c %d %d %d", &state, &ppid, &pg, &ss) != 4)
-		return -ESRCH;
-	*pgid = pg;
-	*sid = ss;
-	return 0;
+	struct cbox_task_stat st = {0};
+	int r = cbox_task_stat(tid, &st);
+	*pgid = st.pgid;
+	*sid = st.sid;
+	return r;
 }
 
 int cbox_signal_allowed(struct cbox_sentry *s, struct cbox_task *t, struct cbox_task *target,

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cbox/log.h"
@@ -307,6 +308,34 @@ pid_t cbox_task_vpid(struct cbox_sentry *s, struct cbox_task *t)
 	if (t->tg && !t->tg->vpid)
 		t->tg->vpid = cbox_task_vpid_of(s, t->tg->host_tgid);
 	return t->tg ? t->tg->vpid : t->vtid;
+}
+
+int cbox_task_stat(pid_t tid, struct cbox_task_stat *out)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ESRCH;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	/* The name may hold anything, ')' included: the fields start after the last ')'. */
+	char *rp = strrchr(buf, ')');
+	char state;
+	int ppid, pgid, sid;
+	unsigned tty;
+	if (!rp || sscanf(rp + 1, " %c %d %d %d %u", &state, &ppid, &pgid, &sid, &tty) != 5)
+		return -ESRCH;
+	/* tty_nr: the minor's low 8 bits, the major, then the minor's high bits */
+	*out = (struct cbox_task_stat){
+	    .ppid = ppid,
+	    .pgid = pgid,
+	    .sid = sid,
+	    .tty = tty ? makedev((tty >> 8) & 0xfff, (tty & 0xff) | ((tty >> 12) & 0xfff00)) : 0};
+	return 0;
 }
 
 struct cbox_task *cbox_task_by_vtid(struct cbox_sentry *s, pid_t vid)

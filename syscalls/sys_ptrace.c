@@ -93,21 +93,9 @@ static int64_t traceme(struct cbox_sysctx *c)
 	if (me->pt.tracer)
 		return -EPERM;
 	struct cbox_task *p = me->parent_tid ? cbox_task_find(c->s, me->parent_tid) : NULL;
-	if (!p) {
-		/* The creating thread is gone: its process's leader, from the host's ppid. */
-		char path[64], buf[512];
-		snprintf(path, sizeof(path), "/proc/%d/stat", me->tid);
-		FILE *f = fopen(path, "re");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-		if (f)
-			fclose(f);
-		buf[n] = '\0';
-		char *rp = strrchr(buf, ')');
-		char state;
-		int ppid = 0;
-		if (rp && sscanf(rp + 1, " %c %d", &state, &ppid) == 2 && ppid > 0)
-			p = cbox_task_find(c->s, ppid);
-	}
+	struct cbox_task_stat st;
+	if (!p && cbox_task_stat(me->tid, &st) == 0) /* the creating thread is gone */
+		p = cbox_task_find(c->s, st.ppid);
 	if (!p || !p->tg)
 		return -EPERM; /* the parent is outside the sandbox (its first task's) */
 	/* Attached without a stop (as SEIZE), but not seized: no PTRACE_INTERRUPT. */

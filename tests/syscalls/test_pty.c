@@ -25,6 +25,20 @@ static int new_master(char *name, size_t size)
 	return m;
 }
 
+/* Read from fd into buf (size bytes) until want bytes came, or the end (EIO once the other side
+ * is gone). Returns how many came. */
+static size_t read_some(int fd, char *buf, size_t size, size_t want)
+{
+	size_t got = 0;
+	while (got < want && got < size) {
+		ssize_t k = read(fd, buf + got, size - got);
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	return got;
+}
+
 CT_TEST(ioctl, pty_pair)
 {
 	char name[64];
@@ -55,14 +69,8 @@ CT_TEST(ioctl, pty_pair)
 	CT_EQ(read(s, buf, sizeof(buf)), 5);
 	CT_TRUE(memcmp(buf, "ping\n", 5) == 0);
 	CT_EQ(write(s, "pong", 4), 4);
-	ssize_t got = 0;
-	while (got < 4) {
-		ssize_t k = read(m, buf + got, sizeof(buf) - (size_t)got);
-		if (k <= 0)
-			break;
-		got += k;
-	}
-	CT_TRUE(got == 4 && memcmp(buf, "pong", 4) == 0);
+	CT_EQ(read_some(m, buf, sizeof(buf), 4), 4);
+	CT_TRUE(memcmp(buf, "pong", 4) == 0);
 	close(s);
 	close(m);
 }
@@ -112,17 +120,11 @@ CT_TEST(open, dev_tty_of_new_session)
 	}
 	CT_TRUE(pid > 0);
 	char buf[64];
-	ssize_t got = 0;
-	while (got < 7) {
-		ssize_t k = read(m, buf + got, sizeof(buf) - (size_t)got);
-		if (k <= 0)
-			break;
-		got += k;
-	}
+	size_t got = read_some(m, buf, sizeof(buf), 7);
 	int st = ct_wait(pid);
 	CT_TRUE(WIFEXITED(st));
 	CT_EQ(WEXITSTATUS(st), 0);
-	CT_TRUE(got >= 7 && memmem(buf, (size_t)got, "via tty", 7) != NULL);
+	CT_TRUE(got >= 7 && memmem(buf, got, "via tty", 7) != NULL);
 	close(m);
 }
 
@@ -140,14 +142,7 @@ CT_TEST(ioctl, forkpty_child)
 		_exit(0);
 	}
 	char buf[128];
-	ssize_t got = 0;
-	for (;;) {
-		ssize_t k = read(m, buf + got, sizeof(buf) - 1 - (size_t)got);
-		if (k <= 0)
-			break; /* EIO once the child is gone */
-		got += k;
-	}
-	buf[got] = '\0';
+	buf[read_some(m, buf, sizeof(buf) - 1, sizeof(buf) - 1)] = '\0';
 	CT_EQ(WEXITSTATUS(ct_wait(pid)), 0);
 	CT_TRUE(strstr(buf, "pts 1") != NULL);
 	close(m);

@@ -380,6 +380,15 @@ struct cbox_task {
 	struct cbox_task *next_in_hash;
 };
 
+/* What /proc/TID/stat says of host task tid, numbered as the sentry's /proc numbers tasks: its
+ * parent's pid, process group, session and controlling terminal (a device number, 0: none).
+ * Returns 0 or -ESRCH. */
+struct cbox_task_stat {
+	pid_t ppid, pgid, sid;
+	dev_t tty;
+};
+CBOX_API int cbox_task_stat(pid_t tid, struct cbox_task_stat *out);
+
 /* The task with host tid, or NULL. */
 CBOX_API struct cbox_task *cbox_task_find(struct cbox_sentry *s, pid_t tid);
 /* The linked task whose pid or tid in the sandbox is vid (> 0), or NULL. */
