@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -103,23 +104,31 @@ int cbox_run_tty_relay(struct cbox_run_tty *t, pid_t sentry, int *status)
 	t->slave = -1;
 	make_raw();
 	signal(SIGWINCH, on_winch);
-	bool in_open = true;
+	/* The sentry's end wakes the loop through its pidfd (a look every 100 ms made a -t run end
+	 * up to 100 ms after its program); without pidfd_open, that look again. */
+	int pidfd = (int)syscall(SYS_pidfd_open, sentry, 0);
+	bool in_open = true, failed = false;
 	for (;;) {
 		pid_t r = waitpid(sentry, status, WNOHANG);
 		if (r == sentry)
 			break;
-		if (r < 0 && errno != EINTR)
-			return -1;
+		if (r < 0 && errno != EINTR) {
+			failed = true;
+			break;
+		}
 		if (winch) {
 			winch = 0;
 			struct winsize ws;
 			if (ioctl(0, TIOCGWINSZ, &ws) == 0)
 				ioctl(t->master, TIOCSWINSZ, &ws);
 		}
-		struct pollfd pf[2] = {{.fd = t->master, .events = POLLIN},
-		                       {.fd = in_open ? 0 : -1, .events = POLLIN}};
-		if (poll(pf, 2, 100) < 0 && errno != EINTR)
-			return -1;
+		struct pollfd pf[3] = {{.fd = t->master, .events = POLLIN},
+		                       {.fd = in_open ? 0 : -1, .events = POLLIN},
+		                       {.fd = pidfd, .events = POLLIN}};
+		if (poll(pf, 3, pidfd >= 0 ? -1 : 100) < 0 && errno != EINTR) {
+			failed = true;
+			break;
+		}
 		if (pf[0].revents & POLLIN)
 			pump(t->master, 1);
 		if (pf[1].revents & (POLLIN | POLLHUP)) {
@@ -130,6 +139,10 @@ int cbox_run_tty_relay(struct cbox_run_tty *t, pid_t sentry, int *status)
 			}
 		}
 	}
+	if (pidfd >= 0)
+		close(pidfd);
+	if (failed)
+		return -1;
 	/* What the guest wrote last. */
 	int fl = fcntl(t->master, F_GETFL);
 	fcntl(t->master, F_SETFL, fl | O_NONBLOCK);
