@@ -259,7 +259,8 @@ static int lookup_dynamic(struct cbox_sentry *s, struct cbox_dentry *dir, const 
  * Linux's ptrace_may_access(PTRACE_MODE_READ_FSCREDS), which guards what shows a process's
  * memory, environment and open files (environ, maps, fdinfo, the fd, exe, cwd, root and ns
  * links): the reader's own thread group, or a reader whose fs uid and fs gid are each of the
- * target's real, effective and saved ids. CAP_SYS_PTRACE would pass any; the sentry does not
+ * target's real, effective and saved ids, the target being dumpable. CAP_SYS_PTRACE would pass
+ * any; the sentry does not
  * emulate it (Docker's root lacks it too). Every guest task is the one host id, so the host
  * would let any guest task read any other's: this check is what keeps one guest user's
  * environment (a token it was given) from the sandbox's other users, such as the nobody a
@@ -271,6 +272,10 @@ static bool may_inspect(const struct cbox_task *t, const struct cbox_task *pt)
 		return true;
 	const struct cbox_cred *a = t->cred, *b = pt->cred;
 	if (!a || !b)
+		return false;
+	/* A process that made itself not dumpable (ssh-agent, gpg-agent: PR_SET_DUMPABLE 0), or
+	 * changed ids, is closed to the others of its user too (the flag: syscalls/sys_proc.c). */
+	if (pt->tg && pt->tg->nondumpable)
 		return false;
 	return a->fsuid == b->uid && a->fsuid == b->euid && a->fsuid == b->suid &&
 	       a->fsgid == b->gid && a->fsgid == b->egid && a->fsgid == b->sgid;

@@ -143,7 +143,8 @@ print(socket.gethostbyname("localhost"))'
 
 # ptrace between the sandbox's processes (emulated by the sentry, which traces them all): a
 # process of one's own user can be stopped and read, as on Linux; one that made itself not
-# dumpable cannot (the guest's root lacks CAP_SYS_PTRACE, as Docker's does), nor can another
+# dumpable cannot, nor its /proc/PID/environ be read (the guest's root lacks CAP_SYS_PTRACE, as
+# Docker's does), nor can another
 # user's; and a tracee is never written to (the sentry does not emulate the writes: EIO). The
 # guest's ptrace must never reach the host, where every guest task is the same id.
 t_ptrace_guard() {
@@ -152,6 +153,7 @@ t_ptrace_guard() {
 	case "$CFG" in *--tier=ns*) poke=OK ;; esac # the host kernel's own ptrace there
 	check "ptrace: own user's process yes, a not dumpable or another user's no" "same-user OK
 nondumpable EPERM
+nondumpable-environ EACCES
 other-user EPERM
 poke $poke" "$OUT"
 }

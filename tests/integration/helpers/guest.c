@@ -691,7 +691,8 @@ static const char *attach_and_peek(pid_t pid)
 
 /*
  * `ptrace-guard`: who may trace whom (emulated ptrace). As the caller (root in the sandbox):
- * a process of its own user ("same-user"), one that made itself not dumpable ("nondumpable");
+ * a process of its own user ("same-user"), one that made itself not dumpable ("nondumpable",
+ * and its /proc/PID/environ: "nondumpable-environ");
  * then as nobody, the first one again ("other-user"); and a poke, which the sentry does not
  * emulate ("poke"). One line each: NAME RESULT.
  */
@@ -702,6 +703,12 @@ static int cmd_ptrace_guard(void)
 		return 1;
 	printf("same-user %s\n", attach_and_peek(a));
 	printf("nondumpable %s\n", attach_and_peek(b));
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)b);
+	int efd = open(path, O_RDONLY);
+	printf("nondumpable-environ %s\n", efd >= 0 ? "OK" : errname(errno));
+	if (efd >= 0)
+		close(efd);
 	pid_t c = fork();
 	if (c == 0) {
 		if (syscall(SYS_setresuid, 65534, 65534, 65534) < 0)
