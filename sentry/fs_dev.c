@@ -77,16 +77,40 @@ static int pty_number(const struct cbox_sentry *s, const char *name)
 	return fstatat(s->pts_dir, name, &st, 0) == 0 && S_ISCHR(st.st_mode) ? (int)n : -1;
 }
 
-/* The name of the sandbox's pseudo-terminal in /dev/pts ("3"), or -1 without -t. */
-static int pts_number(const struct cbox_sentry *s, dev_t *rdev)
+/* Whether cbox-run -t gave the sandbox a terminal (its /dev/pts/0); *rdev: its device. */
+static bool given_tty(const struct cbox_sentry *s, dev_t *rdev)
 {
 	struct stat st;
 	if (!s->cfg->tty || fstat(s->cfg->tty_fd, &st) < 0 || major(st.st_rdev) < 136 ||
 	    major(st.st_rdev) > 143)
-		return -1;
+		return false;
 	if (rdev)
 		*rdev = st.st_rdev;
-	return (int)((major(st.st_rdev) - 136) * 256 + minor(st.st_rdev));
+	return true;
+}
+
+/* The name in its devpts of pseudo-terminal rdev ("3"), in name (16 bytes). */
+static void pty_name(dev_t rdev, char *name)
+{
+	snprintf(name, 16, "%u", (major(rdev) - 136) * 256 + minor(rdev));
+}
+
+/* Open flags of a terminal for the sentry: the guest's access and O_NONBLOCK, never as the
+ * sentry's own controlling terminal. */
+static int tty_flags(int flags)
+{
+	return (flags & (O_ACCMODE | O_NONBLOCK)) | O_NOCTTY | O_CLOEXEC;
+}
+
+/* A new open of the -t terminal. */
+static int open_given(const struct cbox_sentry *s, int flags)
+{
+	if (!s->cfg->tty)
+		return -ENXIO;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", s->cfg->tty_fd);
+	int fd = open(path, tty_flags(flags));
+	return fd < 0 ? -errno : fd;
 }
 
 int cbox_dev_tty_name(const struct cbox_sentry *s, const struct stat *st, char *buf, size_t size)
@@ -95,12 +119,11 @@ int cbox_dev_tty_name(const struct cbox_sentry *s, const struct stat *st, char *
 	struct stat inst;
 	if (s->pts_dir >= 0 && fstat(s->pts_dir, &inst) == 0 && st->st_dev == inst.st_dev) {
 		char name[16];
-		snprintf(name, sizeof(name), "%u",
-		         minor(st->st_rdev) + (major(st->st_rdev) - 136) * 256);
+		pty_name(st->st_rdev, name);
 		return pty_number(s, name) >= 0 ? snprintf(buf, size, "/dev/pts/%s", name)
 		                                : -ENOENT;
 	}
-	if (pts_number(s, &mine) < 0 || mine != st->st_rdev)
+	if (!given_tty(s, &mine) || mine != st->st_rdev)
 		return -ENOENT;
 	return snprintf(buf, size, "/dev/pts/0");
 }
@@ -124,7 +147,7 @@ static int d_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 	if (dir->priv == PTS_PRIV) {
 		if (strcmp(name, "ptmx") == 0 && s->pts_dir >= 0)
 			return new_entry(dir, name, S_IFCHR | 0666, PTMX_PRIV, 95, out);
-		if (strcmp(name, "0") == 0 && pts_number(s, NULL) >= 0)
+		if (strcmp(name, "0") == 0 && given_tty(s, NULL))
 			return new_entry(dir, name, S_IFCHR | 0620, PTSN_PRIV, 97, out);
 		int n = pty_number(s, name);
 		if (n < 0)
@@ -213,10 +236,9 @@ static int d_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
  * notes who the guest is that made it, its owner as the guest sees it. */
 static int open_ptmx(struct cbox_sentry *s, struct cbox_task *t, int flags)
 {
-	int fd =
-	    openat(s->pts_dir, "ptmx", (flags & (O_ACCMODE | O_NONBLOCK)) | O_NOCTTY | O_CLOEXEC);
+	int fd = openat(s->pts_dir, "ptmx", tty_flags(flags));
 	if (fd < 0)
-		return errno == ENOSPC ? -ENOSPC : -errno; /* ENOSPC: max= reached, as Linux says */
+		return -errno; /* ENOSPC: max= reached, as Linux says */
 	unsigned n;
 	if (ioctl(fd, TIOCGPTN, &n) == 0 && n < CBOX_PTS_MAX)
 		s->pts_owner[n] =
@@ -238,8 +260,7 @@ static int open_pty(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 		return -errno;
 	if (!t->cred || cbox_cred_permission(t->cred, st.st_mode, owner, TTY_GID, want) < 0)
 		return -EACCES;
-	int fd =
-	    openat(s->pts_dir, d->name, (flags & (O_ACCMODE | O_NONBLOCK)) | O_NOCTTY | O_CLOEXEC);
+	int fd = openat(s->pts_dir, d->name, tty_flags(flags));
 	return fd < 0 ? -errno : fd;
 }
 
@@ -255,24 +276,17 @@ static int open_ctty(struct cbox_sentry *s, struct cbox_task *t, int flags)
 	dev_t mine;
 	if (cbox_task_stat(t->tid, &me) < 0 || me.tty == 0)
 		return -ENXIO;
-	dev_t tty = me.tty;
-	int keep = (flags & (O_ACCMODE | O_NONBLOCK)) | O_NOCTTY | O_CLOEXEC;
 	char name[16];
-	snprintf(name, sizeof(name), "%u", (major(tty) - 136) * 256 + minor(tty));
-	bool own = major(tty) >= 136 && major(tty) <= 143 && pty_number(s, name) >= 0;
-	bool given = pts_number(s, &mine) >= 0 && mine == tty;
+	pty_name(me.tty, name);
+	bool own = major(me.tty) >= 136 && major(me.tty) <= 143 && pty_number(s, name) >= 0;
+	bool given = given_tty(s, &mine) && mine == me.tty;
 	if (given && own)
 		given = cbox_task_stat(s->init_tid, &first) == 0 && first.sid == me.sid;
-	int fd;
-	if (given) {
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", s->cfg->tty_fd);
-		fd = open(path, keep);
-	} else if (own) {
-		fd = openat(s->pts_dir, name, keep);
-	} else {
+	if (given)
+		return open_given(s, flags);
+	if (!own)
 		return -ENXIO;
-	}
+	int fd = openat(s->pts_dir, name, tty_flags(flags));
 	return fd < 0 ? -errno : fd;
 }
 
@@ -283,7 +297,6 @@ static int open_ctty(struct cbox_sentry *s, struct cbox_task *t, int flags)
  */
 static int d_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags)
 {
-	(void)t;
 	if (d->priv == ROOT_PRIV)
 		return open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	char path[64];
@@ -291,13 +304,8 @@ static int d_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 		return cbox_vfs_open_synthetic_dir(s, t, d);
 	if (d->priv == TTY_PRIV)
 		return open_ctty(s, t, flags);
-	if (d->priv == PTSN_PRIV) {
-		if (!s->cfg->tty)
-			return -ENXIO;
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", s->cfg->tty_fd);
-		int fd = open(path, (flags & (O_ACCMODE | O_NONBLOCK)) | O_NOCTTY | O_CLOEXEC);
-		return fd < 0 ? -errno : fd;
-	}
+	if (d->priv == PTSN_PRIV)
+		return open_given(s, flags);
 	if (d->priv == PTMX_PRIV)
 		return open_ptmx(s, t, flags);
 	if (d->priv >= PTY_PRIV)
@@ -327,7 +335,7 @@ static int d_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 	if (r == 0)
 		r = emit(ctx, "..", 2, DT_DIR);
 	if (d->priv == PTS_PRIV) {
-		if (r == 0 && pts_number(s, NULL) >= 0)
+		if (r == 0 && given_tty(s, NULL))
 			r = emit(ctx, "0", 97, DT_CHR);
 		if (r == 0 && s->pts_dir >= 0)
 			r = emit(ctx, "ptmx", 95, DT_CHR);

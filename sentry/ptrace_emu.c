@@ -31,18 +31,14 @@ size_t cbox_ptrace_emu_count(const struct cbox_sentry *s)
 	return s->pt_tracees;
 }
 
-int cbox_ptrace_emu_attach(struct cbox_sentry *s, struct cbox_task *t, struct cbox_task *tracer,
-                           bool seize, bool exitkill)
+void cbox_ptrace_emu_attach(struct cbox_sentry *s, struct cbox_task *t, struct cbox_task *tracer,
+                            bool seized, bool exitkill)
 {
 	t->pt = (struct cbox_ptrace_emu){.tracer = tracer->tid,
 	                                 .tracer_tgid = tracer->tg ? tracer->tg->host_tgid : 0,
-	                                 .seized = seize,
+	                                 .seized = seized,
 	                                 .exitkill = exitkill};
 	s->pt_tracees++;
-	/* PTRACE_ATTACH sends the tracee a SIGSTOP, whose delivery stop the tracer then sees; the
-	 * sentry stops it with an interrupt instead (a SIGSTOP the tracer did not suppress would
-	 * stop the whole process) and reports that stop as the SIGSTOP's. */
-	return seize ? 0 : cbox_ptrace_emu_interrupt(s, t, SIGSTOP);
 }
 
 int cbox_ptrace_emu_interrupt(struct cbox_sentry *s, struct cbox_task *t, int code)

@@ -50,7 +50,7 @@
  * tracee is dumpable, or the tracer holds CAP_SYS_PTRACE (which guests hold only when given).
  * Security: every guest task is one host id, so the host would let any of them trace any other;
  * this check is what keeps one guest user from stopping and reading the processes of another
- * (a token in root's memory, read by the nobody a harness drops to). Tried by t_ptrace_emu in
+ * (a token in root's memory, read by the nobody a harness drops to). Tried by t_ptrace_guard in
  * tests/integration/test_attack.sh.
  */
 static bool may_attach(const struct cbox_task *tracer, const struct cbox_task *t)
@@ -81,7 +81,13 @@ static int64_t attach(struct cbox_sysctx *c, struct cbox_task *t, bool seize, ui
 		return -EPERM;
 	if (t->pt.tracer)
 		return -EPERM; /* traced already */
-	int r = cbox_ptrace_emu_attach(c->s, t, c->task, seize, flags & PTRACE_O_EXITKILL);
+	cbox_ptrace_emu_attach(c->s, t, c->task, seize, flags & PTRACE_O_EXITKILL);
+	if (seize)
+		return 0;
+	/* PTRACE_ATTACH sends the tracee a SIGSTOP, whose delivery stop the tracer then sees; the
+	 * sentry stops it with an interrupt instead (a SIGSTOP the tracer did not suppress would
+	 * stop the whole process) and reports that stop as the SIGSTOP's. */
+	int r = cbox_ptrace_emu_interrupt(c->s, t, SIGSTOP);
 	return r < 0 ? r : 0;
 }
 
@@ -98,10 +104,8 @@ static int64_t traceme(struct cbox_sysctx *c)
 		p = cbox_task_find(c->s, st.ppid);
 	if (!p || !p->tg)
 		return -EPERM; /* the parent is outside the sandbox (its first task's) */
-	/* Attached without a stop (as SEIZE), but not seized: no PTRACE_INTERRUPT. */
-	int r = cbox_ptrace_emu_attach(c->s, me, p, true, false);
-	me->pt.seized = false;
-	return r < 0 ? r : 0;
+	cbox_ptrace_emu_attach(c->s, me, p, false, false); /* no stop: it runs on */
+	return 0;
 }
 
 /* A word read by a PEEK request, stored where the raw call's data points (glibc's wrapper

@@ -442,14 +442,14 @@ CBOX_API int64_t cbox_sys_defer(struct cbox_sysctx *c, int fd, short events, int
 
 /*
  * Emulated ptrace between guest tasks (sentry/ptrace_emu.c; the requests in
- * syscalls/sys_ptrace.c). attach: tracee t (not traced, started) is traced by tracer; unless
- * seize, it is stopped as ATTACH's SIGSTOP would. interrupt: stop t (traced) as soon as it can,
- * reporting code (a wait status >> 8). resume: a held t runs on, sig delivered (0: none).
- * detach: t is no longer traced (resumed with sig when held). How many tasks are traced:
+ * syscalls/sys_ptrace.c). attach: tracee t (not traced) is traced by tracer from now on, running
+ * on (seized: PTRACE_SEIZE's, which allows PTRACE_INTERRUPT). interrupt: stop t (traced) as soon
+ * as it can, reporting code (a wait status >> 8). resume: a held t runs on, sig delivered (0:
+ * none). detach: t is no longer traced (resumed with sig when held). How many tasks are traced:
  * cbox_ptrace_emu_count (0: waits need no look).
  */
-CBOX_API int cbox_ptrace_emu_attach(struct cbox_sentry *s, struct cbox_task *t,
-                                    struct cbox_task *tracer, bool seize, bool exitkill);
+CBOX_API void cbox_ptrace_emu_attach(struct cbox_sentry *s, struct cbox_task *t,
+                                     struct cbox_task *tracer, bool seized, bool exitkill);
 CBOX_API int cbox_ptrace_emu_interrupt(struct cbox_sentry *s, struct cbox_task *t, int code);
 CBOX_API void cbox_ptrace_emu_resume(struct cbox_sentry *s, struct cbox_task *t, int sig);
 CBOX_API void cbox_ptrace_emu_detach(struct cbox_sentry *s, struct cbox_task *t, int sig);
