@@ -274,11 +274,14 @@ int cbox_ptrace_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd
 	uint64_t a[6] = {CBOX_PTRACE_INSTALL_FD, at, cloexec ? MSG_CMSG_CLOEXEC : 0, 0, 0, 0};
 	int64_t n = inject(t, &at_exit, SYS_recvmsg, a);
 	int fd = -EIO;
-	if (n == 1 && cbox_mem_read(t->tid, at, &s, sizeof(s)) == 0 &&
-	    s.msg.msg_controllen >= CMSG_LEN(sizeof(int)) && s.cmsg.hdr.cmsg_type == SCM_RIGHTS)
+	int got = n == 1 ? cbox_mem_read(t->tid, at, &s, sizeof(s)) : 0;
+	if (n == 1 && got == 0 && s.msg.msg_controllen >= CMSG_LEN(sizeof(int)) &&
+	    s.cmsg.hdr.cmsg_type == SCM_RIGHTS)
 		memcpy(&fd, CMSG_DATA(&s.cmsg.hdr), sizeof(int));
 	else if (n < 0)
 		fd = (int)n;
+	else if (got == -ESRCH)
+		fd = -ESRCH; /* killed after its recvmsg (a background job as the sandbox ends) */
 	else if (n == 1 && (s.msg.msg_flags & MSG_CTRUNC))
 		fd = -EMFILE; /* the kernel dropped the fd: the task is at its RLIMIT_NOFILE */
 	cbox_mem_write(t->tid, at, &saved, sizeof(saved));
@@ -286,7 +289,8 @@ int cbox_ptrace_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd
 		return fd < 0 ? fd : -EIO;
 	/* The task now sits at an exit stop: the answer must be given there (finish_exit). */
 	t->at_exit = true;
-	if (fd < 0 && fd != -EMFILE)
+	/* (a task killed meanwhile is no failure to report: it never sees the answer) */
+	if (fd < 0 && fd != -EMFILE && fd != -ESRCH)
 		cbox_warn("installing an fd in task %d failed: %s", t->tid, strerror(-fd));
 	return fd;
 }
