@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -185,7 +187,8 @@ CBOX_NORETURN void cbox_guest_init(struct cbox_sentry *s, int sync_fd, int insta
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* The sentry changed uid after it was exec'd, which made it (and this copy of it)
 	 * non-dumpable, and so not traceable by the sentry. Only this task becomes dumpable; the
-	 * sentry stays out of reach of other processes of its uid. */
+	 * sentry stays out of reach of other processes of its uid (and the tiny init, whose memory
+	 * this task shares until its exec, clears the flag again: start_program). */
 	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 	/* The sentry blocks SIGCHLD for its signalfd; the guest starts as a fresh process would,
 	 * with no signal blocked and every disposition at its default. */
@@ -271,18 +274,103 @@ const int *cbox_guest_init_allowed_syscalls(size_t *n)
 	return tiny_allowed;
 }
 
+/* AddressSanitizer (the debug build) keeps the stack's bounds per thread, and the task below
+ * runs as the init's thread would, on another stack: it is told of the switch there and back,
+ * as for a coroutine's (else it warns, on the guest's stderr, at the task's first noreturn call).
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define CBOX_GUEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CBOX_GUEST_ASAN 1
+#endif
+#endif
+#ifdef CBOX_GUEST_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+#define PROGRAM_STACK (256 * 1024)
+
+struct program_start {
+	struct cbox_sentry *s;
+	int sync_fd, install_fd;
+	char *stack;            /* the task's (its lowest byte) */
+	const void *init_stack; /* (AddressSanitizer: the init's stack, to switch back to) */
+	size_t init_stack_size;
+};
+
+static int program_main(void *arg)
+{
+	struct program_start *p = arg;
+#ifdef CBOX_GUEST_ASAN
+	void *fake_stack;
+	__sanitizer_start_switch_fiber(&fake_stack, p->stack, PROGRAM_STACK);
+	__sanitizer_finish_switch_fiber(fake_stack, &p->init_stack, &p->init_stack_size);
+#endif
+	cbox_guest_init(p->s, p->sync_fd, p->install_fd);
+}
+
+/*
+ * The program's task shares the init's memory until its exec, and the init waits meanwhile
+ * (CLONE_VM | CLONE_VFORK, as posix_spawn starts a program). A fork copied the init's page
+ * tables (a copy of the sentry's) and the task then took a copy-on-write fault for each page it
+ * wrote before the exec threw them all away: on this nested VM the fork took ~1 ms and the
+ * task's set-up ~0.5 ms more than it does now, all on the way to the program's start. The task
+ * runs only cbox_guest_init, on a stack of its own below which a page stays unmapped, and the
+ * init resumes once the exec has given the task memory of its own (or it died).
+ *
+ * Security: the dumpable flag belongs to the memory, and the task sets it so that the sentry
+ * may trace it (cbox_guest_init). The init clears it again as soon as it resumes: it must stay
+ * out of reach of the guest's processes and of the sandbox's host user (see above). Until then
+ * the memory is the task's too, which was just as exposed as a fork's copy of it.
+ */
+static pid_t start_program(struct cbox_sentry *s, int sync_fd, int install_fd)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *stack = mmap(NULL, PROGRAM_STACK + (size_t)page, PROT_READ | PROT_WRITE,
+	                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return -1;
+	if (mprotect(stack, (size_t)page, PROT_NONE) < 0) {
+		munmap(stack, PROGRAM_STACK + (size_t)page);
+		return -1;
+	}
+	struct program_start p = {
+	    .s = s, .sync_fd = sync_fd, .install_fd = install_fd, .stack = stack + page};
+	pid_t child =
+	    clone(program_main, p.stack + PROGRAM_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, &p);
+	int saved = errno;
+#ifdef CBOX_GUEST_ASAN
+	if (p.init_stack) { /* (the task ran, and switched) */
+		void *fake_stack;
+		__sanitizer_start_switch_fiber(&fake_stack, p.init_stack, p.init_stack_size);
+		__sanitizer_finish_switch_fiber(fake_stack, NULL, NULL);
+	}
+#endif
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	munmap(stack, PROGRAM_STACK + (size_t)page);
+	errno = saved;
+	return child;
+}
+
 CBOX_NORETURN void cbox_guest_tiny_init(struct cbox_sentry *s, int sync_fd, int install_fd)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	prctl(PR_SET_NAME, "cbox-init");
-	pid_t child = fork();
-	if (child < 0)
-		fail(125, "starting the program under --init", errno);
-	if (child == 0)
-		cbox_guest_init(s, sync_fd, install_fd);
-	tiny_child = child;
 	static const int passed[] = {SIGINT,  SIGTERM,  SIGHUP,  SIGQUIT, SIGUSR1,
 	                             SIGUSR2, SIGWINCH, SIGTSTP, SIGCONT};
+	/* Held until the handlers below pass them on: the init waits for the program's exec
+	 * first (start_program), and cbox-run may send one meanwhile. The program's task unblocks
+	 * every signal (default_signals). */
+	sigset_t held;
+	sigemptyset(&held);
+	for (size_t i = 0; i < CBOX_ARRAY_SIZE(passed); i++)
+		sigaddset(&held, passed[i]);
+	sigprocmask(SIG_BLOCK, &held, NULL);
+	pid_t child = start_program(s, sync_fd, install_fd);
+	if (child < 0)
+		fail(125, "starting the program under --init", errno);
+	tiny_child = child;
 	struct sigaction sa = {.sa_handler = tiny_forward, .sa_flags = SA_RESTART};
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < CBOX_ARRAY_SIZE(passed); i++)

@@ -101,6 +101,10 @@ t_surface() {
 	init=$(find_desc_by_comm "$RUN_PID" cbox-init)
 	if [ -n "$init" ]; then
 		compare_filter "--init: init filter = init" "$init" "$(published init)"
+		# It holds a copy of the sentry's memory, which the program's task shared until its
+		# exec and made dumpable to be traced (guest_init.c, start_program): the init must
+		# have cleared that again. The kernel shows a non-dumpable process's files as root's.
+		check "--init: init not dumpable" "root" "$(stat -c %U "/proc/$init/environ" 2>&1)"
 	else
 		check "--init: init found (comm cbox-init)" "a pid" "none; tree:$(left_over)"
 	fi
