@@ -36,12 +36,15 @@
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
 #endif
 
+/* (the task is cloned before the sentry pivots into its tmpfs: sentry.c, setup_guest_dir) */
+#define GUEST_DIR CBOX_SENTRY_ROOT "/guest"
+
 static int enter_empty_root(void)
 {
 	/* The guest's root is the sentry's guest/ directory, read-only: the host kernel resolves
 	 * no path for the guest except the loader's (every path syscall goes to the sentry). */
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    mount("/guest", "/guest", NULL, MS_BIND, NULL) < 0 || chdir("/guest") < 0 ||
+	    mount(GUEST_DIR, GUEST_DIR, NULL, MS_BIND, NULL) < 0 || chdir(GUEST_DIR) < 0 ||
 	    syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
 		return -errno;
 	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) <

@@ -16,6 +16,9 @@
 	(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |    \
 	 PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_TRACESECCOMP)
 #define CBOX_DEV_COUNT 5
+/* Where the sentry mounts its private tmpfs, its root once it pivots (sentry.c); the guest's
+ * first task is cloned before that pivot and finds guest/ there (guest_init.c). */
+#define CBOX_SENTRY_ROOT "/tmp"
 
 #define CBOX_WRITTEN_BITS 65536u
 /* Pseudo-terminals the sandbox may hold at once (its devpts instance's max=) */

@@ -28,7 +28,7 @@
 #include "cbox/log.h"
 #include "internal.h"
 
-#define SENTRY_ROOT "/tmp" /* where the sentry's private tmpfs is mounted before pivot_root */
+#define SENTRY_ROOT CBOX_SENTRY_ROOT
 
 static const char *const dev_names[CBOX_DEV_COUNT] = {"/dev/null", "/dev/zero", "/dev/full",
                                                       "/dev/random", "/dev/urandom"};
@@ -94,22 +94,32 @@ static int write_file(const char *path, const void *data, size_t len, mode_t mod
  * sandbox's pid namespace (the sentry reads its tasks' state there) and guest/, the directory
  * that becomes the guest's root: empty but for the loader, which is the one file the host
  * kernel ever opens by path for the guest (see exec.c).
+ *
+ * In two steps: guest/ and the loader first, which is all the guest's first task needs of it
+ * (guest_init.c, enter_empty_root); it is cloned then, and the rest (setup_mounts) overlaps its
+ * own set-up. The mounts are private before the clone, so none made after it reaches the
+ * task's copy of the namespace, which it leaves for guest/ anyway.
  */
-static int setup_mounts(struct cbox_sentry *s)
+static int setup_guest_dir(struct cbox_sentry *s)
 {
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		return cbox_err_set(NULL, errno, "make mounts private"), -errno;
+		return -errno;
 	if (mount("cbox", SENTRY_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m") < 0)
 		return -errno;
 	if (mkdir(SENTRY_ROOT "/proc", 0555) < 0 || mkdir(SENTRY_ROOT "/guest", 0755) < 0)
-		return -errno;
-	if (mount("proc", SENTRY_ROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		return -errno;
 	int r = write_file(SENTRY_ROOT "/guest/cbox-loader", cbox_loader_image,
 	                   cbox_loader_image_size, 0555);
 	if (r < 0)
 		return r;
 	snprintf(s->loader_path, sizeof(s->loader_path), "/cbox-loader");
+	return 0;
+}
+
+static int setup_mounts(struct cbox_sentry *s)
+{
+	if (mount("proc", SENTRY_ROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+		return -errno;
 	for (int i = 0; i < CBOX_DEV_COUNT; i++) {
 		s->dev_fds[i] = open(dev_names[i], O_RDONLY | O_CLOEXEC);
 		if (s->dev_fds[i] < 0)
@@ -250,6 +260,46 @@ static int gofer_ready(struct cbox_sentry *s)
 	return 0;
 }
 
+/*
+ * The sentry's own limits and its seccomp filter: after every child that must not inherit them
+ * was forked (the guest's first task, the spawner of `cbox exec` tasks), before the guest's
+ * program runs. Reports its errors.
+ */
+static int confine(struct cbox_sentry *s)
+{
+	/* Only now: the guest's first task and the spawner of `cbox exec` tasks were forked with
+	 * the limit the sandbox was given, which is the guest's. */
+	long lim = cbox_fdlimit_raise();
+	if (lim < 0)
+		cbox_warn("raising the sentry's fd limit: %s", strerror((int)-lim));
+	else
+		cbox_fs_gofer_fd_budget(s, lim);
+	int r = cbox_sentry_seccomp_install();
+	if (r < 0) {
+		cbox_error("installing the sentry's seccomp filter: %s", strerror(-r));
+		return -ECANCELED;
+	}
+	return 0;
+}
+
+/* What the sentry sets up while the guest's first task sets itself up: its root (see
+ * setup_guest_dir), the sandbox's network and hostname (the guest's too, made ready before its
+ * go), and, without an exec service to fork first, its confinement. Reports its errors. */
+static int finish_setup(struct cbox_sentry *s)
+{
+	int r = setup_mounts(s);
+	if (r < 0) {
+		cbox_error("setting up the sentry's mounts: %s", strerror(-r));
+		return -ECANCELED;
+	}
+	loopback_up();
+	if (s->cfg->low_ports)
+		low_ports_open();
+	if (sethostname(s->hostname, strlen(s->hostname)) < 0)
+		cbox_warn("sethostname: %s", strerror(errno));
+	return s->cfg->exec_service ? 0 : confine(s);
+}
+
 /* Start the guest's first task. Its own set-up (namespaces, session, capabilities, its seccomp
  * filter built) runs while the sentry reads the root from the gofer, which may still be
  * building its tree; the task is traced once it says it is ready, and starts its program on the
@@ -278,9 +328,12 @@ static int start_guest(struct cbox_sentry *s, int install_peer)
 	}
 	close(sync[0]);
 	pid_t init = pid;
-	/* The root and the mount points from the gofer first: those round trips overlap the
-	 * task's own set-up (its root, session, privileges, filter) instead of following it. */
-	int r = gofer_ready(s);
+	/* The sentry's own set-up, then the root and the mount points from the gofer: all of it
+	 * overlaps the task's own (its root, session, privileges, filter) instead of preceding or
+	 * following it. */
+	int r = finish_setup(s);
+	if (r == 0)
+		r = gofer_ready(s);
 	if (r == 0)
 		r = read_ready(sync[1], &pid);
 	if (r == 0 && install_peer >= 0)
@@ -398,16 +451,11 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 		cbox_error("asking the gofer for the root: %s", strerror(-r));
 		return 125;
 	}
-	r = setup_mounts(s);
+	r = setup_guest_dir(s);
 	if (r < 0) {
 		cbox_error("setting up the sentry's mounts: %s", strerror(-r));
 		return 125;
 	}
-	loopback_up();
-	if (cfg->low_ports)
-		low_ports_open();
-	if (sethostname(s->hostname, strlen(s->hostname)) < 0)
-		cbox_warn("sethostname: %s", strerror(errno));
 	int pair[2] = {-1, -1};
 	if (cfg->platform->needs_install_fd &&
 	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) < 0)
@@ -437,16 +485,7 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 		kill(s->init_tid, SIGKILL);
 		return 125;
 	}
-	/* Only now: the guest's first task and the spawner of `cbox exec` tasks were forked with
-	 * the limit the sandbox was given, which is the guest's. */
-	long lim = cbox_fdlimit_raise();
-	if (lim < 0)
-		cbox_warn("raising the sentry's fd limit: %s", strerror((int)-lim));
-	else
-		cbox_fs_gofer_fd_budget(s, lim);
-	r = cbox_sentry_seccomp_install();
-	if (r < 0) {
-		cbox_error("installing the sentry's seccomp filter: %s", strerror(-r));
+	if (cfg->exec_service && confine(s) < 0) {
 		kill(s->init_tid, SIGKILL);
 		return 125;
 	}
