@@ -26,9 +26,10 @@ struct cbox_gofer_client {
 	bool broken;
 	uint64_t changes; /* requests sent that may have changed a file (cbox_gofer_changes) */
 	bool cpu_hint;    /* tell the gofer the CPU each request is sent from */
-	/* Requests sent by cbox_gofer_early_send, not yet answered. */
-	struct cbox_gofer_req early[2];
+	/* Requests sent by cbox_gofer_early_send, not yet answered: STAT, VIEW, then the walks. */
+	struct cbox_gofer_req early[2 + CBOX_GOFER_EARLY_WALKS];
 	size_t n_early;
+	bool early_view;
 	/* The last reply; a READLINK target points into it until the next call. */
 	unsigned char rbuf[CBOX_GOFER_MSG_MAX];
 };
@@ -380,17 +381,32 @@ int cbox_gofer_open(struct cbox_gofer_client *c, uint32_t fid, int flags)
 	return rc < 0 ? rc : fd;
 }
 
-int cbox_gofer_early_send(struct cbox_gofer_client *c, bool view)
+int cbox_gofer_early_send(struct cbox_gofer_client *c, bool view, const char *const *walks,
+                          size_t n_walks)
 {
 	if (c == NULL || c->broken)
 		return -EIO;
 	if (c->n_early)
 		return broken(c, "first requests sent twice");
-	c->early[0] = (struct cbox_gofer_req){.type = CBOX_GOFER_STAT, .fid = CBOX_GOFER_ROOT_FID};
-	c->early[1] = (struct cbox_gofer_req){.type = CBOX_GOFER_VIEW, .fid = CBOX_GOFER_ROOT_FID};
-	for (size_t i = 0; i < (view ? 2u : 1u); i++) {
+	if (n_walks > CBOX_GOFER_EARLY_WALKS)
+		return -EINVAL;
+	size_t n = 0;
+	c->early[n++] =
+	    (struct cbox_gofer_req){.type = CBOX_GOFER_STAT, .fid = CBOX_GOFER_ROOT_FID};
+	if (view)
+		c->early[n++] =
+		    (struct cbox_gofer_req){.type = CBOX_GOFER_VIEW, .fid = CBOX_GOFER_ROOT_FID};
+	for (size_t i = 0; i < n_walks; i++)
+		c->early[n++] = (struct cbox_gofer_req){.type = CBOX_GOFER_WALK,
+		                                        .fid = CBOX_GOFER_ROOT_FID,
+		                                        .name = walks[i],
+		                                        .name_len = slen(walks[i])};
+	c->early_view = view;
+	for (size_t i = 0; i < n; i++) {
 		stamp(c, &c->early[i]);
+		/* (the walks' names are the caller's: sent now, not kept) */
 		int rc = send_req(c, &c->early[i], -1);
+		c->early[i].name = NULL;
 		if (rc < 0)
 			return rc;
 		c->n_early = i + 1;
@@ -398,7 +414,8 @@ int cbox_gofer_early_send(struct cbox_gofer_client *c, bool view)
 	return 0;
 }
 
-int cbox_gofer_early_recv(struct cbox_gofer_client *c, struct cbox_gofer_stat *root, int *view_fd)
+int cbox_gofer_early_recv(struct cbox_gofer_client *c, struct cbox_gofer_stat *root, int *view_fd,
+                          struct cbox_gofer_early_walk *walks)
 {
 	*view_fd = -EOPNOTSUPP;
 	if (c == NULL || c->broken)
@@ -411,10 +428,19 @@ int cbox_gofer_early_recv(struct cbox_gofer_client *c, struct cbox_gofer_stat *r
 	int rc = recv_reply(c, &c->early[0], &r, NULL);
 	if (rc == 0)
 		*root = r.stat;
-	if (n > 1 && !c->broken) {
+	size_t i = 1;
+	if (c->early_view && i < n && !c->broken) {
 		int fd = -1;
-		int v = recv_reply(c, &c->early[1], &r, &fd);
+		int v = recv_reply(c, &c->early[i++], &r, &fd);
 		*view_fd = v < 0 ? v : fd;
+	}
+	/* A walk's error (ENOENT: no such entry) is its answer, as cbox_gofer_walk's. */
+	for (size_t w = 0; i < n && !c->broken; i++, w++) {
+		walks[w].err = recv_reply(c, &c->early[i], &r, NULL);
+		if (walks[w].err == 0) {
+			walks[w].fid = r.fid;
+			walks[w].stat = r.stat;
+		}
 	}
 	return c->broken ? -EIO : rc;
 }

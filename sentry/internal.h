@@ -214,9 +214,9 @@ void cbox_fs_gofer_fd_budget(struct cbox_sentry *s, long fd_limit);
  * once); else false (dcache.c). */
 bool cbox_vfs_relieve(struct cbox_sentry *s, int err);
 /* At the sentry's start, once its id maps are written: decide how names are looked up and send
- * the gofer its first requests (cbox_gofer_early_send), which it answers while the sentry sets
- * itself up. Then, once the gofer is ready, cbox_vfs_init takes the answers and builds the root
- * and the mounts (mounts.c). */
+ * the gofer its first requests (cbox_gofer_early_send: the root, its view, the walks to the
+ * mount points of /proc and /dev), which it answers while the sentry sets itself up. Then, once the
+ * gofer is ready, cbox_vfs_init takes the answers and builds the root and the mounts (mounts.c). */
 int cbox_vfs_init_early(struct cbox_sentry *s);
 int cbox_vfs_init(struct cbox_sentry *s);
 /* Decide whether the sentry may look names up itself (fs_gofer_local.c): once its id maps are

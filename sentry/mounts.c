@@ -81,22 +81,28 @@ int cbox_vfs_open_synthetic_dir(struct cbox_sentry *s, struct cbox_task *t, stru
 	return fd;
 }
 
-static int attach(struct cbox_sentry *s, struct cbox_mount *m, const char *name)
+/* The mount points of the sentry's own mounts, walked with the gofer's first requests. */
+static const char *const early_walks[] = {"proc", "dev"};
+
+/* Mount m on the root's entry name; w: the walk to it from the root (cbox_vfs_init_early). */
+static int attach(struct cbox_sentry *s, struct cbox_mount *m, const char *name,
+                  const struct cbox_gofer_early_walk *w)
 {
 	struct cbox_dentry *mp = NULL;
-	uint32_t fid;
-	struct cbox_gofer_stat st;
 	/* The mount point is the rootfs's own directory when it has one (so `ls /` shows it with
 	 * its real attributes); otherwise a directory that exists only in the guest's tree. */
-	if (cbox_gofer_walk(s->gofer, CBOX_GOFER_ROOT_FID, name, &fid, &st) == 0) {
-		mp = cbox_dentry_new(&s->root_mnt, s->root, name, st.mode);
+	if (w->err == 0) {
+		const struct cbox_gofer_stat *st = &w->stat;
+		mp = cbox_dentry_new(&s->root_mnt, s->root, name, st->mode);
 		if (mp) {
-			mp->fid = fid;
-			mp->ino = st.ino;
-			mp->host_dev = st.dev;
-			mp->host_ino = st.ino;
-			mp->uid = cbox_id_to_guest(s, st.uid, false);
-			mp->gid = cbox_id_to_guest(s, st.gid, true);
+			mp->fid = w->fid;
+			mp->ino = st->ino;
+			mp->host_dev = st->dev;
+			mp->host_ino = st->ino;
+			mp->uid = cbox_id_to_guest(s, st->uid, false);
+			mp->gid = cbox_id_to_guest(s, st->gid, true);
+		} else {
+			cbox_gofer_clunk(s->gofer, w->fid);
 		}
 	} else {
 		mp = cbox_dentry_new(&s->root_mnt, s->root, name, S_IFDIR | 0555);
@@ -127,16 +133,26 @@ static int attach_dev_shm(struct cbox_sentry *s, const char *path)
 	struct cbox_gofer_stat st;
 	char buf[256];
 	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *save = NULL, *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+	/* Below /dev, from its mount point, whose walk came with the first requests (the
+	 * mount point keeps that fid). */
+	const struct cbox_dentry *dev = s->dev_mnt.mountpoint;
+	char *rest = buf;
+	if (strncmp(buf, "/dev/", 5) == 0 && dev && dev->fid != CBOX_GOFER_ROOT_FID) {
+		fid = dev->fid;
+		rest = buf + 5;
+	}
+	const uint32_t start = fid;
+	for (char *save = NULL, *c = strtok_r(rest, "/", &save); c;
+	     c = strtok_r(NULL, "/", &save)) {
 		uint32_t next;
 		int r = cbox_gofer_walk(s->gofer, fid, c, &next, &st);
-		if (fid != CBOX_GOFER_ROOT_FID)
+		if (fid != start)
 			cbox_gofer_clunk(s->gofer, fid);
 		if (r < 0)
 			return r;
 		fid = next;
 	}
-	if (fid == CBOX_GOFER_ROOT_FID || !S_ISDIR(st.mode))
+	if (fid == start || !S_ISDIR(st.mode))
 		return -ENOTDIR;
 	s->shm_mnt = (struct cbox_mount){.ops = &cbox_fs_gofer, .readonly = false};
 	s->shm_mnt.root = cbox_fs_gofer_dentry(s, s->root, "", fid, &st);
@@ -159,7 +175,8 @@ static int attach_dev_shm(struct cbox_sentry *s, const char *path)
 int cbox_vfs_init_early(struct cbox_sentry *s)
 {
 	cbox_fs_gofer_init_local(s);
-	return cbox_gofer_early_send(s->gofer, s->view_wanted);
+	return cbox_gofer_early_send(s->gofer, s->view_wanted, early_walks,
+	                             CBOX_ARRAY_SIZE(early_walks));
 }
 
 int cbox_vfs_init(struct cbox_sentry *s)
@@ -167,7 +184,8 @@ int cbox_vfs_init(struct cbox_sentry *s)
 	/* (asked for at the sentry's start: cbox_vfs_init_early) */
 	struct cbox_gofer_stat st;
 	int view_fd;
-	int r = cbox_gofer_early_recv(s->gofer, &st, &view_fd);
+	struct cbox_gofer_early_walk walked[CBOX_ARRAY_SIZE(early_walks)];
+	int r = cbox_gofer_early_recv(s->gofer, &st, &view_fd, walked);
 	if (r < 0) {
 		if (view_fd >= 0)
 			close(view_fd);
@@ -195,9 +213,9 @@ int cbox_vfs_init(struct cbox_sentry *s)
 	 * pre-empt with EROFS. */
 	s->proc_mnt = (struct cbox_mount){.ops = &cbox_fs_proc, .readonly = false, .dev = 0x16};
 	s->dev_mnt = (struct cbox_mount){.ops = &cbox_fs_dev, .readonly = false, .dev = 0x5};
-	r = attach(s, &s->proc_mnt, "proc");
+	r = attach(s, &s->proc_mnt, early_walks[0], &walked[0]);
 	if (r == 0)
-		r = attach(s, &s->dev_mnt, "dev");
+		r = attach(s, &s->dev_mnt, early_walks[1], &walked[1]);
 	if (r == 0 && s->cfg->dev_shm)
 		r = attach_dev_shm(s, s->cfg->dev_shm);
 	return r;

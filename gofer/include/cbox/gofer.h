@@ -223,17 +223,27 @@ CBOX_API int cbox_gofer_stat(struct cbox_gofer_client *c, uint32_t fid, struct c
 CBOX_API int cbox_gofer_open(struct cbox_gofer_client *c, uint32_t fid, int flags);
 /*
  * The session's first requests, sent ahead: the root's STAT and, with view, VIEW (an O_PATH fd
- * of the root of the gofer's view, cbox_gofer_spawn_view; -EOPNOTSUPP: it has none). The gofer
+ * of the root of the gofer's view, cbox_gofer_spawn_view; -EOPNOTSUPP: it has none), then a WALK
+ * from the root to each of the n_walks names (at most CBOX_GOFER_EARLY_WALKS). The gofer
  * answers them as soon as it serves, so a client that starts while the gofer still builds its
  * tree does not wait, when it needs them, for the gofer to be woken up for each (0.06 to 1.4
  * ms for the first round trip at the sentry's start on this VM, by which CPU the gofer woke
  * on). cbox_gofer_early_recv takes the answers, the root's as cbox_gofer_stat would return it
- * (*view_fd: the fd or -errno; -EOPNOTSUPP when not asked); any other request in
+ * (*view_fd: the fd or -errno; -EOPNOTSUPP when not asked) and the walks'; any other request in
  * between is refused (-EIO, the client is then broken: it would take a reply not its own).
  */
-CBOX_API int cbox_gofer_early_send(struct cbox_gofer_client *c, bool view);
+#define CBOX_GOFER_EARLY_WALKS 4
+/* A walk's answer, as cbox_gofer_walk would give it: err 0 (fid and stat set) or -errno. */
+struct cbox_gofer_early_walk {
+	int err;
+	uint32_t fid;
+	struct cbox_gofer_stat stat;
+};
+CBOX_API int cbox_gofer_early_send(struct cbox_gofer_client *c, bool view, const char *const *walks,
+                                   size_t n_walks);
+/* walks: room for the n_walks answers, in the order sent. */
 CBOX_API int cbox_gofer_early_recv(struct cbox_gofer_client *c, struct cbox_gofer_stat *root,
-                                   int *view_fd);
+                                   int *view_fd, struct cbox_gofer_early_walk *walks);
 /* Read a symlink's target into buf (NUL-terminated). Returns the length or -errno. */
 CBOX_API int cbox_gofer_readlink(struct cbox_gofer_client *c, uint32_t fid, char *buf, size_t size);
 /* statfs of the file system holding fid. */

@@ -425,26 +425,45 @@ Test(gofer_ro, cpu_hint)
 	cr_expect_eq(pinned_server_cpu(), first, "it follows the sender");
 }
 
-/* The first requests sent ahead (cbox_gofer_early_send): their answers are the STAT and VIEW a
- * client would get asking then, a server without a view says EOPNOTSUPP for it, and a request
- * made before the answers are taken is refused and breaks the client (it would have taken the
- * STAT's reply as its own). */
+/* The first requests sent ahead (cbox_gofer_early_send): their answers are the STAT, VIEW and
+ * WALKs a client would get asking then (a walk's ENOENT among them), a server without a view
+ * says EOPNOTSUPP for it, too many walks are refused, and a request made before the answers are
+ * taken is refused and breaks the client (it would have taken the STAT's reply as its own). */
 Test(gofer_ro, early_requests)
 {
 	struct cbox_gofer_stat early, now;
 	int view_fd = 0;
-	cr_assert_eq(cbox_gofer_early_send(S.c, true), 0);
-	cr_assert_eq(cbox_gofer_early_recv(S.c, &early, &view_fd), 0);
+	const char *const names[] = {"dir", "missing", "dir"};
+	struct cbox_gofer_early_walk walked[3];
+	cr_assert_eq(cbox_gofer_early_send(S.c, true, names, 3), 0);
+	cr_assert_eq(cbox_gofer_early_recv(S.c, &early, &view_fd, walked), 0);
 	cr_expect_eq(view_fd, -EOPNOTSUPP, "this server has no view: %d", view_fd);
 	cr_assert_eq(cbox_gofer_stat(S.c, CBOX_GOFER_ROOT_FID, &now), 0);
 	cr_expect_eq(early.ino, now.ino);
 	cr_expect_eq(early.mode, now.mode);
+	uint32_t dir;
+	struct cbox_gofer_stat st;
+	cr_assert_eq(cbox_gofer_walk(S.c, CBOX_GOFER_ROOT_FID, "dir", &dir, &st), 0);
+	cr_assert_eq(walked[0].err, 0);
+	cr_expect_eq(walked[0].stat.ino, st.ino);
+	cr_expect(S_ISDIR(walked[0].stat.mode));
+	cr_expect_eq(walked[1].err, -ENOENT);
+	cr_assert_eq(walked[2].err, 0);
+	cr_expect_neq(walked[0].fid, walked[2].fid, "each walk its own fid");
+	uint32_t inner;
+	cr_expect_eq(cbox_gofer_walk(S.c, walked[2].fid, "inner", &inner, NULL), 0,
+	             "the walked fid is usable");
+	cr_expect_eq(cbox_gofer_clunk(S.c, walked[0].fid), 0);
 
-	cr_assert_eq(cbox_gofer_early_send(S.c, false), 0);
-	cr_assert_eq(cbox_gofer_early_recv(S.c, &early, &view_fd), 0);
+	cr_assert_eq(cbox_gofer_early_send(S.c, false, NULL, 0), 0);
+	cr_assert_eq(cbox_gofer_early_recv(S.c, &early, &view_fd, NULL), 0);
 	cr_expect_eq(view_fd, -EOPNOTSUPP, "not asked for: %d", view_fd);
 
-	cr_assert_eq(cbox_gofer_early_send(S.c, false), 0);
+	const char *const many[CBOX_GOFER_EARLY_WALKS + 1] = {"dir"};
+	cr_expect_eq(cbox_gofer_early_send(S.c, false, many, CBOX_GOFER_EARLY_WALKS + 1), -EINVAL);
+
+	cr_assert_eq(cbox_gofer_early_send(S.c, false, NULL, 0), 0);
 	cr_expect_eq(cbox_gofer_stat(S.c, CBOX_GOFER_ROOT_FID, &now), -EIO);
-	cr_expect_eq(cbox_gofer_early_recv(S.c, &early, &view_fd), -EIO, "the client is broken");
+	cr_expect_eq(cbox_gofer_early_recv(S.c, &early, &view_fd, NULL), -EIO,
+	             "the client is broken");
 }
