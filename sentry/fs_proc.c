@@ -274,8 +274,10 @@ static bool may_inspect(const struct cbox_task *t, const struct cbox_task *pt)
 	if (!a || !b)
 		return false;
 	/* A process that made itself not dumpable (ssh-agent, gpg-agent: PR_SET_DUMPABLE 0), or
-	 * changed ids, is closed to the others of its user too (the flag: syscalls/sys_proc.c). */
-	if (pt->tg && pt->tg->nondumpable)
+	 * changed ids, is closed to the others of its user too (the flag: syscalls/sys_proc.c).
+	 * So is the tiny init (the one task without a thread group of the guest's), which is
+	 * not dumpable on the host (guest_init.c): EACCES, as Linux answers for its exe. */
+	if (!pt->tg || pt->tg->nondumpable)
 		return false;
 	return a->fsuid == b->uid && a->fsuid == b->euid && a->fsuid == b->suid &&
 	       a->fsgid == b->gid && a->fsgid == b->egid && a->fsgid == b->sgid;
