@@ -96,18 +96,49 @@ static ssize_t pump(int in, int out)
 	return n;
 }
 
+/*
+ * What the caller's terminal already holds, taken in its own (canonical) mode before the switch
+ * to raw: the lines typed ahead, and an end of input waiting there. A `script` whose own input
+ * ended writes ^D into its terminal at once, which the line discipline keeps as a NUL marker;
+ * the switch to raw mode turned that marker into a NUL byte, which the guest's terminal echoed
+ * as a stray "^@" before the program's output. Returns false at the end of input. Only complete
+ * lines (or the end) are readable in canonical mode, so the reads do not block; a line still
+ * being typed stays for the raw relay.
+ */
+static bool take_typeahead(int master)
+{
+	struct termios tio;
+	if (tcgetattr(0, &tio) < 0 || !(tio.c_lflag & ICANON))
+		return true;
+	for (;;) {
+		struct pollfd pf = {.fd = 0, .events = POLLIN};
+		if (poll(&pf, 1, 0) != 1 || !(pf.revents & POLLIN))
+			return true;
+		ssize_t n = pump(0, master);
+		if (n == 0)
+			return false;
+		if (n < 0)
+			return true; /* (the relay meets the error again) */
+	}
+}
+
 int cbox_run_tty_relay(struct cbox_run_tty *t, pid_t sentry, int *status)
 {
 	/* The guest holds the slave through the sentry; cbox-run's copy would keep the master
 	 * from seeing the end of the guest's output. */
 	close(t->slave);
 	t->slave = -1;
+	bool in_open = take_typeahead(t->master);
+	if (!in_open) {
+		char eof = 4; /* ^D: the guest's read sees the end of input */
+		(void)!write(t->master, &eof, 1);
+	}
 	make_raw();
 	signal(SIGWINCH, on_winch);
 	/* The sentry's end wakes the loop through its pidfd (a look every 100 ms made a -t run end
 	 * up to 100 ms after its program); without pidfd_open, that look again. */
 	int pidfd = (int)syscall(SYS_pidfd_open, sentry, 0);
-	bool in_open = true, failed = false;
+	bool failed = false;
 	for (;;) {
 		pid_t r = waitpid(sentry, status, WNOHANG);
 		if (r == sentry)

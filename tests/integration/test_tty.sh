@@ -53,6 +53,13 @@ t_tty() {
 	check_match "-t: interactive input" "typed 42$" "$out"
 	check_match "-t: job control" "Running +sleep 5 &" "$out"
 	check_match "-t: an interactive shell's exit status" "^status 5$" "$out"
+	# A caller's terminal whose input has ended (`script </dev/null` sends ^D into it at
+	# once): the guest reads the end of input, and nothing stray reaches the output (the end
+	# turned into a NUL at the switch to raw mode, which the guest's terminal echoed as "^@").
+	# (a timeout: the end did not reach the guest then, and cat waited)
+	out=$(timeout -k 2 20 script -qc "$CBOX_RUN $CFG -t -- /bin/sh -c 'cat; echo after-eof'" \
+		/dev/null </dev/null | tr -d '\r' | od -An -c | tr -s ' ')
+	check "-t: the caller's input at its end: EOF, nothing stray" " a f t e r - e o f \n" "$out"
 	# Without -t: the caller's terminal is passed as is, but never as a controlling terminal.
 	out=$(in_pty "" "$CBOX_RUN" $CFG -- /bin/bash -c 'cat /dev/tty; echo rc=$?')
 	check_match "without -t: no controlling terminal (/dev/tty is ENXIO)" \
