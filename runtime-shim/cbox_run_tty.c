@@ -96,6 +96,13 @@ static ssize_t pump(int in, int out)
 	return n;
 }
 
+/* The end of the caller's input: ^D, which the guest's read sees as its end. */
+static void send_eof(int master)
+{
+	char eof = 4;
+	(void)!write(master, &eof, 1);
+}
+
 /*
  * What the caller's terminal already holds, taken in its own (canonical) mode before the switch
  * to raw: the lines typed ahead, and an end of input waiting there. A `script` whose own input
@@ -129,10 +136,8 @@ int cbox_run_tty_relay(struct cbox_run_tty *t, pid_t sentry, int *status)
 	close(t->slave);
 	t->slave = -1;
 	bool in_open = take_typeahead(t->master);
-	if (!in_open) {
-		char eof = 4; /* ^D: the guest's read sees the end of input */
-		(void)!write(t->master, &eof, 1);
-	}
+	if (!in_open)
+		send_eof(t->master);
 	make_raw();
 	signal(SIGWINCH, on_winch);
 	/* The sentry's end wakes the loop through its pidfd (a look every 100 ms made a -t run end
@@ -165,8 +170,7 @@ int cbox_run_tty_relay(struct cbox_run_tty *t, pid_t sentry, int *status)
 		if (pf[1].revents & (POLLIN | POLLHUP)) {
 			if (pump(0, t->master) <= 0) {
 				in_open = false;
-				char eof = 4; /* ^D: the guest's read sees the end of input */
-				(void)!write(t->master, &eof, 1);
+				send_eof(t->master);
 			}
 		}
 	}

@@ -144,9 +144,10 @@ static int d_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
                     const char *name, struct cbox_dentry **out)
 {
 	(void)t;
+	/* (in /dev and in /dev/pts alike) */
+	if (strcmp(name, "ptmx") == 0 && s->pts_dir >= 0)
+		return new_entry(dir, name, S_IFCHR | 0666, PTMX_PRIV, 95, out);
 	if (dir->priv == PTS_PRIV) {
-		if (strcmp(name, "ptmx") == 0 && s->pts_dir >= 0)
-			return new_entry(dir, name, S_IFCHR | 0666, PTMX_PRIV, 95, out);
 		if (strcmp(name, "0") == 0 && given_tty(s, NULL))
 			return new_entry(dir, name, S_IFCHR | 0620, PTSN_PRIV, 97, out);
 		int n = pty_number(s, name);
@@ -155,8 +156,6 @@ static int d_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 		return new_entry(dir, name, S_IFCHR | 0620, PTY_PRIV + (uint64_t)n,
 		                 200 + (uint64_t)n, out);
 	}
-	if (strcmp(name, "ptmx") == 0 && s->pts_dir >= 0)
-		return new_entry(dir, name, S_IFCHR | 0666, PTMX_PRIV, 95, out);
 	if (s->shm_mp && strcmp(name, "shm") == 0) {
 		*out = cbox_dentry_get(s->shm_mp);
 		return 0;

@@ -28,8 +28,6 @@
 #include "cbox/log.h"
 #include "internal.h"
 
-#define SENTRY_ROOT CBOX_SENTRY_ROOT
-
 static const char *const dev_names[CBOX_DEV_COUNT] = {"/dev/null", "/dev/zero", "/dev/full",
                                                       "/dev/random", "/dev/urandom"};
 
@@ -104,11 +102,12 @@ static int setup_guest_dir(struct cbox_sentry *s)
 {
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return -errno;
-	if (mount("cbox", SENTRY_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=16m") < 0)
+	const char *opts = "mode=0755,size=16m";
+	if (mount("cbox", CBOX_SENTRY_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
 		return -errno;
-	if (mkdir(SENTRY_ROOT "/proc", 0555) < 0 || mkdir(SENTRY_ROOT "/guest", 0755) < 0)
+	if (mkdir(CBOX_SENTRY_ROOT "/proc", 0555) < 0 || mkdir(CBOX_SENTRY_ROOT "/guest", 0755) < 0)
 		return -errno;
-	int r = write_file(SENTRY_ROOT "/guest/cbox-loader", cbox_loader_image,
+	int r = write_file(CBOX_SENTRY_ROOT "/guest/cbox-loader", cbox_loader_image,
 	                   cbox_loader_image_size, 0555);
 	if (r < 0)
 		return r;
@@ -118,15 +117,16 @@ static int setup_guest_dir(struct cbox_sentry *s)
 
 static int setup_mounts(struct cbox_sentry *s)
 {
-	if (mount("proc", SENTRY_ROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+	if (mount("proc", CBOX_SENTRY_ROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	          NULL) < 0)
 		return -errno;
 	for (int i = 0; i < CBOX_DEV_COUNT; i++) {
 		s->dev_fds[i] = open(dev_names[i], O_RDONLY | O_CLOEXEC);
 		if (s->dev_fds[i] < 0)
 			return -errno;
 	}
-	cbox_dev_pts_setup(s, SENTRY_ROOT "/pts");
-	if (chdir(SENTRY_ROOT) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
+	cbox_dev_pts_setup(s, CBOX_SENTRY_ROOT "/pts");
+	if (chdir(CBOX_SENTRY_ROOT) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 ||
 	    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
 		return -errno;
 	return 0;
@@ -301,9 +301,10 @@ static int finish_setup(struct cbox_sentry *s)
 }
 
 /* Start the guest's first task. Its own set-up (namespaces, session, capabilities, its seccomp
- * filter built) runs while the sentry reads the root from the gofer, which may still be
- * building its tree; the task is traced once it says it is ready, and starts its program on the
- * go the sentry sends after cbox_sentry_task_start (which resolves the working directory). */
+ * filter built) runs while the sentry finishes its own (finish_setup) and reads the root from
+ * the gofer, which may still be building its tree; the task is traced once it says it is ready, and
+ * starts its program on the go the sentry sends after cbox_sentry_task_start (which resolves the
+ * working directory). */
 static int start_guest(struct cbox_sentry *s, int install_peer)
 {
 	int sync[2], on = 1;

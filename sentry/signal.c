@@ -15,16 +15,6 @@
 #include "cbox/syscalls.h"
 #include "internal.h"
 
-/* The process group and session of host task tid. Returns 0 or -ESRCH. */
-static int pgid_sid(pid_t tid, pid_t *pgid, pid_t *sid)
-{
-	struct cbox_task_stat st = {0};
-	int r = cbox_task_stat(tid, &st);
-	*pgid = st.pgid;
-	*sid = st.sid;
-	return r;
-}
-
 int cbox_signal_allowed(struct cbox_sentry *s, struct cbox_task *t, struct cbox_task *target,
                         int sig)
 {
@@ -34,9 +24,9 @@ int cbox_signal_allowed(struct cbox_sentry *s, struct cbox_task *t, struct cbox_
 	if (cbox_cred_may_signal(t->cred, target->cred))
 		return 0;
 	/* SIGCONT within a session: a shell resumes the jobs it started as another user. */
-	pid_t pg1, sid1, pg2, sid2;
-	if (sig == SIGCONT && pgid_sid(t->tid, &pg1, &sid1) == 0 &&
-	    pgid_sid(target->tid, &pg2, &sid2) == 0 && sid1 == sid2)
+	struct cbox_task_stat a, b;
+	if (sig == SIGCONT && cbox_task_stat(t->tid, &a) == 0 &&
+	    cbox_task_stat(target->tid, &b) == 0 && a.sid == b.sid)
 		return 0;
 	return -EPERM;
 }
@@ -56,10 +46,12 @@ static bool is_leader(const struct cbox_task *x)
  */
 int64_t cbox_signal_group(struct cbox_sentry *s, struct cbox_task *t, pid_t pid, int sig)
 {
-	pid_t want = 0, sid;
+	pid_t want = 0;
+	struct cbox_task_stat st;
 	if (pid == 0) {
-		if (pgid_sid(t->tid, &want, &sid) < 0)
+		if (cbox_task_stat(t->tid, &st) < 0)
 			return CBOX_SYSRET_CONTINUE;
+		want = st.pgid;
 	} else if (pid < -1) {
 		struct cbox_task *leader = cbox_task_by_vtid(s, -pid);
 		if (!leader)
@@ -72,11 +64,10 @@ int64_t cbox_signal_group(struct cbox_sentry *s, struct cbox_task *t, pid_t pid,
 			for (struct cbox_task *x = s->tasks[h]; x; x = x->next_in_hash) {
 				if (!is_leader(x))
 					continue;
-				pid_t pg;
 				if (pid == -1) {
 					if (x->tg == t->tg || cbox_task_vpid(s, x) == 1)
 						continue;
-				} else if (pgid_sid(x->tid, &pg, &sid) < 0 || pg != want) {
+				} else if (cbox_task_stat(x->tid, &st) < 0 || st.pgid != want) {
 					continue;
 				}
 				bool ok = cbox_signal_allowed(s, t, x, sig) == 0;
