@@ -60,6 +60,21 @@ static const struct by_value {
      * (seccomp.c), when its mask is not its own. */
     {SYS_sched_setaffinity, 0, 0, 0, true, false},
     {SYS_sched_getaffinity, 0, 0, 0, true, false},
+    /* The caller's own (pid 0: glibc's getrlimit and setrlimit are prlimit64 on 0); another
+     * process's goes through the sentry's permission check on the guest's ids
+     * (syscalls/sys_xproc.c), which the host cannot make: every guest task is one host id. */
+    {SYS_prlimit64, 0, 0, 0, true, false},
+    {SYS_get_robust_list, 0, 0, 0, true, false},
+    {SYS_migrate_pages, 0, 0, 0, true, false},
+    {SYS_move_pages, 0, 0, 0, true, false},
+    {SYS_sched_setparam, 0, 0, 0, true, false},
+    {SYS_sched_setscheduler, 0, 0, 0, true, false},
+    {SYS_sched_setattr, 0, 0, 0, true, false},
+    /* A process or a process group (PRIO_PROCESS 0, PRIO_PGRP 1; IOPRIO_WHO_PROCESS 1,
+     * IOPRIO_WHO_PGRP 2): the host resolves them in the sandbox's pid namespace, and Linux lets
+     * anyone read them. A user is a guest id the host cannot tell apart (sys_sched.c). */
+    {SYS_getpriority, 0, 0, 1, true, false},
+    {SYS_ioprio_get, 0, 1, 2, true, false},
 };
 
 static const struct by_value *by_value_of(int nr)
@@ -139,7 +154,10 @@ const char *cbox_platform_fastpath_condition(const struct cbox_platform_ops *ops
 		           : "trapped for F_NOTIFY and F_SETLEASE";
 	if (nr == SYS_prctl)
 		return "trapped except PR_SET_NAME and PR_GET_NAME";
-	if (nr == SYS_sched_setaffinity || nr == SYS_sched_getaffinity)
+	if (nr == SYS_getpriority || nr == SYS_ioprio_get)
+		return "trapped for a user (PRIO_USER, IOPRIO_WHO_USER)";
+	if (by_value_of(nr) && by_value_of(nr)->arg == 0 && by_value_of(nr)->listed &&
+	    by_value_of(nr)->v1 == 0 && by_value_of(nr)->v2 == 0)
 		return "trapped except on the caller itself (pid 0)";
 	if (ops->needs_install_fd && nr == SYS_close)
 		return "trapped on the install fd (ptrace)";

@@ -170,6 +170,35 @@ bool cbox_cred_may_signal(const struct cbox_cred *sender, const struct cbox_cred
 	return cbox_cred_capable(sender, CAP_KILL);
 }
 
+/* The id test of Linux's __ptrace_may_access and check_prlimit_permission: the caller's uid and
+ * gid are each of the target's real, effective and saved ones. */
+static bool ids_all_match(uint32_t uid, uint32_t gid, const struct cbox_cred *t)
+{
+	return uid == t->uid && uid == t->euid && uid == t->suid && gid == t->gid &&
+	       gid == t->egid && gid == t->sgid;
+}
+
+bool cbox_cred_may_ptrace(const struct cbox_cred *caller, const struct cbox_cred *target,
+                          bool fscreds)
+{
+	if (fscreds ? ids_all_match(caller->fsuid, caller->fsgid, target)
+	            : ids_all_match(caller->uid, caller->gid, target))
+		return true;
+	return cbox_cred_capable(caller, CAP_SYS_PTRACE);
+}
+
+bool cbox_cred_may_prlimit(const struct cbox_cred *caller, const struct cbox_cred *target)
+{
+	return ids_all_match(caller->uid, caller->gid, target) ||
+	       cbox_cred_capable(caller, CAP_SYS_RESOURCE);
+}
+
+bool cbox_cred_same_owner(const struct cbox_cred *caller, const struct cbox_cred *target)
+{
+	return caller->euid == target->euid || caller->euid == target->uid ||
+	       cbox_cred_capable(caller, CAP_SYS_NICE);
+}
+
 bool cbox_cred_owner(const struct cbox_cred *c, uint32_t uid)
 {
 	if (c->fsuid == uid)

@@ -258,29 +258,16 @@ static int lookup_dynamic(struct cbox_sentry *s, struct cbox_dentry *dir, const 
 /*
  * Linux's ptrace_may_access(PTRACE_MODE_READ_FSCREDS), which guards what shows a process's
  * memory, environment and open files (environ, maps, fdinfo, the fd, exe, cwd, root and ns
- * links): the reader's own thread group, or a reader whose fs uid and fs gid are each of the
- * target's real, effective and saved ids, the target being dumpable. CAP_SYS_PTRACE would pass
- * any; the sentry does not
- * emulate it (Docker's root lacks it too). Every guest task is the one host id, so the host
- * would let any guest task read any other's: this check is what keeps one guest user's
- * environment (a token it was given) from the sandbox's other users, such as the nobody a
- * harness drops to before running the code it tests.
+ * links). This is what keeps one guest user's environment (a token it was given) from the
+ * sandbox's other users, such as the nobody a harness drops to before running the code it
+ * tests. A process that made itself not dumpable (ssh-agent, gpg-agent: PR_SET_DUMPABLE 0), or
+ * changed ids, is closed to the others of its user too (the flag: syscalls/sys_proc.c); so is
+ * the tiny init, which is not dumpable on the host (guest_init.c): EACCES, as Linux answers
+ * for its exe.
  */
 static bool may_inspect(const struct cbox_task *t, const struct cbox_task *pt)
 {
-	if (t->tg && t->tg == pt->tg)
-		return true;
-	const struct cbox_cred *a = t->cred, *b = pt->cred;
-	if (!a || !b)
-		return false;
-	/* A process that made itself not dumpable (ssh-agent, gpg-agent: PR_SET_DUMPABLE 0), or
-	 * changed ids, is closed to the others of its user too (the flag: syscalls/sys_proc.c).
-	 * So is the tiny init (the one task without a thread group of the guest's), which is
-	 * not dumpable on the host (guest_init.c): EACCES, as Linux answers for its exe. */
-	if (!pt->tg || pt->tg->nondumpable)
-		return false;
-	return a->fsuid == b->uid && a->fsuid == b->euid && a->fsuid == b->suid &&
-	       a->fsgid == b->gid && a->fsgid == b->egid && a->fsgid == b->sgid;
+	return cbox_task_may_access(t, pt, true);
 }
 
 /* fd/ and fdinfo/ are 0500 directories of the task's effective ids (Linux's

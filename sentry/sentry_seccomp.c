@@ -61,6 +61,10 @@ static const int allowed[] = {
     SYS_clock_gettime,
     SYS_getrandom,
     SYS_prlimit64,
+    SYS_getpriority, /* another guest user's threads, read or set one by one */
+    SYS_setpriority, /* (syscalls/sys_sched.c) */
+    SYS_ioprio_set,
+    SYS_ioprio_get,
     SYS_sched_getaffinity,
     SYS_sched_setaffinity, /* holding a task on one CPU while an fd is installed
                             * (platform/seccomp.c); its pid names only a task of the

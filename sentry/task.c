@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include "cbox/log.h"
 #include "internal.h"
@@ -265,14 +266,10 @@ void cbox_task_remove(struct cbox_sentry *s, struct cbox_task *t)
 	free(t);
 }
 
-/*
- * The pid a host task has inside the guest's pid namespace: the last NSpid field of its status in
- * the sentry's private /proc (which shows the sandbox's outer pid namespace). 0 when the task is
- * not in the guest's namespace or is gone.
- */
-pid_t cbox_task_vpid_of(struct cbox_sentry *s, pid_t host_pid)
+/* The last of the numbers on the line of /proc/PID/status that starts with field ("NSpid:"),
+ * when there are at least two (the task is in a namespace below the sentry's), else 0. */
+static pid_t ns_last(pid_t host_pid, const char *field)
 {
-	(void)s;
 	char path[64], buf[4096];
 	snprintf(path, sizeof(path), "/proc/%d/status", host_pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -283,14 +280,15 @@ pid_t cbox_task_vpid_of(struct cbox_sentry *s, pid_t host_pid)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	char *line = strstr(buf, "\nNSpid:");
+	char key[32];
+	snprintf(key, sizeof(key), "\n%s", field);
+	char *line = strstr(buf, key);
 	if (!line)
 		return 0;
-	line += 7;
+	line += strlen(key);
 	char *end = strchr(line, '\n');
 	if (end)
 		*end = '\0';
-	/* "NSpid:	<outer>	<guest>": a task outside the guest namespace has one field. */
 	int fields = 0;
 	long last = 0;
 	char *save = NULL;
@@ -299,6 +297,22 @@ pid_t cbox_task_vpid_of(struct cbox_sentry *s, pid_t host_pid)
 		fields++;
 	}
 	return fields >= 2 ? (pid_t)last : 0;
+}
+
+/*
+ * The pid a host task has inside the guest's pid namespace: the last NSpid field of its status in
+ * the sentry's private /proc (which shows the sandbox's outer pid namespace). 0 when the task is
+ * not in the guest's namespace or is gone.
+ */
+pid_t cbox_task_vpid_of(struct cbox_sentry *s, pid_t host_pid)
+{
+	(void)s;
+	return ns_last(host_pid, "NSpid:");
+}
+
+pid_t cbox_task_vpgid_of(pid_t host_pid)
+{
+	return ns_last(host_pid, "NSpgid:");
 }
 
 pid_t cbox_task_vpid(struct cbox_sentry *s, struct cbox_task *t)
@@ -351,6 +365,27 @@ struct cbox_task *cbox_task_by_vtid(struct cbox_sentry *s, pid_t vid)
 				return x;
 		}
 	return NULL;
+}
+
+bool cbox_task_may_access(const struct cbox_task *t, const struct cbox_task *target, bool fscreds)
+{
+	if (t->tg && t->tg == target->tg)
+		return true;
+	/* The tiny init has no thread group of the guest's: not dumpable on the host, and
+	 * closed to every guest task (guest_init.c). */
+	if (!target->tg || !t->cred || !target->cred)
+		return false;
+	if (!cbox_cred_may_ptrace(t->cred, target->cred, fscreds))
+		return false;
+	return !target->tg->nondumpable || cbox_cred_capable(t->cred, CAP_SYS_PTRACE);
+}
+
+void cbox_task_each(struct cbox_sentry *s, bool (*fn)(struct cbox_task *t, void *ctx), void *ctx)
+{
+	for (size_t h = 0; h < CBOX_TASK_HASH; h++)
+		for (struct cbox_task *x = s->tasks[h]; x; x = x->next_in_hash)
+			if (x->tg && !fn(x, ctx))
+				return;
 }
 
 struct cbox_task *cbox_task_find_vpid(struct cbox_sentry *s, pid_t vpid)

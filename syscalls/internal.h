@@ -41,6 +41,27 @@ int64_t sys_tgkill(struct cbox_sysctx *c);
 int64_t sys_rt_sigqueueinfo(struct cbox_sysctx *c);
 int64_t sys_rt_tgsigqueueinfo(struct cbox_sysctx *c);
 int64_t sys_pidfd_send_signal(struct cbox_sysctx *c);
+/* The task a pidfd of the caller names: its fdinfo's "Pid:" line, numbered in the sentry's own
+ * /proc as the sentry's tasks are. NULL when it is no pidfd or names no task of the sentry's
+ * (sys_kill.c). */
+struct cbox_task *cbox_sys_pidfd_task(struct cbox_sysctx *c, int pidfd);
+/* Calls on another process, checked on the ids the sentry keeps (sys_xproc.c). */
+int64_t sys_process_vm_readv(struct cbox_sysctx *c);
+int64_t sys_process_vm_writev(struct cbox_sysctx *c);
+int64_t sys_pidfd_getfd(struct cbox_sysctx *c);
+int64_t sys_kcmp(struct cbox_sysctx *c);
+int64_t sys_get_robust_list(struct cbox_sysctx *c);
+int64_t sys_move_pages(struct cbox_sysctx *c);
+int64_t sys_migrate_pages(struct cbox_sysctx *c);
+int64_t sys_prlimit64(struct cbox_sysctx *c);
+/* Another process's scheduling, checked on the ids the sentry keeps (sys_sched.c). */
+int64_t sys_setpriority(struct cbox_sysctx *c);
+int64_t sys_getpriority(struct cbox_sysctx *c);
+int64_t sys_ioprio_set(struct cbox_sysctx *c);
+int64_t sys_ioprio_get(struct cbox_sysctx *c);
+int64_t sys_sched_setparam(struct cbox_sysctx *c);
+int64_t sys_sched_setscheduler(struct cbox_sysctx *c);
+int64_t sys_sched_setattr(struct cbox_sysctx *c);
 int64_t sys_setuid(struct cbox_sysctx *c);
 int64_t sys_setgid(struct cbox_sysctx *c);
 int64_t sys_setreuid(struct cbox_sysctx *c);

@@ -68,9 +68,7 @@ int64_t sys_rt_tgsigqueueinfo(struct cbox_sysctx *c)
 	return to_vid(c, IARG(1), IARG(2));
 }
 
-/* The task a pidfd of the caller names: its fdinfo's "Pid:" line, numbered in the sentry's own
- * /proc as the sentry's tasks are. NULL when it is no pidfd or names no task of the sentry's. */
-static struct cbox_task *pidfd_task(struct cbox_sysctx *c, int pidfd)
+struct cbox_task *cbox_sys_pidfd_task(struct cbox_sysctx *c, int pidfd)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", c->task->tid, pidfd);
@@ -91,5 +89,5 @@ static struct cbox_task *pidfd_task(struct cbox_sysctx *c, int pidfd)
 
 int64_t sys_pidfd_send_signal(struct cbox_sysctx *c)
 {
-	return check_target(c, pidfd_task(c, IARG(0)), IARG(1));
+	return check_target(c, cbox_sys_pidfd_task(c, IARG(0)), IARG(1));
 }

@@ -10,6 +10,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include "cbox/cred.h"
 #include "internal.h"
 
 #define ARG(i)  (c->trap->args[i])
@@ -132,6 +133,12 @@ int64_t sys_sched_setaffinity(struct cbox_sysctx *c)
 	int r = cbox_sys_read(c, ARG(2), mask, len);
 	if (r < 0)
 		return r;
+	/* Linux's check_same_owner. Security: the sentry sets the mask itself, as the host tracer
+	 * of every guest task; without this check a process that dropped to nobody could pin
+	 * root's processes to one CPU (t_cross_user in tests/integration/test_attack.sh). */
+	if (t != c->task &&
+	    !(c->task->cred && t->cred && cbox_cred_same_owner(c->task->cred, t->cred)))
+		return -EPERM;
 	return syscall(SYS_sched_setaffinity, t->tid, cpumask_bytes(), mask) < 0 ? -errno : 0;
 }
 

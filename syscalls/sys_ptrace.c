@@ -28,7 +28,6 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <linux/capability.h>
 
 #include "cbox/cred.h"
 #include "internal.h"
@@ -44,27 +43,6 @@
 /* The largest register set copied (x86's XSTATE with AMX is ~11 KiB). */
 #define PT_REGSET_MAX 16384
 
-/*
- * Linux's __ptrace_may_access(PTRACE_MODE_ATTACH_REALCREDS) on the credentials the sentry keeps:
- * the tracer's real uid and gid are each of the tracee's real, effective and saved ids and the
- * tracee is dumpable, or the tracer holds CAP_SYS_PTRACE (which guests hold only when given).
- * Security: every guest task is one host id, so the host would let any of them trace any other;
- * this check is what keeps one guest user from stopping and reading the processes of another
- * (a token in root's memory, read by the nobody a harness drops to). Tried by t_ptrace_guard in
- * tests/integration/test_attack.sh.
- */
-static bool may_attach(const struct cbox_task *tracer, const struct cbox_task *t)
-{
-	const struct cbox_cred *a = tracer->cred, *b = t->cred;
-	if (!a || !b)
-		return false;
-	bool ids = a->uid == b->uid && a->uid == b->euid && a->uid == b->suid && a->gid == b->gid &&
-	           a->gid == b->egid && a->gid == b->sgid;
-	if (ids && !(t->tg && t->tg->nondumpable))
-		return true;
-	return cbox_cred_capable(a, CAP_SYS_PTRACE);
-}
-
 /* The task lookup's ESRCH, then ptrace_attach's checks in its order. */
 static int64_t attach(struct cbox_sysctx *c, struct cbox_task *t, bool seize, uint64_t addr,
                       uint64_t flags)
@@ -77,7 +55,10 @@ static int64_t attach(struct cbox_sysctx *c, struct cbox_task *t, bool seize, ui
 		return -EINVAL; /* event reports are not emulated */
 	if (t->tg && t->tg == c->task->tg)
 		return -EPERM; /* a thread of one's own process */
-	if (!may_attach(c->task, t))
+	/* PTRACE_MODE_ATTACH_REALCREDS. Security: the host would let any guest task trace any
+	 * other (they are one host id); tried by t_ptrace_guard in
+	 * tests/integration/test_attack.sh. */
+	if (!cbox_task_may_access(c->task, t, false))
 		return -EPERM;
 	if (t->pt.tracer)
 		return -EPERM; /* traced already */

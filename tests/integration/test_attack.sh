@@ -158,6 +158,34 @@ other-user EPERM
 poke $poke" "$OUT"
 }
 
+# The calls that reach into another process without ptrace (its memory, its fds, its limits, its
+# CPUs, its nice value, I/O class and scheduling policy): the host lets any guest task into any
+# other, as they are one host id, so the sentry checks them as Linux does. Root's own process is
+# open to root, not to the nobody it drops to.
+XPROC_CALLS="process_vm_readv process_vm_writev pidfd_getfd kcmp get_robust_list move_pages
+migrate_pages prlimit64 sched_setaffinity setpriority ioprio_set sched_setscheduler
+sched_setparam sched_setattr"
+t_cross_user() {
+	box "$GUEST" cross-user
+	local call want=""
+	for call in $XPROC_CALLS; do want+="$call same-user OK"$'\n'; done
+	for call in $XPROC_CALLS; do want+="$call other-user EPERM"$'\n'; done
+	check "another process's memory, fds, limits, CPUs and priority: own user's yes, another's no" \
+		"${want%$'\n'}" "$OUT"
+}
+
+# A user named by its id (setpriority PRIO_USER, ioprio_set IOPRIO_WHO_USER) is one of the
+# sentry's guest ids, which the host cannot tell apart: nobody's renice of "all my processes"
+# once reniced root's too. Not on the ns tier, where the ids are the host kernel's own (and a
+# PRIO_USER of nobody could reach the host's processes of that id).
+t_prio_user() {
+	case "$CFG" in *--tier=ns*) return ;; esac
+	box "$GUEST" prio-user
+	check "a user's own processes by its id: nobody's, not root's" \
+		"nobody-sets 0 user 15 child 15 self 20 child-class 3 self-class 0 root-sets EPERM no-user ESRCH" \
+		"$OUT"
+}
+
 # The ns tier (cbox-run --tier=ns) gives the same view: it must stop the attack as well.
 CONFIGS+=("--tier=ns")
 for_each_config t_attack
@@ -165,4 +193,6 @@ for_each_config t_hidden
 for_each_config t_affinity
 for_each_config t_etc_hosts
 for_each_config t_ptrace_guard
+for_each_config t_cross_user
+for_each_config t_prio_user
 finish

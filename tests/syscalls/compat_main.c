@@ -135,6 +135,38 @@ int ct_wait(int pid)
 	return st;
 }
 
+void ct_as_nobody_eperm(long (*call)(int target))
+{
+	if (!ct_has_cap(CAP_SETUID) || !ct_has_cap(CAP_SETGID))
+		ct_skip("needs CAP_SETUID and CAP_SETGID to become nobody");
+	pid_t target = fork();
+	if (target < 0)
+		ct_fail_at(__LINE__, "fork: %s", ct_errname(errno));
+	if (target == 0) {
+		for (;;)
+			pause();
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (syscall(SYS_setresgid, 65534, 65534, 65534) < 0 ||
+		    syscall(SYS_setresuid, 65534, 65534, 65534) < 0)
+			_exit(3);
+		errno = 0;
+		long r = call(target);
+		_exit(r < 0 && errno == EPERM ? 0 : r < 0 ? 1 : 2);
+	}
+	int st = pid > 0 ? ct_wait(pid) : 0;
+	kill(target, SIGKILL);
+	ct_wait(target);
+	if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		ct_fail_at(__LINE__, "as nobody: %s",
+		           pid < 0                ? "fork failed"
+		           : !WIFEXITED(st)       ? "the child died"
+		           : WEXITSTATUS(st) == 2 ? "the call succeeded"
+		           : WEXITSTATUS(st) == 1 ? "another error than EPERM"
+		                                  : "could not become nobody");
+}
+
 static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	(void)sb;

@@ -114,6 +114,11 @@ const char *ct_errname(int e);
 /* Wait for child pid and return its wait status; fails the case on a waitpid error. */
 int ct_wait(int pid);
 
+/* Another user's process is closed to call: a fresh idle child of the case (root's), reached
+ * from a second child that dropped to nobody, must get EPERM from call(target); the case fails
+ * otherwise, and is skipped without CAP_SETUID and CAP_SETGID. */
+void ct_as_nobody_eperm(long (*call)(int target));
+
 /* Seconds a case may take before it counts as hung (each case runs under alarm() of it). The
  * heaviest (newfstatat.many_files_any_order: 5000 files made, 10000 stats) takes ~3.5 s alone in
  * a sandbox on a slow 2-CPU VM, and `make test` runs two suites at a time beside ctest's other

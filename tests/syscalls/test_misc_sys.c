@@ -127,6 +127,18 @@ CT_TEST(prlimit64, on_child)
 	CT_ERR(syscall(SYS_prlimit64, 0, 1000, NULL, &got), EINVAL);
 }
 
+/* Another user's limits are closed, to reading too (check_prlimit_permission). */
+static long prlimit_of(int target)
+{
+	struct rlimit r;
+	return syscall(SYS_prlimit64, target, RLIMIT_CORE, NULL, &r);
+}
+
+CT_TEST(prlimit64, other_user_eperm)
+{
+	ct_as_nobody_eperm(prlimit_of);
+}
+
 CT_TEST(prctl, name)
 {
 	char name[32] = {0};

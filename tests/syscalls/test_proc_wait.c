@@ -6,6 +6,7 @@
 #include "compat_test.h"
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/kcmp.h>
 #include <poll.h>
 #include <elf.h>
@@ -416,6 +417,36 @@ CT_TEST(process_vm_writev, into_child)
 	CT_EQ(exit_code(pid), 0);
 }
 
+static long vm_readv_of(int target)
+{
+	char got[8];
+	struct iovec l = {got, sizeof(got)}, r = {vm_buf, sizeof(got)};
+	return process_vm_readv(target, &l, 1, &r, 1, 0);
+}
+
+static long vm_writev_of(int target)
+{
+	char msg[] = "x";
+	struct iovec l = {msg, sizeof(msg)}, r = {vm_buf, sizeof(msg)};
+	return process_vm_writev(target, &l, 1, &r, 1, 0);
+}
+
+static long getfd_of(int target)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, target, 0);
+	return pfd < 0 ? -1 : syscall(SYS_pidfd_getfd, pfd, 0, 0);
+}
+
+static long kcmp_of(int target)
+{
+	return syscall(SYS_kcmp, getpid(), target, KCMP_FILE, 0, 0);
+}
+
+CT_TEST(process_vm_readv, other_user_eperm)
+{
+	ct_as_nobody_eperm(vm_readv_of);
+}
+
 CT_TEST(process_vm_writev, bad_arguments)
 {
 	char msg[] = "abc";
@@ -652,4 +683,19 @@ CT_TEST(ptrace, tracer_exit_releases)
 	CT_EQ(c, 'x');
 	close(in[1]);
 	CT_EQ(exit_code(echo), 0);
+}
+
+CT_TEST(process_vm_writev, other_user_eperm)
+{
+	ct_as_nobody_eperm(vm_writev_of);
+}
+
+CT_TEST(pidfd_getfd, other_user_eperm)
+{
+	ct_as_nobody_eperm(getfd_of);
+}
+
+CT_TEST(kcmp, other_user_eperm)
+{
+	ct_as_nobody_eperm(kcmp_of);
 }

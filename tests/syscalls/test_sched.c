@@ -7,6 +7,8 @@
 #include "compat_test.h"
 
 #include <fcntl.h>
+#include <linux/capability.h>
+#include <signal.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -396,4 +398,86 @@ CT_TEST(ioprio_set, best_effort)
 	/* Class 7 does not exist. */
 	CT_ERR(syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO_PRIO(7, 0)), EINVAL);
 	CT_ERR(syscall(SYS_ioprio_set, 42, 0, prio), EINVAL);
+}
+
+/* Another user's nice value, I/O priority and scheduling are closed (set_one_prio_perm,
+ * set_task_ioprio, check_same_owner): only changes any user may make to its own. */
+static long setpriority_of(int target)
+{
+	return syscall(SYS_setpriority, PRIO_PROCESS, target, 10);
+}
+
+static long ioprio_set_of(int target)
+{
+	return syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, target, IOPRIO_PRIO(IOPRIO_CLASS_BE, 7));
+}
+
+static long setscheduler_of(int target)
+{
+	struct sched_param p = {.sched_priority = 0};
+	return syscall(SYS_sched_setscheduler, target, SCHED_BATCH, &p);
+}
+
+static long setattr_of(int target)
+{
+	struct sched_attr a = {.size = sizeof(a), .sched_policy = SCHED_OTHER, .sched_nice = 5};
+	return syscall(SYS_sched_setattr, target, &a, 0);
+}
+
+static long setaffinity_of(int target)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return -1;
+	return syscall(SYS_sched_setaffinity, target, sizeof(set), &set);
+}
+
+CT_TEST(setpriority, other_user_eperm)
+{
+	ct_as_nobody_eperm(setpriority_of);
+}
+
+CT_TEST(ioprio_set, other_user_eperm)
+{
+	ct_as_nobody_eperm(ioprio_set_of);
+}
+
+CT_TEST(sched_setscheduler, other_user_eperm)
+{
+	ct_as_nobody_eperm(setscheduler_of);
+}
+
+CT_TEST(sched_setattr, other_user_eperm)
+{
+	ct_as_nobody_eperm(setattr_of);
+}
+
+CT_TEST(sched_setaffinity, other_user_eperm)
+{
+	ct_as_nobody_eperm(setaffinity_of);
+}
+
+/* PRIO_USER names a user by id: a process of nobody's (the case's own child) is found. */
+CT_TEST(getpriority, prio_user_other_id)
+{
+	if (!ct_has_cap(CAP_SETUID) || !ct_has_cap(CAP_SETGID))
+		ct_skip("needs CAP_SETUID and CAP_SETGID to start a process as nobody");
+	int p[2];
+	CT_OK(pipe(p));
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (syscall(SYS_setresgid, 65534, 65534, 65534) < 0 ||
+		    syscall(SYS_setresuid, 65534, 65534, 65534) < 0 || write(p[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	char c;
+	CT_EQ(read(p[0], &c, 1), 1);
+	long prio = syscall(SYS_getpriority, PRIO_USER, 65534);
+	int e = errno;
+	kill(pid, SIGKILL);
+	ct_wait(pid);
+	errno = e;
+	CT_OK(prio);
 }

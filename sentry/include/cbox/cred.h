@@ -85,6 +85,18 @@ CBOX_API int cbox_cred_permission(const struct cbox_cred *c, uint32_t mode, uint
  * or effective uid is the target's real or saved uid, or it has CAP_KILL. (SIGCONT within a
  * session is the caller's to check.) */
 CBOX_API bool cbox_cred_may_signal(const struct cbox_cred *sender, const struct cbox_cred *target);
+/* Linux's __ptrace_may_access on ids alone (the target's dumpable flag is the caller's to
+ * check): the caller's fs ids (fscreds: PTRACE_MODE_FSCREDS) or real ids are each of the
+ * target's real, effective and saved ids, or it has CAP_SYS_PTRACE. */
+CBOX_API bool cbox_cred_may_ptrace(const struct cbox_cred *caller, const struct cbox_cred *target,
+                                   bool fscreds);
+/* Linux's check_prlimit_permission (prlimit64 on another task): real ids as above, or
+ * CAP_SYS_RESOURCE. */
+CBOX_API bool cbox_cred_may_prlimit(const struct cbox_cred *caller, const struct cbox_cred *target);
+/* Linux's check_same_owner, which guards the scheduler's settings of another task (affinity,
+ * policy, nice value): the caller's effective uid is the target's effective or real uid, or it
+ * has CAP_SYS_NICE. */
+CBOX_API bool cbox_cred_same_owner(const struct cbox_cred *caller, const struct cbox_cred *target);
 /* Whether the caller may act as the owner of a file owned by uid (Linux's inode_owner_or_capable).
  */
 CBOX_API bool cbox_cred_owner(const struct cbox_cred *c, uint32_t uid);

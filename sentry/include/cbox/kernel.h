@@ -389,10 +389,28 @@ struct cbox_task_stat {
 };
 CBOX_API int cbox_task_stat(pid_t tid, struct cbox_task_stat *out);
 
+/* The process group of host task tid as the guest numbers it (its status's last NSpgid), or 0
+ * when it is gone or outside the guest's pid namespace. */
+CBOX_API pid_t cbox_task_vpgid_of(pid_t host_pid);
+/* Call fn for each linked guest task (every thread), until it returns false. fn must not add or
+ * remove tasks. */
+CBOX_API void cbox_task_each(struct cbox_sentry *s, bool (*fn)(struct cbox_task *t, void *ctx),
+                             void *ctx);
 /* The task with host tid, or NULL. */
 CBOX_API struct cbox_task *cbox_task_find(struct cbox_sentry *s, pid_t tid);
 /* The linked task whose pid or tid in the sandbox is vid (> 0), or NULL. */
 CBOX_API struct cbox_task *cbox_task_by_vtid(struct cbox_sentry *s, pid_t vid);
+
+/*
+ * Linux's ptrace_may_access between guest tasks, on the ids the sentry keeps: t's own thread
+ * group, or cbox_cred_may_ptrace (fscreds: PTRACE_MODE_FSCREDS, else REALCREDS) with target
+ * dumpable (else CAP_SYS_PTRACE). It guards what reads or changes another process: ptrace,
+ * /proc/PID's memory, environment and fds, process_vm_readv, pidfd_getfd, kcmp.
+ * Security: every guest task is the one host id, so the host's own check would let any guest
+ * task into any other; this is what keeps one guest user out of another's processes.
+ */
+CBOX_API bool cbox_task_may_access(const struct cbox_task *t, const struct cbox_task *target,
+                                   bool fscreds);
 
 /*
  * Linux's check_kill_permission between guest tasks (sentry/signal.c): t may send sig (0 too)

@@ -427,3 +427,59 @@ Test(cred, may_signal)
 	cbox_cred_put(u2);
 	cbox_cred_put(s);
 }
+
+/* __ptrace_may_access's ids: the caller's real (or fs) uid and gid are each of the target's three;
+ * CAP_SYS_PTRACE is not emulated, so root is no exception (as Docker's root). */
+Test(cred, may_ptrace)
+{
+	struct cbox_cred *root = cred(0, 0, NULL, 0, EMUL, true);
+	struct cbox_cred *u1 = cred(1000, 1000, NULL, 0, EMUL, true);
+	struct cbox_cred *u1b = cred(1000, 1000, NULL, 0, EMUL, true);
+	cr_expect(cbox_cred_may_ptrace(u1, u1b, false));
+	cr_expect(cbox_cred_may_ptrace(root, root, false));
+	cr_expect_not(cbox_cred_may_ptrace(u1, root, false), "a user cannot reach root's");
+	cr_expect_not(cbox_cred_may_ptrace(root, u1, false),
+	              "nor root a user's (no CAP_SYS_PTRACE)");
+	/* root that became 1000 but kept saved uid 0: its real ids are 1000's, but a target
+	 * whose saved uid is 0 is not open to 1000. */
+	struct cbox_cred *s = cred(0, 0, NULL, 0, EMUL, true);
+	cr_assert_eq(cbox_cred_setresgid(&s, 1000, 1000, 1000), 0);
+	cr_assert_eq(cbox_cred_setresuid(&s, 1000, 1000, 0), 0);
+	cr_expect_not(cbox_cred_may_ptrace(u1, s, false), "the target's saved uid counts");
+	cr_expect(cbox_cred_may_ptrace(s, u1, false), "the caller's real ids decide");
+	/* fs ids: setfsuid(0) by root-turned-1000 is refused, so build one by hand. */
+	struct cbox_cred *f = cred(0, 0, NULL, 0, EMUL, true);
+	cbox_cred_setfsuid(&f, 1000);
+	cbox_cred_setfsgid(&f, 1000);
+	cr_expect(cbox_cred_may_ptrace(f, u1, true), "PTRACE_MODE_FSCREDS: the fs ids");
+	cr_expect_not(cbox_cred_may_ptrace(f, u1, false), "REALCREDS: the real ids");
+	cbox_cred_put(root);
+	cbox_cred_put(u1);
+	cbox_cred_put(u1b);
+	cbox_cred_put(s);
+	cbox_cred_put(f);
+}
+
+/* check_prlimit_permission's ids (the same test, on real ids; CAP_SYS_RESOURCE not emulated) and
+ * check_same_owner (effective uid against the target's effective or real uid). */
+Test(cred, prlimit_and_same_owner)
+{
+	struct cbox_cred *root = cred(0, 0, NULL, 0, EMUL, true);
+	struct cbox_cred *u1 = cred(1000, 1000, NULL, 0, EMUL, true);
+	struct cbox_cred *g = cred(1000, 2000, NULL, 0, EMUL, true);
+	cr_expect(cbox_cred_may_prlimit(u1, u1));
+	cr_expect_not(cbox_cred_may_prlimit(u1, root));
+	cr_expect_not(cbox_cred_may_prlimit(root, u1), "no CAP_SYS_RESOURCE");
+	cr_expect_not(cbox_cred_may_prlimit(u1, g), "the gids must match too");
+	cr_expect(cbox_cred_same_owner(u1, g), "the uid alone decides");
+	cr_expect_not(cbox_cred_same_owner(u1, root));
+	cr_expect_not(cbox_cred_same_owner(root, u1), "no CAP_SYS_NICE");
+	struct cbox_cred *e = cred(0, 0, NULL, 0, EMUL, true);
+	cr_assert_eq(cbox_cred_setresuid(&e, 0, 1000, 0), 0);
+	cr_expect(cbox_cred_same_owner(e, u1), "the caller's effective uid");
+	cr_expect(cbox_cred_same_owner(u1, e), "the target's effective uid");
+	cbox_cred_put(root);
+	cbox_cred_put(u1);
+	cbox_cred_put(g);
+	cbox_cred_put(e);
+}
