@@ -27,19 +27,25 @@
 #include "cbox/log.h"
 #include "internal.h"
 
+/* How the task goes on from the stop: PTRACE_CONT, or what a guest tracer asked for. */
+static enum __ptrace_request resume_of(const struct cbox_trap *t)
+{
+	return t->resume ? (enum __ptrace_request)t->resume : PTRACE_CONT;
+}
+
 int cbox_ptrace_reply(struct cbox_trap *t, int64_t ret)
 {
 	struct user_regs_struct r = t->regs;
 	r.orig_rax = (unsigned long long)-1; /* skip the call... */
 	r.rax = (unsigned long long)ret;     /* ...and return this */
-	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0 || ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0 || ptrace(resume_of(t), t->tid, 0, 0) < 0)
 		return errno == ESRCH ? 0 : -errno;
 	return 0;
 }
 
 int cbox_ptrace_cont(struct cbox_trap *t)
 {
-	if (ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
+	if (ptrace(resume_of(t), t->tid, 0, 0) < 0)
 		return errno == ESRCH ? 0 : -errno;
 	return 0;
 }
@@ -206,12 +212,19 @@ int cbox_ptrace_clear_sighand(pid_t tid)
 	return rc < 0 ? rc : pending;
 }
 
-/* From a syscall-exit stop: return to the guest as if its own call returned ret. */
+/* From a syscall-exit stop: return to the guest as if its own call returned ret. A task whose
+ * guest tracer follows its calls stays at this stop, which is its call's exit stop. */
 static int finish_exit(struct cbox_trap *t, int64_t ret)
 {
 	struct user_regs_struct r = t->regs;
 	r.rax = (unsigned long long)ret;
-	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0 || ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0)
+		return errno == ESRCH ? 0 : -errno;
+	if (t->resume == PTRACE_SYSCALL) {
+		t->hold_exit = true;
+		return 0;
+	}
+	if (ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
 		return errno == ESRCH ? 0 : -errno;
 	return 0;
 }
@@ -311,8 +324,9 @@ static int pt_cont(struct cbox_platform *p, struct cbox_trap *t)
 		struct user_regs_struct r = t->regs;
 		r.rip -= 2;
 		r.rax = r.orig_rax;
+		t->rerun = t->resume == PTRACE_SYSCALL;
 		if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0 ||
-		    ptrace(PTRACE_CONT, t->tid, 0, 0) < 0)
+		    ptrace(resume_of(t), t->tid, 0, 0) < 0)
 			return errno == ESRCH ? 0 : -errno;
 		return 0;
 	}

@@ -154,12 +154,19 @@ void cbox_dispatch_answer(struct cbox_sysctx *c, const struct cbox_sys_entry *e,
 	int err = 0;
 	c->task->continued_nr1 = r == CBOX_SYSRET_CONTINUE ? trap->nr + 1 : 0;
 	c->task->continued_ip = trap->ip;
+	/* At a ptrace stop, the task goes on as its guest tracer last let it (ptrace_emu.c). */
+	if (trap->ptrace_stop)
+		trap->resume = cbox_ptrace_emu_resume_req(c->task);
 	if (c->answered)
 		; /* by cbox_sys_install_answer */
 	else if (r == CBOX_SYSRET_CONTINUE)
 		err = p->ops->cont(p, trap);
 	else if (r != CBOX_SYSRET_DONE)
 		err = p->ops->reply(p, trap, r);
+	if (trap->hold_exit)
+		cbox_ptrace_emu_hold_exit(s, c->task, trap->nr);
+	if (trap->rerun)
+		c->task->pt.skip_entry_ip = trap->ip;
 	if (err < 0 && err != -ENOENT)
 		cbox_warn("answering %s of task %d: %s", cbox_sys_name(trap->nr), trap->tid,
 		          strerror(-err));

@@ -360,6 +360,11 @@ int64_t cbox_exec_loader_request(struct cbox_sysctx *c)
 	memset(&info, 0, sizeof(info));
 	info.version = CBOX_LOADER_ABI_VERSION;
 	info.interp_fd = -1;
+	/* A guest tracer is owed the exec's stops at the program's entry (see below). */
+	if (t->pt.tracer) {
+		info.flags = CBOX_LOADER_REPORT_START;
+		t->loader_start = true;
+	}
 	snprintf(info.execfn, sizeof(info.execfn), "%s", e->execfn);
 	struct cbox_platform *p = c->s->platform;
 	int fd = p->ops->install_fd(p, c->trap, e->elf_fd, true);
@@ -380,4 +385,37 @@ int64_t cbox_exec_loader_request(struct cbox_sysctx *c)
 	free(e);
 	t->exec = NULL;
 	return r < 0 ? r : 0;
+}
+
+/*
+ * The loader's start request (loader_abi.h): the task leaves the loader at the program's entry
+ * with the registers a fresh exec gives (all zero but the stack pointer, the instruction pointer
+ * and the interrupt flag), set by the sentry at this ptrace stop; then its tracer gets the exec's
+ * stops (ptrace_emu.c). Only the task whose loader the sentry told to make the request gets this
+ * answer, once; CBOX_SYSRET_CONTINUE otherwise (an ordinary execve).
+ */
+int64_t cbox_exec_loader_start(struct cbox_sysctx *c)
+{
+	struct cbox_task *t = c->task;
+	const uint64_t *a = c->trap->args;
+	if (!t->loader_start || !c->trap->ptrace_stop || a[0] != 0 ||
+	    (uint32_t)a[3] != CBOX_LOADER_START)
+		return CBOX_SYSRET_CONTINUE;
+	t->loader_start = false;
+	struct user_regs_struct *r = &c->trap->regs;
+	struct user_regs_struct fresh = {.rip = a[1],
+	                                 .rsp = a[2],
+	                                 .eflags = 0x202, /* IF (and the reserved bit 1) */
+	                                 .cs = r->cs,
+	                                 .ss = r->ss,
+	                                 .ds = r->ds,
+	                                 .es = r->es,
+	                                 .fs = r->fs,
+	                                 .gs = r->gs,
+	                                 .fs_base = r->fs_base,
+	                                 .gs_base = r->gs_base,
+	                                 .orig_rax = r->orig_rax};
+	*r = fresh; /* (rcx and r11 zero: the kernel returns by IRET, restoring each exactly) */
+	cbox_ptrace_emu_exec_done(c->s, t);
+	return 0;
 }

@@ -80,6 +80,7 @@ static const struct entry fs_entries[] = {
 
 /* "task" must stay last: a thread's directory (task/<tid>) has everything else. */
 static const struct entry pid_entries[] = {
+    {"auxv", P_AUXV, S_IFREG | 0400},
     {"cgroup", P_CGROUP, RO_MODE},
     {"cmdline", P_CMDLINE, RO_MODE},
     {"comm", P_COMM, RW_MODE},
@@ -92,6 +93,7 @@ static const struct entry pid_entries[] = {
     {"limits", P_LIMITS, RO_MODE},
     {"loginuid", P_LOGINUID, RW_MODE},
     {"maps", P_MAPS, RO_MODE},
+    {"mem", P_MEM, S_IFREG | 0600},
     {"mountinfo", P_MOUNTINFO, RO_MODE},
     {"mounts", P_MOUNTS, RO_MODE},
     {"ns", P_NSDIR, S_IFDIR | 0511},
@@ -409,6 +411,25 @@ static int reopen_target(struct cbox_task *pt, int n, int flags)
 	return copy;
 }
 
+/*
+ * /proc/PID/mem (a debugger reads and writes its tracee's memory there: gdb has no other way).
+ * The guest gets the host's own mem file of the task, opened by the sentry, which is the host
+ * tracer of every guest task: the host kernel then reads and writes as Linux does for a ptracer
+ * (a breakpoint goes into read-only text), on the memory the task had at the open.
+ *
+ * Security: Linux lets only a process with ptrace access to the task open it
+ * (PTRACE_MODE_ATTACH_FSCREDS), the check made above (may_inspect: the same test on the ids the
+ * sentry keeps); the tiny init, a copy of the sentry, is refused there. The host would let any
+ * guest task open any other's, as they are one host id.
+ */
+static int open_mem(struct cbox_task *pt, int flags)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", pt->tid);
+	int fd = open(path, (flags & (O_ACCMODE | O_NONBLOCK)) | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 static int p_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags)
 {
 	enum cbox_proc_kind k = KIND(d->priv);
@@ -416,11 +437,13 @@ static int p_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	if (has_task(k) && !pt)
 		return -ENOENT;
 	if ((k == P_ENVIRON || k == P_MAPS || k == P_FDINFO || k == P_FD_TARGET ||
-	     k == P_NS_TARGET) &&
+	     k == P_NS_TARGET || k == P_AUXV || k == P_MEM) &&
 	    !may_inspect(t, pt))
 		return -EACCES;
 	if (k == P_FD_TARGET)
 		return reopen_target(pt, PARG(d->priv), flags);
+	if (k == P_MEM)
+		return open_mem(pt, flags);
 	if ((flags & O_ACCMODE) != O_RDONLY)
 		return open_write(pt, d, flags);
 	if (k == P_NS_TARGET) {

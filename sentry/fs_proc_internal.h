@@ -75,6 +75,8 @@ enum cbox_proc_kind {
 	P_OOM_ADJ,
 	P_LOGINUID,
 	P_FD_TARGET, /* what fd/<n> points to when it is not a served file (a pipe): fs_proc.c */
+	P_AUXV,
+	P_MEM,
 };
 
 /* A dentry's priv: kind (8 bits), guest pid or tid (32 bits), argument: an fd or an index. */

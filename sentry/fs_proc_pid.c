@@ -227,6 +227,55 @@ static int gen_status(struct cbox_sentry *s, struct cbox_task *t, struct cbox_ta
 	return 0;
 }
 
+/*
+ * /proc/PID/auxv. The host's is the loader's (its exec was the loader's), so it is read where the
+ * loader left the program's, fixed up in place: on the task's initial stack (its /proc/TID/stat
+ * startstack, the argc word), after argv and envp. Linux keeps a copy made at the exec; a
+ * program that overwrote its own initial stack changes what it reads here, which only it could.
+ */
+static int gen_auxv(struct cbox_task *pt, struct cbox_proc_buf *b)
+{
+	char path[64], buf[2048];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pt->tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ESRCH;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return -ESRCH;
+	/* startstack is field 28; field 3 starts two bytes after the ')'. */
+	p += 2;
+	for (int field = 3; field < 28 && p; field++)
+		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
+	if (!p)
+		return -ESRCH;
+	uint64_t at = strtoull(p, NULL, 10), word;
+	if (at == 0 || cbox_mem_read(pt->tid, at, &word, sizeof(word)) < 0)
+		return 0; /* (a kernel thread's, or gone: empty, as Linux shows none) */
+	at += (word + 2) * sizeof(word); /* argc, argv[], NULL */
+	for (int i = 0; i < 65536; i++, at += sizeof(word)) {
+		if (cbox_mem_read(pt->tid, at, &word, sizeof(word)) < 0)
+			return 0;
+		if (word == 0)
+			break; /* the end of envp */
+	}
+	at += sizeof(word);
+	for (int i = 0; i < 64; i++, at += 2 * sizeof(word)) {
+		uint64_t pair[2];
+		if (cbox_mem_read(pt->tid, at, pair, sizeof(pair)) < 0)
+			return 0;
+		cbox_proc_append(b, pair, sizeof(pair));
+		if (pair[0] == 0) /* AT_NULL, included as Linux includes it */
+			break;
+	}
+	return 0;
+}
+
 int cbox_proc_gen_pid(struct cbox_sentry *s, struct cbox_task *t, struct cbox_task *pt,
                       enum cbox_proc_kind kind, int arg, struct cbox_proc_buf *b)
 {
@@ -243,6 +292,8 @@ int cbox_proc_gen_pid(struct cbox_sentry *s, struct cbox_task *t, struct cbox_ta
 	case P_FDINFO:
 		snprintf(what, sizeof(what), "fdinfo/%d", arg);
 		return append_task(b, pt, what);
+	case P_AUXV:
+		return pt == &s->tiny_init ? 0 : gen_auxv(pt, b);
 	case P_CMDLINE:
 	case P_ENVIRON:
 	case P_MAPS:

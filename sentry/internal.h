@@ -65,10 +65,11 @@ struct cbox_sentry {
 		char *path;
 	} recent[256];
 	unsigned recent_next;
-	struct cbox_deferred *deferred; /* syscalls answered later (defer.c) */
-	size_t pt_tracees;              /* guest tasks another one traces (ptrace_emu.c) */
-	size_t n_ro_fds;                /* fds kept by read-only dentries */
-	size_t ro_fds_max;              /* at most this many (a share of the fd limit) */
+	struct cbox_deferred *deferred;    /* syscalls answered later (defer.c) */
+	size_t pt_tracees;                 /* guest tasks another one traces (ptrace_emu.c) */
+	struct cbox_pt_zombie *pt_zombies; /* their exits owed to tracers (ptrace_emu.c) */
+	size_t n_ro_fds;                   /* fds kept by read-only dentries */
+	size_t ro_fds_max;                 /* at most this many (a share of the fd limit) */
 	/* The sentry's own stat shows the owners the gofer's would (fs_gofer_local.c): its
 	 * view of the host owner is local_uid:local_gid, any other id is the overflow id. */
 	bool local_ids;
@@ -176,6 +177,17 @@ void cbox_dispatch_answer(struct cbox_sysctx *c, const struct cbox_sys_entry *e,
  * it for its tracer (the caller must not resume it). forget: t is going away (as a tracee, and as
  * a tracer whose tracees are let go). */
 bool cbox_ptrace_emu_stop(struct cbox_sentry *s, struct cbox_task *t, int sig, bool event_stop);
+/* Tracee t exited with wait status status: its tracer's wait is owed the exit, unless it is
+ * the tracer's own child, whose exit the host reports. Call before cbox_task_remove. */
+void cbox_ptrace_emu_exited(struct cbox_sentry *s, struct cbox_task *t, int status);
+/* Hold t at the host's event stop (PTRACE_EVENT_*) when its tracer asked for the event; msg is
+ * what PTRACE_GETEVENTMSG then gives. */
+bool cbox_ptrace_emu_event(struct cbox_sentry *s, struct cbox_task *t, int event,
+                           unsigned long msg);
+/* Hold t at the host's syscall-entry or -exit stop of call nr (made at ip) when its tracer
+ * resumed it with PTRACE_SYSCALL. */
+bool cbox_ptrace_emu_syscall_stop(struct cbox_sentry *s, struct cbox_task *t, bool exit_stop,
+                                  long nr, uint64_t ip);
 void cbox_ptrace_emu_forget(struct cbox_sentry *s, struct cbox_task *t);
 
 /* the trap loop (tracer.c) */

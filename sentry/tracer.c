@@ -66,9 +66,13 @@ static void inherit(struct cbox_sentry *s, struct cbox_task *child, struct cbox_
 	child->attached_parent = true;
 }
 
-static void resume(pid_t tid, int sig)
+/* Let task tid (t: its state, when known) go on from a stop of the sentry's own, the way its
+ * guest tracer, if any, last let it run (ptrace_emu.c). */
+static void resume(const struct cbox_task *t, pid_t tid, int sig)
 {
-	if (ptrace(PTRACE_CONT, tid, 0, sig) < 0 && errno != ESRCH)
+	enum __ptrace_request how =
+	    t ? (enum __ptrace_request)cbox_ptrace_emu_resume_req(t) : PTRACE_CONT;
+	if (ptrace(how, tid, 0, sig) < 0 && errno != ESRCH)
 		cbox_warn("resume task %d: %s", tid, strerror(errno));
 }
 
@@ -131,7 +135,26 @@ static void start_new_task(struct cbox_sentry *s, struct cbox_task *t)
 	}
 	if (sig == 0 && cbox_ptrace_emu_stop(s, t, SIGTRAP, true))
 		return;
-	resume(t->tid, sig);
+	resume(t, t->tid, sig);
+}
+
+/*
+ * A guest tracer that asked for this kind of event traces the new task too, from its first stop
+ * (PTRACE_EVENT_STOP for a seizer's, else a SIGSTOP's), as Linux attaches it (ptrace_init_task).
+ */
+static void auto_attach(struct cbox_sentry *s, struct cbox_task *parent, struct cbox_task *child,
+                        int event)
+{
+	if (!parent->pt.tracer || !(parent->pt.options & (1u << event)) || child->pt.tracer)
+		return;
+	struct cbox_task *tracer = cbox_task_find(s, parent->pt.tracer);
+	if (!tracer)
+		return;
+	cbox_ptrace_emu_attach(s, child, tracer, parent->pt.seized, parent->pt.exitkill);
+	child->pt.options = parent->pt.options;
+	child->vtid = cbox_task_vpid_of(s, child->tid); /* (for its exit report, once gone) */
+	child->pt.stop_wanted = true;
+	child->pt.want_code = parent->pt.seized ? SIGTRAP | (PTRACE_EVENT_STOP << 8) : SIGSTOP;
 }
 
 static void on_new_task(struct cbox_sentry *s, struct cbox_task *parent, int event)
@@ -151,9 +174,11 @@ static void on_new_task(struct cbox_sentry *s, struct cbox_task *parent, int eve
 	if (!child) {
 		cbox_error("out of memory tracking task %d: killing it", ctid);
 		kill(ctid, SIGKILL);
+		resume(parent, parent->tid, 0);
 		return;
 	}
 	inherit(s, child, parent, flags);
+	auto_attach(s, parent, child, event);
 	if (clone3) {
 		/* Neither task has run on since the fork: the child waits for the sentry, the
 		 * parent is at this stop. */
@@ -167,6 +192,10 @@ static void on_new_task(struct cbox_sentry *s, struct cbox_task *parent, int eve
 	}
 	if (child->seen_first_stop)
 		start_new_task(s, child);
+	/* The parent's own event stop, for a tracer that asked for it: the new task's id. */
+	if (!parent->pt.tracer ||
+	    !cbox_ptrace_emu_event(s, parent, event, (unsigned long)cbox_task_vpid_of(s, ctid)))
+		resume(parent, parent->tid, 0);
 }
 
 static void on_exec(struct cbox_sentry *s, struct cbox_task *t)
@@ -192,6 +221,9 @@ static void on_exec(struct cbox_sentry *s, struct cbox_task *t)
 	if (t->tg)
 		t->tg->nondumpable =
 		    t->cred && (t->cred->euid != t->cred->uid || t->cred->egid != t->cred->gid);
+	/* The tracer's stops for this exec come once the loader hands over (exec.c). */
+	if (t->pt.tracer)
+		t->pt.in_exec = true;
 	/* exec unshares the fd table. */
 	if (t->files) {
 		struct cbox_fdtable *own = cbox_fdtable_copy(t->files);
@@ -217,8 +249,10 @@ static void on_task_exit(struct cbox_sentry *s, pid_t tid, int status)
 	if (tid == s->tiny_init.tid)
 		s->tiny_init_exited = true;
 	cbox_exec_ctl_task_exit(s, tid, status);
-	if (t)
+	if (t) {
+		cbox_ptrace_emu_exited(s, t, status);
 		cbox_task_remove(s, t);
+	}
 }
 
 /* Whether sig, stopped on its way to task tid, is a fault the kernel raised (not a kill) that
@@ -377,12 +411,11 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 	case PTRACE_EVENT_FORK:
 	case PTRACE_EVENT_VFORK:
 	case PTRACE_EVENT_CLONE:
-		on_new_task(s, t, event);
-		resume(tid, 0);
+		on_new_task(s, t, event); /* (resumes the parent, or holds it for its tracer) */
 		return;
 	case PTRACE_EVENT_EXEC:
 		on_exec(s, t);
-		resume(tid, 0);
+		resume(t, tid, 0);
 		return;
 	case PTRACE_EVENT_STOP:
 		/* The stop the sentry asked for on behalf of the task's guest tracer. */
@@ -400,19 +433,36 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 			start_new_task(s, t);
 			return;
 		}
-		resume(tid, 0);
+		resume(t, tid, 0);
 		return;
 	case PTRACE_EVENT_EXIT:
-	case PTRACE_EVENT_VFORK_DONE:
-		resume(tid, 0);
+	case PTRACE_EVENT_VFORK_DONE: {
+		/* Set on the host only for a tracer that asked for them (ptrace_emu.c). The exit's
+		 * message is the wait status; vfork-done's the child's pid, the guest's number. */
+		unsigned long msg = 0;
+		ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg);
+		if (event == PTRACE_EVENT_VFORK_DONE)
+			msg = (unsigned long)cbox_task_vpid_of(s, (pid_t)msg);
+		if (!cbox_ptrace_emu_event(s, t, event, msg))
+			resume(t, tid, 0);
 		return;
+	}
 	default:
 		break;
 	}
 	if (sig == (SIGTRAP | 0x80)) {
 		if (t->clone3_pending)
 			clone3_failed(t, tid);
-		resume(tid, 0);
+		/* A syscall stop the guest tracer asked for (PTRACE_SYSCALL): the host's own. */
+		struct __ptrace_syscall_info info;
+		if (t->pt.tracer && ptrace(PTRACE_GET_SYSCALL_INFO, tid, sizeof(info), &info) > 0 &&
+		    (info.op == PTRACE_SYSCALL_INFO_ENTRY || info.op == PTRACE_SYSCALL_INFO_EXIT) &&
+		    cbox_ptrace_emu_syscall_stop(
+		        s, t, info.op == PTRACE_SYSCALL_INFO_EXIT,
+		        info.op == PTRACE_SYSCALL_INFO_ENTRY ? (long)info.entry.nr : -1,
+		        info.instruction_pointer))
+			return;
+		resume(t, tid, 0);
 		return;
 	}
 	if (t->tg && t->tg->host_tgid == s->init_tid && fatal_fault(s, tid, sig)) {
@@ -421,7 +471,7 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 		 * the sentry kills it and reports the fault signal as its death. */
 		s->init_fault_sig = sig;
 		kill(tid, SIGKILL);
-		resume(tid, 0);
+		resume(NULL, tid, 0);
 		return;
 	}
 	/* A signal on its way to the guest: deliver it as it is, or, when a guest task traces
@@ -429,7 +479,7 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 	restart_interrupted_trap(s, t, tid);
 	if (cbox_ptrace_emu_stop(s, t, sig, false))
 		return;
-	resume(tid, sig);
+	resume(t, tid, sig);
 }
 
 /*

@@ -18,6 +18,9 @@
 
 int64_t sys_execve(struct cbox_sysctx *c)
 {
+	int64_t r = cbox_exec_loader_start(c);
+	if (r != CBOX_SYSRET_CONTINUE)
+		return r;
 	return cbox_exec(c, AT_FDCWD, ARG(0), ARG(1), ARG(2), 0);
 }
 

@@ -322,7 +322,9 @@ void loader_main(uintptr_t *sp)
 	sys3(__NR_close, info.elf_fd, 0, 0);
 	if (info.interp_fd >= 0)
 		sys3(__NR_close, info.interp_fd, 0, 0);
-	if (prog.elf.has_interp)
-		loader_jump(interp.elf.entry + interp.bias, sp);
-	loader_jump(prog.elf.entry + prog.bias, sp);
+	uintptr_t entry =
+	    prog.elf.has_interp ? interp.elf.entry + interp.bias : prog.elf.entry + prog.bias;
+	if (info.flags & CBOX_LOADER_REPORT_START)
+		sys6(__NR_execve, 0, (long)entry, (long)sp, (long)CBOX_LOADER_START, 0, 0);
+	loader_jump(entry, sp);
 }

@@ -18,7 +18,8 @@ NODE=/usr/bin/node
 
 # The Debian package that provides each program, for the skip messages.
 declare -A PKG=([/usr/bin/python3]=python3 [/usr/bin/gcc]=gcc [/usr/bin/make]=make
-	[/usr/bin/git]=git [/usr/bin/node]=nodejs [/usr/bin/bash]=bash [/usr/bin/clang]=clang)
+	[/usr/bin/git]=git [/usr/bin/node]=nodejs [/usr/bin/bash]=bash [/usr/bin/clang]=clang
+	[/usr/bin/gdb]=gdb [/usr/bin/strace]=strace)
 
 # have NAME PROGRAM...: true when every PROGRAM is installed, else a skipped check NAME.
 have() {
@@ -140,6 +141,48 @@ hello from gcc" "$OUT"
 		"ERROR: LeakSanitizer: detected memory leaks.*Direct leak of 32 byte\(s\) in 1 object" \
 		"$(echo $ERR)"
 	check_status "  ... and fails the run" 1
+}
+
+# Debuggers trace the sandbox's own processes through the ptrace the sentry emulates
+# (sentry/ptrace_emu.c): gdb runs a program to a breakpoint, steps over it, follows its thread
+# and its fork, and shows a crash's backtrace with its source lines (/proc/PID/mem and auxv); strace follows a shell's calls and its child's (syscall
+# stops, fork and exec events, the exits of tracees that are not its children), and strace -p
+# attaches to a running process.
+t_debuggers() {
+	have gdb /usr/bin/gdb /usr/bin/gcc || return
+	workdir
+	box /bin/sh -c 'gcc -g -O0 -pthread -o dbg dbg.c && gdb -q -batch -x dbg.gdb ./dbg'
+	check_match "gdb: a breakpoint, with its arguments" \
+		"Breakpoint 1, add \(a=0, b=0\) at dbg.c:[0-9]+" "$OUT"
+	check_match "  ... the backtrace" "#1  0x[0-9a-f]+ in main \(argc=1, argv=0x[0-9a-f]+\) at dbg.c:[0-9]+" "$OUT"
+	check_match "  ... continued, stepped over it to its next hit" \
+		"Breakpoint 1, add \(a=0, b=1\) at dbg.c:[0-9]+" "$OUT"
+	check_match "  ... its thread followed, and its fork" \
+		"\\[New Thread 0x[0-9a-f]+ \\(LWP [0-9]+\\)\\].*\\[Thread 0x[0-9a-f]+ \\(LWP [0-9]+\\) exited\\].*\\[Detaching after fork from child process [0-9]+\\]" \
+		"$(tr '\n' ' ' <<<"$OUT")"
+	check_match "  ... the program's own output, and its exit" \
+		"sum 10 counter 3.*exited normally" "$(tr '\n' ' ' <<<"$OUT")"
+	check_status "  ... gdb's status" 0
+	box /usr/bin/gdb -q -batch -ex run -ex bt --args ./dbg crash
+	check_match "gdb: a crash's signal" "Program received signal SIGSEGV" "$OUT"
+	check_match "  ... and its backtrace, with source lines" \
+		"#0 +0x[0-9a-f]+ in deref \(p=0x0\) at dbg.c:[0-9]+.*#1 +0x[0-9a-f]+ in main" \
+		"$(tr '\n' ' ' <<<"$OUT")"
+
+	have strace /usr/bin/strace || return
+	box /usr/bin/strace -f -q -e trace=execve,exit_group /bin/sh -c 'echo a; /bin/echo b'
+	check_match "strace -f: the child's exec" \
+		'^\[pid +[0-9]+\] execve\("/bin/echo", \["/bin/echo", "b"\], 0x[0-9a-f]+ /\* [0-9]+ vars \*/\) = 0$' \
+		"$ERR"
+	check "  ... and both exits" 2 "$(grep -c 'exited with 0 +++$' <<<"$ERR")"
+	check "  ... with the program's output" "a
+b" "$OUT"
+	check_status "  ... and status" 0
+	box /usr/bin/bash -c 'sleep 30 & p=$!; sleep 0.3
+		strace -qq -e trace=none -p $p 2>&1 & s=$!; sleep 0.5; kill $p; wait $s'
+	check "strace -p: attached to a running process, which a signal ends" \
+		"--- SIGTERM {si_signo=SIGTERM, si_code=SI_USER, si_pid=2, si_uid=0} ---
++++ killed by SIGTERM +++" "$OUT"
 }
 
 t_bash() {
@@ -887,6 +930,6 @@ t_user_groups() {
 	CFG=$cfg
 }
 
-for_each_config t_python t_pip t_gcc_make t_sanitizers t_bash t_owners t_git t_node t_tree t_host_changes \
+for_each_config t_python t_pip t_gcc_make t_sanitizers t_debuggers t_bash t_owners t_git t_node t_tree t_host_changes \
 	t_listed_changes t_host_symlink t_ro_opens t_fd_limit t_user_caller t_root_view t_user_groups
 finish

@@ -13,6 +13,8 @@
 #include <sched.h>
 #include <stddef.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
@@ -698,4 +700,229 @@ CT_TEST(pidfd_getfd, other_user_eperm)
 CT_TEST(kcmp, other_user_eperm)
 {
 	ct_as_nobody_eperm(kcmp_of);
+}
+
+/* A child that asks to be traced and stops, waited for at that stop. */
+static pid_t traceme_child(void (*body)(void))
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
+			_exit(2);
+		raise(SIGSTOP);
+		body();
+		_exit(0);
+	}
+	CT_TRUE(pid > 0);
+	int st = ct_wait(pid);
+	CT_TRUE(WIFSTOPPED(st) && WSTOPSIG(st) == SIGSTOP);
+	return pid;
+}
+
+static void body_getppid(void)
+{
+	syscall(SYS_getppid);
+	_exit(strcmp(vm_buf, "written by parent") == 0 ? 0 : 1);
+}
+
+/* A tracer writes its tracee's memory and registers (a debugger's breakpoints and jumps). */
+CT_TEST(ptrace, poke_and_setregs)
+{
+	pid_t pid = traceme_child(body_getppid);
+	static const char msg[] = "written by parent";
+	for (size_t i = 0; i < sizeof(msg); i += sizeof(long)) {
+		long w = 0;
+		memcpy(&w, msg + i, sizeof(msg) - i < sizeof(w) ? sizeof(msg) - i : sizeof(w));
+		CT_OK(ptrace(PTRACE_POKEDATA, pid, vm_buf + i, (void *)w));
+	}
+	CT_ERR(ptrace(PTRACE_POKEDATA, pid, (void *)8, (void *)1L), EIO); /* not mapped */
+	struct user_regs_struct r, back;
+	CT_OK(ptrace(PTRACE_GETREGS, pid, NULL, &r));
+	r.r12 = 0x1234567;
+	CT_OK(ptrace(PTRACE_SETREGS, pid, NULL, &r));
+	CT_OK(ptrace(PTRACE_GETREGS, pid, NULL, &back));
+	CT_EQ(back.r12, 0x1234567);
+	errno = 0;
+	long r12 =
+	    ptrace(PTRACE_PEEKUSER, pid, (void *)offsetof(struct user_regs_struct, r12), NULL);
+	CT_EQ(errno, 0);
+	CT_EQ(r12, 0x1234567);
+	CT_OK(ptrace(PTRACE_CONT, pid, NULL, NULL));
+	CT_EQ(exit_code(pid), 0);
+}
+
+/* PTRACE_SYSCALL: a stop at the call's entry (its number, -ENOSYS in rax) and at its exit (its
+ * result), as strace sees them; PTRACE_GET_SYSCALL_INFO says which. */
+CT_TEST(ptrace, syscall_stops)
+{
+	pid_t pid = traceme_child(body_getppid);
+	CT_OK(ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_TRACESYSGOOD));
+	bool entry = false, exit_seen = false;
+	for (int i = 0; i < 50 && !exit_seen; i++) {
+		CT_OK(ptrace(PTRACE_SYSCALL, pid, NULL, NULL));
+		int st = ct_wait(pid);
+		CT_TRUE(WIFSTOPPED(st) && WSTOPSIG(st) == (SIGTRAP | 0x80));
+		struct user_regs_struct r;
+		CT_OK(ptrace(PTRACE_GETREGS, pid, NULL, &r));
+		struct __ptrace_syscall_info info;
+		long n = ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(info), &info);
+		CT_TRUE(n > 0);
+		if (r.orig_rax != SYS_getppid)
+			continue;
+		if (!entry) {
+			CT_EQ(info.op, PTRACE_SYSCALL_INFO_ENTRY);
+			CT_EQ(info.entry.nr, SYS_getppid);
+			CT_EQ((long)r.rax, -ENOSYS);
+			entry = true;
+		} else {
+			CT_EQ(info.op, PTRACE_SYSCALL_INFO_EXIT);
+			CT_EQ((long)r.rax, getpid());
+			CT_EQ(info.exit.rval, getpid());
+			exit_seen = true;
+		}
+	}
+	CT_TRUE(entry && exit_seen);
+	/* Its memory was not written: it exits 1. */
+	CT_OK(ptrace(PTRACE_CONT, pid, NULL, NULL));
+	CT_EQ(exit_code(pid), 1);
+}
+
+static void body_exec_true(void)
+{
+	execl("/bin/true", "true", (char *)NULL);
+	_exit(3);
+}
+
+/* An exec by a tracee that asked for no event: a SIGTRAP after it, the new program not yet
+ * started (its auxv's entry point is where it stands or, with an interpreter, yet to come). */
+CT_TEST(ptrace, exec_sigtrap)
+{
+	pid_t pid = traceme_child(body_exec_true);
+	CT_OK(ptrace(PTRACE_CONT, pid, NULL, NULL));
+	int st = ct_wait(pid);
+	CT_TRUE(WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP);
+	struct user_regs_struct r;
+	CT_OK(ptrace(PTRACE_GETREGS, pid, NULL, &r));
+	CT_EQ(r.rax, 0);
+	/* The entry of the new image: the interpreter's (AT_BASE's) or the program's. */
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	int fd = CT_OK(open(path, O_RDONLY));
+	unsigned long aux[128] = {0}, base = 0, entry = 0;
+	long n = CT_OK(read(fd, aux, sizeof(aux)));
+	close(fd);
+	for (long i = 0; i + 1 < n / (long)sizeof(long); i += 2) {
+		if (aux[i] == AT_BASE)
+			base = aux[i + 1];
+		if (aux[i] == AT_ENTRY)
+			entry = aux[i + 1];
+	}
+	CT_TRUE(entry != 0);
+	CT_TRUE(base ? r.rip >= base && r.rip < base + (1UL << 24) : r.rip == entry);
+	/* Passing the SIGTRAP on would kill it: suppressed, it runs /bin/true. */
+	CT_OK(ptrace(PTRACE_CONT, pid, NULL, NULL));
+	CT_EQ(exit_code(pid), 0);
+}
+
+static void body_fork(void)
+{
+	pid_t c = fork();
+	if (c == 0)
+		_exit(7);
+	int st;
+	waitpid(c, &st, 0);
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 99);
+}
+
+/* Event options: a fork's event stop names the child, which is traced from its first stop; the
+ * child's exit is reported to the tracer; PTRACE_O_TRACEEXIT stops the parent before its exit
+ * with its status. */
+CT_TEST(ptrace, fork_and_exit_events)
+{
+	pid_t pid = traceme_child(body_fork);
+	CT_OK(ptrace(PTRACE_SETOPTIONS, pid, NULL,
+	             (void *)(PTRACE_O_TRACEFORK | PTRACE_O_TRACEEXIT)));
+	CT_OK(ptrace(PTRACE_CONT, pid, NULL, NULL));
+	int st = ct_wait(pid);
+	CT_TRUE(WIFSTOPPED(st) && st >> 8 == (SIGTRAP | (PTRACE_EVENT_FORK << 8)));
+	unsigned long child = 0;
+	CT_OK(ptrace(PTRACE_GETEVENTMSG, pid, NULL, &child));
+	CT_TRUE(child > 0);
+	/* The child's first stop: a SIGSTOP (the parent was not seized). */
+	CT_EQ(waitpid((pid_t)child, &st, __WALL), (pid_t)child);
+	CT_TRUE(WIFSTOPPED(st) && WSTOPSIG(st) == SIGSTOP);
+	CT_OK(ptrace(PTRACE_CONT, (pid_t)child, NULL, NULL));
+	/* It inherited the options: its exit event, then its exit, though it is not the tracer's
+	 * child. */
+	CT_EQ(waitpid((pid_t)child, &st, __WALL), (pid_t)child);
+	CT_TRUE(WIFSTOPPED(st) && st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8)));
+	CT_OK(ptrace(PTRACE_CONT, (pid_t)child, NULL, NULL));
+	CT_EQ(waitpid((pid_t)child, &st, __WALL), (pid_t)child);
+	CT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+	/* The parent's SIGCHLD for it (a signal stop, passed on), then its own exit event. */
+	int sig = 0;
+	for (int i = 0; i < 3; i++) {
+		CT_OK(ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig));
+		st = ct_wait(pid);
+		CT_TRUE(WIFSTOPPED(st));
+		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8)))
+			break;
+		CT_EQ(WSTOPSIG(st), SIGCHLD);
+		sig = SIGCHLD;
+	}
+	CT_TRUE(st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8)));
+	unsigned long status = 0;
+	CT_OK(ptrace(PTRACE_GETEVENTMSG, pid, NULL, &status));
+	CT_TRUE(WIFEXITED((int)status) && WEXITSTATUS((int)status) == 7);
+	CT_OK(ptrace(PTRACE_CONT, pid, NULL, NULL));
+	CT_EQ(exit_code(pid), 7);
+}
+
+static void body_spin(void)
+{
+	for (volatile int i = 0; i < 1000000; i++)
+		;
+	_exit(0);
+}
+
+/* PTRACE_SINGLESTEP: one instruction, then a SIGTRAP stop further on. */
+CT_TEST(ptrace, singlestep)
+{
+	pid_t pid = traceme_child(body_spin);
+	struct user_regs_struct before, after;
+	CT_OK(ptrace(PTRACE_GETREGS, pid, NULL, &before));
+	for (int i = 0; i < 3; i++) {
+		CT_OK(ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL));
+		int st = ct_wait(pid);
+		CT_TRUE(WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP);
+	}
+	CT_OK(ptrace(PTRACE_GETREGS, pid, NULL, &after));
+	CT_TRUE(after.rip != before.rip);
+	CT_OK(ptrace(PTRACE_CONT, pid, NULL, NULL));
+	CT_EQ(exit_code(pid), 0);
+}
+
+/* /proc/PID/mem: a tracer reads and writes its tracee's memory there, read-only text too (a
+ * breakpoint), as gdb does. */
+CT_TEST(ptrace, proc_pid_mem)
+{
+	pid_t pid = traceme_child(body_getppid);
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	int fd = CT_OK(open(path, O_RDWR));
+	char got[16] = {0};
+	CT_EQ(pread(fd, got, 12, (off_t)(uintptr_t)vm_buf), 12);
+	CT_TRUE(memcmp(got, "child memory", 12) == 0);
+	static const char msg[] = "written by parent";
+	CT_EQ(pwrite(fd, msg, sizeof(msg), (off_t)(uintptr_t)vm_buf), (long)sizeof(msg));
+	/* Text is read-only to the program, not to its tracer. */
+	unsigned char code, back;
+	off_t text = (off_t)(uintptr_t)&body_spin;
+	CT_EQ(pread(fd, &code, 1, text), 1);
+	CT_EQ(pwrite(fd, &code, 1, text), 1);
+	CT_EQ(pread(fd, &back, 1, text), 1);
+	CT_EQ(back, code);
+	close(fd);
+	CT_OK(ptrace(PTRACE_CONT, pid, NULL, NULL));
+	CT_EQ(exit_code(pid), 0);
 }

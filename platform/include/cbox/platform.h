@@ -29,6 +29,11 @@ struct cbox_trap {
 	int listener;      /* seccomp platform: the listener it came from */
 	bool ptrace_stop;  /* the task is at a ptrace stop: regs is valid and may be rewritten */
 	bool at_exit;      /* ptrace: injected calls left the task at a syscall-exit stop */
+	int resume;        /* ptrace stops: the request that resumes the task (0: PTRACE_CONT) */
+	bool hold_exit;    /* set by the platform: left at the call's syscall-exit stop (resume
+	                    * PTRACE_SYSCALL), for the sentry to show a guest tracer */
+	bool rerun;        /* set by the platform: the call runs again from its entry (resume
+	                    * PTRACE_SYSCALL), whose second entry stop is not a guest tracer's */
 	struct user_regs_struct regs;
 };
 

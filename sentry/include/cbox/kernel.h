@@ -340,14 +340,29 @@ struct cbox_ptrace_emu {
 	pid_t tracer_tgid; /* its thread group, whose waits see the tracee's stops */
 	bool seized;       /* PTRACE_SEIZE (no stop at attach; PTRACE_INTERRUPT allowed) */
 	bool exitkill;     /* PTRACE_O_EXITKILL: killed when the tracer exits */
+	unsigned options;  /* the tracer's PTRACE_O_* (the emulated ones) */
 	bool stop_wanted;  /* the sentry's PTRACE_INTERRUPT is on its way: hold at that stop */
 	int want_code;     /* what that stop reports: SIGSTOP (ATTACH) or an event stop's code */
 	bool held;         /* at a stop the sentry keeps for the tracer */
 	bool signal_stop;  /* held at a signal's delivery (code: the signal), else an event stop */
 	bool group_stop;   /* the held stop was a group-stop: resumed with PTRACE_LISTEN */
+	bool syscall_stop; /* held at a syscall-entry or -exit stop */
 	bool reported;     /* a wait of the tracer has seen the held stop */
 	int code;          /* the held stop as a wait status shows it (status >> 8) */
 	int pass_sig;      /* a signal the tracer injected: delivered without a stop */
+	int resume_req;    /* how the tracer let it run: PTRACE_CONT (0), SYSCALL or SINGLESTEP */
+	unsigned long msg; /* PTRACE_GETEVENTMSG of the held stop */
+	/* A syscall stop: the call, whether this is its exit (and then its result, for a stop the
+	 * sentry made itself: the exec's), shown as Linux shows it. */
+	long sys_nr;
+	bool sys_exit, sys_made;
+	/* An exec the tracer is told of once the loader hands the program over (exec.c), and the
+	 * stops owed after the held one without the task running (an exec's: its event, its
+	 * syscall-exit, its SIGTRAP). */
+	bool in_exec, exec_stops;
+	int queued[3], nqueued;
+	unsigned host_extra;    /* PTRACE_O_TRACEEXIT / TRACEVFORKDONE set on the host for it */
+	uint64_t skip_entry_ip; /* a call the sentry re-runs: its second entry stop is not shown */
 };
 
 struct cbox_task {
@@ -373,6 +388,8 @@ struct cbox_task {
 	bool clone3_pending, clone3_child;
 	/* Started by the sentry: its first execve carries its seccomp listener (tracer.c) */
 	bool takes_listener;
+	/* The loader was told to end with its start request (exec.c, loader_abi.h) */
+	bool loader_start;
 	/* The host tid of the task that forked this one (its real parent thread; 0 for a task
 	 * the sentry started) */
 	pid_t parent_tid;
@@ -469,7 +486,14 @@ CBOX_API int64_t cbox_sys_defer(struct cbox_sysctx *c, int fd, short events, int
 CBOX_API void cbox_ptrace_emu_attach(struct cbox_sentry *s, struct cbox_task *t,
                                      struct cbox_task *tracer, bool seized, bool exitkill);
 CBOX_API int cbox_ptrace_emu_interrupt(struct cbox_sentry *s, struct cbox_task *t, int code);
-CBOX_API void cbox_ptrace_emu_resume(struct cbox_sentry *s, struct cbox_task *t, int sig);
+CBOX_API void cbox_ptrace_emu_resume(struct cbox_sentry *s, struct cbox_task *t, int req, int sig);
+/* The request that resumes t on the host after the sentry's own stops (an answered call, an
+ * event): the guest tracer's PTRACE_SYSCALL or PTRACE_SINGLESTEP, else PTRACE_CONT. */
+CBOX_API int cbox_ptrace_emu_resume_req(const struct cbox_task *t);
+/* Hold t, at a syscall-exit stop the platform left it in (struct cbox_trap's hold_exit). */
+CBOX_API void cbox_ptrace_emu_hold_exit(struct cbox_sentry *s, struct cbox_task *t, long nr);
+/* The loader has mapped t's new program (exec.c): the stops its tracer is owed for the exec. */
+CBOX_API void cbox_ptrace_emu_exec_done(struct cbox_sentry *s, struct cbox_task *t);
 CBOX_API void cbox_ptrace_emu_detach(struct cbox_sentry *s, struct cbox_task *t, int sig);
 CBOX_API size_t cbox_ptrace_emu_count(const struct cbox_sentry *s);
 /*
@@ -479,6 +503,12 @@ CBOX_API size_t cbox_ptrace_emu_count(const struct cbox_sentry *s);
  */
 CBOX_API struct cbox_task *cbox_ptrace_emu_waitable(struct cbox_sentry *s, struct cbox_task *caller,
                                                     pid_t pid, bool nothread, bool *any);
+/*
+ * An exit of a tracee of caller's (as for cbox_ptrace_emu_waitable) that its wait is owed: true
+ * with its guest tid and wait status, removed unless peek. *any is set when there is one.
+ */
+CBOX_API bool cbox_ptrace_emu_zombie(struct cbox_sentry *s, struct cbox_task *caller, pid_t pid,
+                                     bool nothread, bool peek, pid_t *vtid, int *status);
 
 /* Guest memory of the calling task (0 or -EFAULT). */
 CBOX_API int cbox_sys_read(struct cbox_sysctx *c, uint64_t addr, void *buf, size_t len);
@@ -515,3 +545,6 @@ CBOX_API int64_t cbox_exec(struct cbox_sysctx *c, int dirfd, uint64_t path, uint
                            uint64_t envp, int flags);
 /* The loader's request for the program being exec'd (CBOX_LOADER_IOCTL). */
 CBOX_API int64_t cbox_exec_loader_request(struct cbox_sysctx *c);
+/* The loader's start request (loader_abi.h): 0 when it was this task's, answered; else
+ * CBOX_SYSRET_CONTINUE (an ordinary execve). */
+CBOX_API int64_t cbox_exec_loader_start(struct cbox_sysctx *c);

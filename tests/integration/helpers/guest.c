@@ -696,8 +696,8 @@ static const char *attach_and_peek(pid_t pid)
  * `ptrace-guard`: who may trace whom (emulated ptrace). As the caller (root in the sandbox):
  * a process of its own user ("same-user"), one that made itself not dumpable ("nondumpable",
  * and its /proc/PID/environ: "nondumpable-environ");
- * then as nobody, the first one again ("other-user"); and a poke, which the sentry does not
- * emulate ("poke"). One line each: NAME RESULT.
+ * then as nobody, the first one again ("other-user"); and a poke of its memory ("poke"). One
+ * line each: NAME RESULT.
  */
 static int cmd_ptrace_guard(void)
 {

@@ -14,6 +14,15 @@
  * up the auxiliary vector in place, closes the two fds, sets the task name (PR_SET_NAME) to the
  * basename of execfn and jumps to the entry point.
  *
+ * When info.flags has CBOX_LOADER_REPORT_START (the task's guest tracer is owed the exec's
+ * stops, which must show the program, not the loader), the loader instead ends with
+ *     execve(NULL, entry, sp) with CBOX_LOADER_START in the fourth argument register
+ * which the sentry traps (execve is always a ptrace stop, and a filter of the guest's own let
+ * the exec of the loader through) and answers by giving the task the registers of a fresh exec
+ * at entry, with sp as its stack pointer: the call never returns to the loader. Any other
+ * task's such call is an ordinary execve the host refuses (EFAULT); if it does return, the
+ * loader jumps itself.
+ *
  * The loader is linked at CBOX_LOADER_BASE (126 TiB), far from where programs live. The kernel
  * places the initial brk right after the loader's image, so the guest's brk heap grows from
  * just above it: harmless, since programs only ever ask brk for "more", never for an address.
@@ -32,6 +41,10 @@
 /* The request of the loader's ioctl (not a real ioctl of any host file). */
 #define CBOX_LOADER_IOCTL       0xCB0C0001u
 #define CBOX_LOADER_ABI_VERSION 1
+/* info.flags: end with the start request below. */
+#define CBOX_LOADER_REPORT_START 1u
+/* The flags argument of the loader's start request (no flag execveat knows). */
+#define CBOX_LOADER_START 0xCB0C0002u
 /* Where the loader's text is linked. */
 #define CBOX_LOADER_BASE 0x7e8000000000ULL
 /* Exit status of the loader when it was not started by the sentry. */
@@ -41,7 +54,7 @@ struct cbox_loader_info {
 	uint32_t version;  /* CBOX_LOADER_ABI_VERSION */
 	int32_t elf_fd;    /* the program, open read-only in the task */
 	int32_t interp_fd; /* its PT_INTERP, open read-only, or -1 when it has none */
-	uint32_t flags;    /* 0; reserved */
+	uint32_t flags;    /* CBOX_LOADER_REPORT_START, or 0 */
 	char execfn[4096]; /* AT_EXECFN, NUL-terminated (the path the guest passed to execve) */
 };
 

@@ -1,0 +1,8 @@
+break add
+run
+bt
+print a
+continue
+print a
+delete
+continue
