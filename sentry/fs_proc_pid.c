@@ -235,23 +235,8 @@ static int gen_status(struct cbox_sentry *s, struct cbox_task *t, struct cbox_ta
  */
 static int gen_auxv(struct cbox_task *pt, struct cbox_proc_buf *b)
 {
-	char path[64], buf[2048];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pt->tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -ESRCH;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')');
-	if (!p)
-		return -ESRCH;
-	/* startstack is field 28; field 3 starts two bytes after the ')'. */
-	p += 2;
-	for (int field = 3; field < 28 && p; field++)
-		p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL;
+	char buf[2048];
+	const char *p = cbox_task_stat_field(cbox_task_stat_fields(pt->tid, buf, sizeof(buf)), 28);
 	if (!p)
 		return -ESRCH;
 	uint64_t at = strtoull(p, NULL, 10), word;

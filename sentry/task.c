@@ -324,24 +324,42 @@ pid_t cbox_task_vpid(struct cbox_sentry *s, struct cbox_task *t)
 	return t->tg ? t->tg->vpid : t->vtid;
 }
 
-int cbox_task_stat(pid_t tid, struct cbox_task_stat *out)
+char *cbox_task_stat_fields(pid_t tid, char *buf, size_t size)
 {
-	char path[64], buf[1024];
+	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -ESRCH;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		return NULL;
+	ssize_t n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
-		return -ESRCH;
+		return NULL;
 	buf[n] = '\0';
 	/* The name may hold anything, ')' included: the fields start after the last ')'. */
 	char *rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' ? rp + 2 : NULL;
+}
+
+const char *cbox_task_stat_field(const char *fields, int n)
+{
+	const char *p = fields;
+	for (int field = 3; p && field < n; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	return p;
+}
+
+int cbox_task_stat(pid_t tid, struct cbox_task_stat *out)
+{
+	char buf[1024];
+	const char *f = cbox_task_stat_fields(tid, buf, sizeof(buf));
 	char state;
 	int ppid, pgid, sid;
 	unsigned tty;
-	if (!rp || sscanf(rp + 1, " %c %d %d %d %u", &state, &ppid, &pgid, &sid, &tty) != 5)
+	if (!f || sscanf(f, "%c %d %d %d %u", &state, &ppid, &pgid, &sid, &tty) != 5)
 		return -ESRCH;
 	/* tty_nr: the minor's low 8 bits, the major, then the minor's high bits */
 	*out = (struct cbox_task_stat){

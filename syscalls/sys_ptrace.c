@@ -135,49 +135,30 @@ static void shown_regs(const struct cbox_task *t, struct user_regs_struct *r)
 		r->orig_rax = (unsigned long long)t->pt.sys_nr;
 }
 
-static int64_t getregset(struct cbox_sysctx *c, struct cbox_task *t, uint64_t type, uint64_t data)
+/* PTRACE_GETREGSET and PTRACE_SETREGSET (set): the guest's iovec at data names its buffer (up to
+ * PT_REGSET_MAX bytes of it are used) and gets back the length the register set took. */
+static int64_t regset(struct cbox_sysctx *c, struct cbox_task *t, bool set, uint64_t type,
+                      uint64_t data)
 {
 	struct iovec giov;
 	if (cbox_sys_read(c, data, &giov, sizeof(giov)) < 0)
 		return -EFAULT;
+	uint64_t gbuf = (uint64_t)(uintptr_t)giov.iov_base;
 	size_t len = giov.iov_len < PT_REGSET_MAX ? giov.iov_len : PT_REGSET_MAX;
 	void *buf = calloc(1, len ? len : 1);
 	if (!buf)
 		return -ENOMEM;
 	struct iovec iov = {buf, len};
 	int64_t r = 0;
-	if (ptrace(PTRACE_GETREGSET, t->tid, type, &iov) < 0)
+	if (set && len && cbox_sys_read(c, gbuf, buf, len) < 0)
+		r = -EFAULT;
+	else if (ptrace(set ? PTRACE_SETREGSET : PTRACE_GETREGSET, t->tid, type, &iov) < 0)
 		r = -errno; /* EINVAL: no such set, ENODEV: not on this CPU */
-	else if (type == NT_PRSTATUS && iov.iov_len >= sizeof(struct user_regs_struct))
+	if (r == 0 && !set && type == NT_PRSTATUS && iov.iov_len >= sizeof(struct user_regs_struct))
 		shown_regs(t, buf);
-	if (r < 0)
-		;
-	else if ((iov.iov_len &&
-	          cbox_sys_write(c, (uint64_t)(uintptr_t)giov.iov_base, buf, iov.iov_len) < 0) ||
-	         cbox_sys_write(c, data + offsetof(struct iovec, iov_len), &iov.iov_len,
-	                        sizeof(iov.iov_len)) < 0)
-		r = -EFAULT;
-	free(buf);
-	return r;
-}
-
-static int64_t setregset(struct cbox_sysctx *c, struct cbox_task *t, uint64_t type, uint64_t data)
-{
-	struct iovec giov;
-	if (cbox_sys_read(c, data, &giov, sizeof(giov)) < 0)
-		return -EFAULT;
-	size_t len = giov.iov_len < PT_REGSET_MAX ? giov.iov_len : PT_REGSET_MAX;
-	void *buf = calloc(1, len ? len : 1);
-	if (!buf)
-		return -ENOMEM;
-	int64_t r = 0;
-	struct iovec iov = {buf, len};
-	if (len && cbox_sys_read(c, (uint64_t)(uintptr_t)giov.iov_base, buf, len) < 0)
-		r = -EFAULT;
-	else if (ptrace(PTRACE_SETREGSET, t->tid, type, &iov) < 0)
-		r = -errno;
-	else if (cbox_sys_write(c, data + offsetof(struct iovec, iov_len), &iov.iov_len,
-	                        sizeof(iov.iov_len)) < 0)
+	if (r == 0 && ((!set && iov.iov_len && cbox_sys_write(c, gbuf, buf, iov.iov_len) < 0) ||
+	               cbox_sys_write(c, data + offsetof(struct iovec, iov_len), &iov.iov_len,
+	                              sizeof(iov.iov_len)) < 0))
 		r = -EFAULT;
 	free(buf);
 	return r;
@@ -324,9 +305,8 @@ int64_t sys_ptrace(struct cbox_sysctx *c)
 		return ptrace(PTRACE_SETFPREGS, t->tid, 0, &r) < 0 ? -errno : 0;
 	}
 	case PTRACE_GETREGSET:
-		return getregset(c, t, addr, data);
 	case PTRACE_SETREGSET:
-		return setregset(c, t, addr, data);
+		return regset(c, t, req == PTRACE_SETREGSET, addr, data);
 	case PTRACE_GETSIGINFO:
 		return getsiginfo(c, t, data);
 	case PTRACE_SETSIGINFO: {
@@ -378,10 +358,14 @@ struct wait_req {
 	uint64_t status, info, rusage; /* guest addresses (0: none) */
 };
 
-/* Tell the caller about tracee x's held stop, as wait_task_stopped does for a ptrace stop. */
-static int64_t report(struct cbox_sysctx *c, const struct wait_req *w, struct cbox_task *x)
+/*
+ * What a wait reports of a tracee (vtid): for waitid its siginfo (info_code, info_status, the
+ * tracee's uid), for wait4 the wait status wstatus and the tracee's id; its rusage, which is the
+ * host's and which the sentry cannot ask for, zero.
+ */
+static int64_t report_wait(struct cbox_sysctx *c, const struct wait_req *w, pid_t vtid,
+                           uint32_t uid, int info_code, int info_status, int wstatus)
 {
-	/* The tracee's own rusage is the host's, which the sentry cannot ask for: zero. */
 	if (w->rusage) {
 		struct rusage ru;
 		memset(&ru, 0, sizeof(ru));
@@ -393,52 +377,37 @@ static int64_t report(struct cbox_sysctx *c, const struct wait_req *w, struct cb
 			siginfo_t si;
 			memset(&si, 0, sizeof(si));
 			si.si_signo = SIGCHLD;
-			si.si_code = CLD_TRAPPED;
-			si.si_pid = x->vtid;
-			si.si_uid = x->cred ? x->cred->uid : 0;
-			si.si_status = x->pt.code;
+			si.si_code = info_code;
+			si.si_pid = vtid;
+			si.si_uid = uid;
+			si.si_status = info_status;
 			if (cbox_sys_write(c, w->info, &si, offsetof(siginfo_t, si_status) + 4) < 0)
 				return -EFAULT;
 		}
-		if (!(w->options & WNOWAIT))
-			x->pt.reported = true;
 		return 0;
 	}
-	int st = (x->pt.code << 8) | 0x7f;
-	if (w->status && cbox_sys_write(c, w->status, &st, sizeof(st)) < 0)
+	if (w->status && cbox_sys_write(c, w->status, &wstatus, sizeof(wstatus)) < 0)
 		return -EFAULT;
-	x->pt.reported = true;
-	return x->vtid;
+	return vtid;
+}
+
+/* Tracee x's held stop, as wait_task_stopped reports a ptrace stop. */
+static int64_t report(struct cbox_sysctx *c, const struct wait_req *w, struct cbox_task *x)
+{
+	int64_t r = report_wait(c, w, x->vtid, x->cred ? x->cred->uid : 0, CLD_TRAPPED, x->pt.code,
+	                        (x->pt.code << 8) | 0x7f);
+	if (r >= 0 && !(w->waitid && (w->options & WNOWAIT)))
+		x->pt.reported = true;
+	return r;
 }
 
 /* A tracee's exit the tracer is owed (not its child: ptrace_emu.c), as wait_task_zombie reports
  * it. */
 static int64_t report_exit(struct cbox_sysctx *c, const struct wait_req *w, pid_t vtid, int status)
 {
-	if (w->rusage) {
-		struct rusage ru;
-		memset(&ru, 0, sizeof(ru));
-		if (cbox_sys_write(c, w->rusage, &ru, sizeof(ru)) < 0)
-			return -EFAULT;
-	}
-	if (w->waitid) {
-		if (w->info) {
-			siginfo_t si;
-			memset(&si, 0, sizeof(si));
-			si.si_signo = SIGCHLD;
-			si.si_code = WIFEXITED(status)   ? CLD_EXITED
-			             : WCOREDUMP(status) ? CLD_DUMPED
-			                                 : CLD_KILLED;
-			si.si_pid = vtid;
-			si.si_status = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
-			if (cbox_sys_write(c, w->info, &si, offsetof(siginfo_t, si_status) + 4) < 0)
-				return -EFAULT;
-		}
-		return 0;
-	}
-	if (w->status && cbox_sys_write(c, w->status, &status, sizeof(status)) < 0)
-		return -EFAULT;
-	return vtid;
+	int code = WIFEXITED(status) ? CLD_EXITED : WCOREDUMP(status) ? CLD_DUMPED : CLD_KILLED;
+	return report_wait(c, w, vtid, 0, code,
+	                   WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), status);
 }
 
 /* Whether thread tid of process tgid has a child it has not reaped (its /proc children list). */

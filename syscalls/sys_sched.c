@@ -138,6 +138,69 @@ static bool ioprio_owner(const struct cbox_task *caller, const struct cbox_task 
 	       (t->cred->uid == caller->cred->euid || t->cred->uid == caller->cred->uid);
 }
 
+/* ---- the shape of the four calls -------------------------------------------------------- */
+
+enum who_kind { WHO_PROCESS, WHO_PGRP, WHO_USER };
+
+static bool anyone(const struct cbox_task *caller, const struct cbox_task *t)
+{
+	(void)caller;
+	(void)t;
+	return true;
+}
+
+/*
+ * setpriority's and ioprio_set's: on a process (who: its guest tid; the caller's own, 0, stays
+ * the host's), a process group or a user (who 0: the caller's own). may is Linux's owner test,
+ * act sets one thread, and valid (when not NULL) makes the checks of arg Linux makes before it
+ * looks at a target. A group whose every thread may be set is the host's: it selects the same
+ * threads.
+ */
+static int64_t set_for(struct cbox_sysctx *c, enum who_kind kind, uint32_t who, long arg,
+                       bool (*may)(const struct cbox_task *, const struct cbox_task *),
+                       bool (*act)(struct each_ctx *, struct cbox_task *, bool),
+                       int (*valid)(long arg))
+{
+	if (kind == WHO_PROCESS) {
+		struct cbox_task *t = who ? cbox_task_by_vtid(c->s, (pid_t)who) : NULL;
+		if (!t || may(c->task, t))
+			return CBOX_SYSRET_CONTINUE; /* the caller, ESRCH, or allowed */
+		int r = valid ? valid(arg) : 0;
+		return r < 0 ? r : -EPERM;
+	}
+	struct sel sel;
+	int r = sel_of(c, kind == WHO_USER, who, &sel);
+	if (r < 0)
+		return r;
+	struct each_ctx e = {.c = c, .sel = &sel, .may = may};
+	if (kind == WHO_PGRP) {
+		cbox_task_each(c->s, each_selected, &e);
+		if (e.denied == 0)
+			return CBOX_SYSRET_CONTINUE;
+	}
+	r = valid ? valid(arg) : 0;
+	if (r < 0)
+		return r;
+	e = (struct each_ctx){
+	    .c = c, .sel = &sel, .may = may, .act = act, .arg = arg, .result = -ESRCH};
+	cbox_task_each(c->s, each_selected, &e);
+	return e.result;
+}
+
+/* getpriority's and ioprio_get's on a user (who 0: the caller's own): act reads each of its
+ * threads into the result (-ESRCH when it has none). */
+static int64_t read_user(struct cbox_sysctx *c, uint32_t who,
+                         bool (*act)(struct each_ctx *, struct cbox_task *, bool))
+{
+	struct sel sel;
+	int r = sel_of(c, true, who, &sel);
+	if (r < 0)
+		return r;
+	struct each_ctx e = {.c = c, .sel = &sel, .may = anyone, .act = act, .result = -ESRCH};
+	cbox_task_each(c->s, each_selected, &e);
+	return e.result;
+}
+
 /* ---- setpriority and getpriority --------------------------------------------------------------
  */
 
@@ -157,37 +220,17 @@ static bool set_one_prio(struct each_ctx *e, struct cbox_task *t, bool allowed)
 
 int64_t sys_setpriority(struct cbox_sysctx *c)
 {
-	int which = IARG(0);
-	uint32_t who = (uint32_t)ARG(1);
-	if (which == PRIO_PROCESS) {
-		struct cbox_task *t = who ? cbox_task_by_vtid(c->s, (pid_t)who) : NULL;
-		if (!t || same_owner(c->task, t))
-			return CBOX_SYSRET_CONTINUE; /* the caller, ESRCH, or allowed */
-		return -EPERM;
-	}
-	if (which != PRIO_PGRP && which != PRIO_USER)
+	int which = IARG(0), nice = IARG(2);
+	if (which != PRIO_PROCESS && which != PRIO_PGRP && which != PRIO_USER)
 		return CBOX_SYSRET_CONTINUE; /* EINVAL */
-	struct sel sel;
-	int r = sel_of(c, which == PRIO_USER, who, &sel);
-	if (r < 0)
-		return r;
-	struct each_ctx e = {.c = c, .sel = &sel, .may = same_owner};
-	if (which == PRIO_PGRP) {
-		cbox_task_each(c->s, each_selected, &e);
-		if (e.denied == 0)
-			return CBOX_SYSRET_CONTINUE; /* the host selects the same group */
-	}
-	int nice = IARG(2);
-	e = (struct each_ctx){.c = c,
-	                      .sel = &sel,
-	                      .may = same_owner,
-	                      .act = set_one_prio,
-	                      .arg = nice < -20  ? -20
-	                             : nice > 19 ? 19
-	                                         : nice,
-	                      .result = -ESRCH};
-	cbox_task_each(c->s, each_selected, &e);
-	return e.result;
+	enum who_kind kind = which == PRIO_PROCESS ? WHO_PROCESS
+	                     : which == PRIO_PGRP  ? WHO_PGRP
+	                                           : WHO_USER;
+	return set_for(c, kind, (uint32_t)ARG(1),
+	               nice < -20  ? -20
+	               : nice > 19 ? 19
+	                           : nice,
+	               same_owner, set_one_prio, NULL);
 }
 
 /* getpriority(PRIO_USER): the highest priority (20 - nice) among the user's threads. */
@@ -201,25 +244,11 @@ static bool read_prio(struct each_ctx *e, struct cbox_task *t, bool allowed)
 	return true;
 }
 
-static bool anyone(const struct cbox_task *caller, const struct cbox_task *t)
-{
-	(void)caller;
-	(void)t;
-	return true;
-}
-
 int64_t sys_getpriority(struct cbox_sysctx *c)
 {
 	if (IARG(0) != PRIO_USER)
 		return CBOX_SYSRET_CONTINUE; /* (only PRIO_USER and the host's EINVAL come here) */
-	struct sel sel;
-	int r = sel_of(c, true, (uint32_t)ARG(1), &sel);
-	if (r < 0)
-		return r;
-	struct each_ctx e = {
-	    .c = c, .sel = &sel, .may = anyone, .act = read_prio, .result = -ESRCH};
-	cbox_task_each(c->s, each_selected, &e);
-	return e.result;
+	return read_user(c, (uint32_t)ARG(1), read_prio);
 }
 
 /* ---- ioprio_set and ioprio_get ------------------------------------------------------------------
@@ -227,9 +256,9 @@ int64_t sys_getpriority(struct cbox_sysctx *c)
 
 /* ioprio_check_cap's answer for ioprio, from the host: a call on a pid no process can have
  * (past PID_MAX_LIMIT) is checked for its class and level and then finds no process. */
-static int ioprio_valid_here(int ioprio)
+static int ioprio_valid_here(long ioprio)
 {
-	long r = syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, INT_MAX, ioprio);
+	long r = syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, INT_MAX, (int)ioprio);
 	return r < 0 && errno != ESRCH ? -errno : 0;
 }
 
@@ -248,38 +277,13 @@ static bool set_one_ioprio(struct each_ctx *e, struct cbox_task *t, bool allowed
 int64_t sys_ioprio_set(struct cbox_sysctx *c)
 {
 	int which = IARG(0);
-	uint32_t who = (uint32_t)ARG(1);
-	int ioprio = IARG(2);
 	if (which != IOPRIO_WHO_PROCESS && which != IOPRIO_WHO_PGRP && which != IOPRIO_WHO_USER)
 		return CBOX_SYSRET_CONTINUE; /* EINVAL */
-	if (which == IOPRIO_WHO_PROCESS) {
-		struct cbox_task *t = who ? cbox_task_by_vtid(c->s, (pid_t)who) : NULL;
-		if (!t || ioprio_owner(c->task, t))
-			return CBOX_SYSRET_CONTINUE;
-		int r = ioprio_valid_here(ioprio);
-		return r < 0 ? r : -EPERM; /* (an invalid ioprio is refused before the task) */
-	}
-	struct sel sel;
-	int r = sel_of(c, which == IOPRIO_WHO_USER, who, &sel);
-	if (r < 0)
-		return r;
-	struct each_ctx e = {.c = c, .sel = &sel, .may = ioprio_owner};
-	if (which == IOPRIO_WHO_PGRP) {
-		cbox_task_each(c->s, each_selected, &e);
-		if (e.denied == 0)
-			return CBOX_SYSRET_CONTINUE;
-	}
-	r = ioprio_valid_here(ioprio);
-	if (r < 0)
-		return r;
-	e = (struct each_ctx){.c = c,
-	                      .sel = &sel,
-	                      .may = ioprio_owner,
-	                      .act = set_one_ioprio,
-	                      .arg = ioprio,
-	                      .result = -ESRCH};
-	cbox_task_each(c->s, each_selected, &e);
-	return e.result;
+	enum who_kind kind = which == IOPRIO_WHO_PROCESS ? WHO_PROCESS
+	                     : which == IOPRIO_WHO_PGRP  ? WHO_PGRP
+	                                                 : WHO_USER;
+	return set_for(c, kind, (uint32_t)ARG(1), IARG(2), ioprio_owner, set_one_ioprio,
+	               ioprio_valid_here);
 }
 
 /* ioprio_best: the higher of two priorities, an unset one counting as the default. */
@@ -306,14 +310,7 @@ int64_t sys_ioprio_get(struct cbox_sysctx *c)
 	if (IARG(0) != IOPRIO_WHO_USER)
 		return CBOX_SYSRET_CONTINUE; /* (only IOPRIO_WHO_USER and the host's EINVAL come
 		                                here) */
-	struct sel sel;
-	int r = sel_of(c, true, (uint32_t)ARG(1), &sel);
-	if (r < 0)
-		return r;
-	struct each_ctx e = {
-	    .c = c, .sel = &sel, .may = anyone, .act = read_ioprio, .result = -ESRCH};
-	cbox_task_each(c->s, each_selected, &e);
-	return e.result;
+	return read_user(c, (uint32_t)ARG(1), read_ioprio);
 }
 
 /* ---- sched_setparam, sched_setscheduler, sched_setattr ------------------------------------ */
@@ -321,30 +318,9 @@ int64_t sys_ioprio_get(struct cbox_sysctx *c)
 /* The policy and real-time priority of host task tid (its /proc/TID/stat, fields 41 and 40). */
 static int sched_of(pid_t tid, int *policy, unsigned *rt_prio)
 {
-	char path[64], buf[2048];
-	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -ESRCH;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')'); /* (the name may hold anything) */
-	if (!p)
-		return -ESRCH;
-	/* Field 3 (state) starts after ") "; fields 40 and 41 are 37 and 38 further on. */
-	p += 2;
-	for (int field = 3; field < 40; field++) {
-		p = strchr(p, ' ');
-		if (!p)
-			return -ESRCH;
-		p++;
-	}
-	if (sscanf(p, "%u %d", rt_prio, policy) != 2)
-		return -ESRCH;
-	return 0;
+	char buf[2048];
+	const char *f = cbox_task_stat_field(cbox_task_stat_fields(tid, buf, sizeof(buf)), 40);
+	return f && sscanf(f, "%u %d", rt_prio, policy) == 2 ? 0 : -ESRCH;
 }
 
 static bool rt_policy(int policy)

@@ -405,6 +405,11 @@ struct cbox_task_stat {
 	dev_t tty;
 };
 CBOX_API int cbox_task_stat(pid_t tid, struct cbox_task_stat *out);
+/* The fields of host task tid's /proc/TID/stat from the third (its state) on, read into buf
+ * (size bytes), or NULL when it is gone; cbox_task_stat_field: field n of them (n >= 3, numbered
+ * as proc(5) numbers them), or NULL. */
+CBOX_API char *cbox_task_stat_fields(pid_t tid, char *buf, size_t size);
+CBOX_API const char *cbox_task_stat_field(const char *fields, int n);
 
 /* The process group of host task tid as the guest numbers it (its status's last NSpgid), or 0
  * when it is gone or outside the guest's pid namespace. */
