@@ -4,11 +4,28 @@
  * itself: the task stays blocked where it is (in its seccomp notification, or at its ptrace
  * stop), the sentry keeps the trap, polls what the answer depends on from its main loop, and
  * answers when the step says so.
+ *
+ * A signal must end the wait as Linux's would, but nothing tells the sentry of it: the task waits
+ * killably in its notification (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, and a traced task's
+ * fatal signal is not made a SIGKILL), or stays at its ptrace stop, so `timeout 1 cat fifo`
+ * waited for the FIFO's writer forever, SIGTERM or not. So every SIG_CHECK_MS the sentry looks
+ * at each waiting task's pending signals, and one it does not block ends the wait: the call
+ * returns -ERESTARTSYS, on which the kernel does what Linux does (runs the handler, then
+ * restarts the call under SA_RESTART or when nothing handles the signal, else EINTR; a fatal
+ * signal ends the process). At a ptrace stop the call's -ERESTARTSYS would not be restarted (the
+ * sentry skips the call there), so the task goes back onto its syscall instruction instead and
+ * makes the call again after the signal: always restarted, where Linux gives a handler without
+ * SA_RESTART EINTR.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cbox/log.h"
 #include "cbox/syscalls.h"
@@ -20,12 +37,16 @@ struct cbox_deferred {
 	int fd;
 	short events;
 	int retry_ms;
-	uint64_t due_ns; /* next retry */
-	bool kicked;     /* cbox_defer_kick: step again at once */
+	uint64_t due_ns;     /* next retry */
+	uint64_t sig_due_ns; /* next look at the task's pending signals */
+	bool kicked;         /* cbox_defer_kick: step again at once */
 	int64_t (*step)(struct cbox_sysctx *c, void *arg);
 	void (*drop)(void *arg);
 	void *arg;
 };
+
+#define SIG_CHECK_MS     50
+#define CBOX_ERESTARTSYS 512
 
 static uint64_t now_ns(void)
 {
@@ -49,6 +70,7 @@ int64_t cbox_sys_defer(struct cbox_sysctx *c, int fd, short events, int retry_ms
 	                            .events = events,
 	                            .retry_ms = retry_ms,
 	                            .due_ns = now_ns() + (uint64_t)retry_ms * 1000000ULL,
+	                            .sig_due_ns = now_ns() + SIG_CHECK_MS * 1000000ULL,
 	                            .step = step,
 	                            .drop = drop,
 	                            .arg = arg};
@@ -66,11 +88,11 @@ size_t cbox_defer_pollfds(struct cbox_sentry *s, struct pollfd *pf, size_t n, in
 			*timeout_ms = 0;
 		if (d->fd >= 0 && k < n)
 			pf[k++] = (struct pollfd){.fd = d->fd, .events = d->events};
-		if (d->retry_ms > 0) {
-			int left = d->due_ns > now ? (int)((d->due_ns - now) / 1000000ULL) + 1 : 0;
-			if (*timeout_ms != 0 && (*timeout_ms < 0 || left < *timeout_ms))
-				*timeout_ms = left;
-		}
+		uint64_t due =
+		    d->retry_ms > 0 && d->due_ns < d->sig_due_ns ? d->due_ns : d->sig_due_ns;
+		int left = due > now ? (int)((due - now) / 1000000ULL) + 1 : 0;
+		if (*timeout_ms != 0 && (*timeout_ms < 0 || left < *timeout_ms))
+			*timeout_ms = left;
 	}
 	return k;
 }
@@ -99,6 +121,43 @@ static bool ready(const struct cbox_deferred *d, const struct pollfd *pf, size_t
 	return false;
 }
 
+/* Whether host task tid has a pending signal it does not block (its /proc status). */
+static bool signal_pending_for(pid_t tid)
+{
+	char path[64], buf[2048];
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *p = strstr(buf, "\nSigPnd:"), *q = strstr(buf, "\nShdPnd:");
+	const char *b = strstr(buf, "\nSigBlk:");
+	if (!p || !q || !b)
+		return false;
+	unsigned long long pnd = strtoull(p + 8, NULL, 16) | strtoull(q + 8, NULL, 16);
+	return (pnd & ~strtoull(b + 8, NULL, 16)) != 0;
+}
+
+/* End the wait of c's call for a signal (see above). */
+static void interrupt_call(struct cbox_sysctx *c)
+{
+	struct cbox_trap *t = c->trap;
+	if (!t->ptrace_stop) {
+		cbox_dispatch_answer(c, cbox_sys_lookup(t->nr), -CBOX_ERESTARTSYS);
+		return;
+	}
+	struct user_regs_struct r = t->regs;
+	r.rip -= 2; /* back onto the syscall instruction (0f 05), the call's number in rax */
+	r.rax = r.orig_rax;
+	r.orig_rax = (unsigned long long)-1; /* skipped now */
+	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) == 0)
+		ptrace((enum __ptrace_request)cbox_ptrace_emu_resume_req(c->task), t->tid, 0, 0);
+}
+
 void cbox_defer_run(struct cbox_sentry *s, const struct pollfd *pf, size_t n)
 {
 	uint64_t now = now_ns();
@@ -107,8 +166,16 @@ void cbox_defer_run(struct cbox_sentry *s, const struct pollfd *pf, size_t n)
 		struct cbox_deferred *d = *pp;
 		struct cbox_task *t = cbox_task_find(s, d->trap.tid);
 		int64_t r = CBOX_SYSRET_DEFER;
+		bool look = now >= d->sig_due_ns;
+		if (look)
+			d->sig_due_ns = now + SIG_CHECK_MS * 1000000ULL;
 		if (!t) {
 			r = -EINTR; /* the task is gone: nobody to answer */
+		} else if (look && s->platform->ops->still_valid(s->platform, &d->trap) &&
+		           signal_pending_for(d->trap.tid)) {
+			struct cbox_sysctx c = {.s = s, .task = t, .trap = &d->trap};
+			interrupt_call(&c);
+			r = -EINTR; /* (answered) */
 		} else if (ready(d, pf, n, now)) {
 			d->kicked = false;
 			struct cbox_sysctx c = {.s = s, .task = t, .trap = &d->trap};

@@ -155,8 +155,10 @@ void cbox_dispatch_answer(struct cbox_sysctx *c, const struct cbox_sys_entry *e,
 	c->task->continued_nr1 = r == CBOX_SYSRET_CONTINUE ? trap->nr + 1 : 0;
 	c->task->continued_ip = trap->ip;
 	/* At a ptrace stop, the task goes on as its guest tracer last let it (ptrace_emu.c). */
-	if (trap->ptrace_stop)
+	if (trap->ptrace_stop) {
 		trap->resume = cbox_ptrace_emu_resume_req(c->task);
+		cbox_ptrace_emu_rearm(c->task);
+	}
 	if (c->answered)
 		; /* by cbox_sys_install_answer */
 	else if (r == CBOX_SYSRET_CONTINUE)

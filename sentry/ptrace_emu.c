@@ -80,6 +80,20 @@ int cbox_ptrace_emu_interrupt(struct cbox_sentry *s, struct cbox_task *t, int co
 	return 0;
 }
 
+/*
+ * Linux clears a pending PTRACE_INTERRUPT at any ptrace stop the task enters first ("any trap
+ * clears pending STOP trap"), and every trapped call on the ptrace platform, and every
+ * execve, is such a stop of the sentry's: a tracee making one just as its tracer attached lost
+ * the stop its tracer waited for, which hung the tracer (1 run in ~50 of the ptrace compat cases
+ * under --strict). So each time the sentry lets a task go on from a stop of its own while the
+ * tracer's stop is still owed, it asks again: an interrupt still pending is not doubled.
+ */
+void cbox_ptrace_emu_rearm(struct cbox_task *t)
+{
+	if (t->pt.stop_wanted && t->seen_first_stop && !t->clone3_child)
+		ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+}
+
 /* The syscall host task tid is in (its /proc/TID/syscall), or -1. */
 static long syscall_of(pid_t tid)
 {
@@ -136,6 +150,10 @@ static void host_options(struct cbox_task *t)
 static void hold(struct cbox_sentry *s, struct cbox_task *t, int code, bool signal_stop,
                  bool group_stop)
 {
+	/* A seizer's PTRACE_INTERRUPT is answered by any stop, as Linux's is; ATTACH's SIGSTOP is
+	 * a signal of its own, which still comes. */
+	if (t->pt.seized)
+		t->pt.stop_wanted = false;
 	t->pt.held = true;
 	t->pt.signal_stop = signal_stop;
 	t->pt.group_stop = group_stop;
@@ -294,6 +312,7 @@ void cbox_ptrace_emu_resume(struct cbox_sentry *s, struct cbox_task *t, int req,
 		}
 	}
 	enum __ptrace_request how = (enum __ptrace_request)cbox_ptrace_emu_resume_req(t);
+	cbox_ptrace_emu_rearm(t);
 	int r;
 	if (t->pt.signal_stop) {
 		/* At a signal's delivery stop the host tracer chooses the signal delivered: the

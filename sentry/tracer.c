@@ -68,10 +68,12 @@ static void inherit(struct cbox_sentry *s, struct cbox_task *child, struct cbox_
 
 /* Let task tid (t: its state, when known) go on from a stop of the sentry's own, the way its
  * guest tracer, if any, last let it run (ptrace_emu.c). */
-static void resume(const struct cbox_task *t, pid_t tid, int sig)
+static void resume(struct cbox_task *t, pid_t tid, int sig)
 {
 	enum __ptrace_request how =
 	    t ? (enum __ptrace_request)cbox_ptrace_emu_resume_req(t) : PTRACE_CONT;
+	if (t)
+		cbox_ptrace_emu_rearm(t);
 	if (ptrace(how, tid, 0, sig) < 0 && errno != ESRCH)
 		cbox_warn("resume task %d: %s", tid, strerror(errno));
 }

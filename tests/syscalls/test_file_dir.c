@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/capability.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -735,4 +736,46 @@ CT_TEST(getdents, proc_task_and_type)
 	CT_EQ(lseek(fd, 0, SEEK_SET), 0);
 	CT_ERR(syscall(SYS_getdents, fd, buf, 8L), EINVAL);
 	close(fd);
+}
+
+static volatile sig_atomic_t fifo_alarms;
+
+static void fifo_on_alarm(int sig)
+{
+	(void)sig;
+	fifo_alarms++;
+}
+
+/* An open of a FIFO blocks until the other end opens; a signal with an SA_RESTART handler runs
+ * the handler and the open goes on waiting (restarted), as a signal that ends the process ends
+ * it there. */
+CT_TEST(openat, fifo_open_signals)
+{
+	CT_OK(mkfifo("p", 0600));
+	pid_t pid = CT_OK(fork());
+	if (pid == 0) {
+		struct sigaction sa = {.sa_handler = fifo_on_alarm, .sa_flags = SA_RESTART};
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGALRM, &sa, NULL);
+		alarm(1);
+		int r = open("p", O_RDONLY); /* the writer comes after the alarm */
+		char c = 0;
+		_exit(r >= 0 && read(r, &c, 1) == 1 && c == 'x' && fifo_alarms == 1 ? 0 : 1);
+	}
+	usleep(1500 * 1000);
+	int w = CT_OK(open("p", O_WRONLY));
+	CT_EQ(write(w, "x", 1), 1);
+	close(w);
+	int st = ct_wait(pid);
+	CT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	/* SIGTERM, not handled, ends a process waiting in the open. */
+	pid = CT_OK(fork());
+	if (pid == 0) {
+		open("p", O_RDONLY);
+		_exit(0);
+	}
+	usleep(200 * 1000);
+	CT_OK(kill(pid, SIGTERM));
+	st = ct_wait(pid);
+	CT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
 }

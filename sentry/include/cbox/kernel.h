@@ -495,6 +495,9 @@ CBOX_API void cbox_ptrace_emu_resume(struct cbox_sentry *s, struct cbox_task *t,
 /* The request that resumes t on the host after the sentry's own stops (an answered call, an
  * event): the guest tracer's PTRACE_SYSCALL or PTRACE_SINGLESTEP, else PTRACE_CONT. */
 CBOX_API int cbox_ptrace_emu_resume_req(const struct cbox_task *t);
+/* Before the sentry lets t go on from a stop of its own: the stop its tracer is owed, asked for
+ * again (ptrace_emu.c says why). */
+CBOX_API void cbox_ptrace_emu_rearm(struct cbox_task *t);
 /* Hold t, at a syscall-exit stop the platform left it in (struct cbox_trap's hold_exit). */
 CBOX_API void cbox_ptrace_emu_hold_exit(struct cbox_sentry *s, struct cbox_task *t, long nr);
 /* The loader has mapped t's new program (exec.c): the stops its tracer is owed for the exec. */
