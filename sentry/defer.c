@@ -126,14 +126,8 @@ static bool signal_pending_for(pid_t tid)
 {
 	char path[64], buf[2048];
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (cbox_proc_read(path, buf, sizeof(buf)) <= 0)
 		return false;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	const char *p = strstr(buf, "\nSigPnd:"), *q = strstr(buf, "\nShdPnd:");
 	const char *b = strstr(buf, "\nSigBlk:");
 	if (!p || !q || !b)

@@ -99,14 +99,8 @@ static long syscall_of(pid_t tid)
 {
 	char path[64], buf[64];
 	snprintf(path, sizeof(path), "/proc/%d/syscall", tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (cbox_proc_read(path, buf, sizeof(buf)) <= 0)
 		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	char *end;
 	long nr = strtol(buf, &end, 10);
 	return end == buf ? -1 : nr;

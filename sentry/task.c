@@ -266,20 +266,25 @@ void cbox_task_remove(struct cbox_sentry *s, struct cbox_task *t)
 	free(t);
 }
 
+ssize_t cbox_proc_read(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
 /* The last of the numbers on the line of /proc/PID/status that starts with field ("NSpid:"),
  * when there are at least two (the task is in a namespace below the sentry's), else 0. */
 static pid_t ns_last(pid_t host_pid, const char *field)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof(path), "/proc/%d/status", host_pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (cbox_proc_read(path, buf, sizeof(buf)) <= 0)
 		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	char key[32];
 	snprintf(key, sizeof(key), "\n%s", field);
 	char *line = strstr(buf, key);
@@ -328,14 +333,8 @@ char *cbox_task_stat_fields(pid_t tid, char *buf, size_t size)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (cbox_proc_read(path, buf, size) <= 0)
 		return NULL;
-	ssize_t n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
 	/* The name may hold anything, ')' included: the fields start after the last ')'. */
 	char *rp = strrchr(buf, ')');
 	return rp && rp[1] == ' ' ? rp + 2 : NULL;

@@ -72,14 +72,8 @@ struct cbox_task *cbox_sys_pidfd_task(struct cbox_sysctx *c, int pidfd)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", c->task->tid, pidfd);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (cbox_proc_read(path, buf, sizeof(buf)) <= 0)
 		return NULL;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
 	char *line = strstr(buf, "\nPid:");
 	if (!line)
 		return NULL;
