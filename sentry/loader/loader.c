@@ -7,9 +7,11 @@
  * headers are validated again here with cbox_elf_parse because the loader is the one that acts
  * on them.
  */
+#include <stdbool.h>
 #include <linux/auxvec.h>
 #include <linux/errno.h>
 #include <linux/mman.h>
+#include <linux/personality.h>
 #include <linux/prctl.h>
 
 #include "cbox/elf.h"
@@ -187,7 +189,29 @@ static void map_segment(int fd, const struct cbox_elf_load *l, uintptr_t bias)
 
 /* Reserve the whole span first so that the segments and the gaps between them belong to this
  * image and nothing else can land in between. */
-static void map_image(int fd, struct image *im)
+/*
+ * Where Linux's exec puts a position-independent program that has an interpreter (load_elf_binary):
+ * at ELF_ET_DYN_BASE, two thirds of the 47-bit user space (0x555555554000 for an image linked
+ * at 0), moved up by a random number of pages below 2^28 unless the process asked for no
+ * randomization (personality ADDR_NO_RANDOMIZE, as gdb runs a program), aligned to the image's
+ * largest segment alignment. 0 when the random bytes cannot be had: mmap then chooses.
+ */
+static uintptr_t dyn_base(const struct cbox_elf_info *e)
+{
+	uintptr_t base = ((1UL << 47) - PAGE) / 3 * 2;
+	long persona = sys3(__NR_personality, 0xffffffffL, 0, 0);
+	if (sys_failed(persona) || !(persona & ADDR_NO_RANDOMIZE)) {
+		uint64_t rnd;
+		if (sys3(__NR_getrandom, (long)&rnd, sizeof(rnd), 0) != (long)sizeof(rnd))
+			return 0;
+		base += (uintptr_t)(rnd & ((1UL << 28) - 1)) * PAGE;
+	}
+	if (e->align > PAGE)
+		base &= ~(uintptr_t)(e->align - 1);
+	return (base - e->min_vaddr) & ~(uintptr_t)(PAGE - 1);
+}
+
+static void map_image(int fd, struct image *im, bool program)
 {
 	const struct cbox_elf_info *e = &im->elf;
 	uintptr_t span = e->max_vaddr - e->min_vaddr, start;
@@ -201,6 +225,12 @@ static void map_image(int fd, struct image *im)
 		if (sys_failed(rc) || (uintptr_t)rc != e->min_vaddr)
 			fatal("the program's addresses are not free");
 		im->bias = 0;
+	} else if (program && e->has_interp && (start = dyn_base(e)) != 0 &&
+	           !sys_failed(
+	               rc = sys6(__NR_mmap, (long)(start + e->min_vaddr), (long)span, PROT_NONE,
+	                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0)) &&
+	           (uintptr_t)rc == start + e->min_vaddr) {
+		im->bias = start; /* (else: wherever mmap finds room, below) */
 	} else {
 		uintptr_t extra = e->align > PAGE ? e->align - PAGE : 0;
 		rc = sys6(__NR_mmap, 0, (long)(span + extra), PROT_NONE,
@@ -309,10 +339,10 @@ void loader_main(uintptr_t *sp)
 	 * would jump into a program whose dynamic linker never ran (or the reverse). */
 	if (prog.elf.has_interp != (info.interp_fd >= 0))
 		fatal("interpreter does not match PT_INTERP");
-	map_image(info.elf_fd, &prog);
+	map_image(info.elf_fd, &prog, true);
 	if (prog.elf.has_interp) {
 		parse_fd(info.interp_fd, &interp.elf);
-		map_image(info.interp_fd, &interp);
+		map_image(info.interp_fd, &interp, false);
 	}
 	if (prog.elf.exec_stack && sys3(__NR_mprotect, (long)((uintptr_t)sp & ~(PAGE - 1)), PAGE,
 	                                PROT_READ | PROT_WRITE | PROT_EXEC | PROT_GROWSDOWN) < 0)
