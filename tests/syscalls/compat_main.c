@@ -135,17 +135,31 @@ int ct_wait(int pid)
 	return st;
 }
 
+pid_t ct_spawn_idle(void)
+{
+	pid_t pid = fork();
+	if (pid < 0)
+		ct_fail_at(__LINE__, "fork: %s", ct_errname(errno));
+	if (pid == 0) {
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+int ct_exit_code(pid_t pid)
+{
+	int st = ct_wait(pid);
+	if (!WIFEXITED(st))
+		ct_fail_at(__LINE__, "child did not exit: 0x%x", st);
+	return WEXITSTATUS(st);
+}
+
 void ct_as_nobody_eperm(long (*call)(int target))
 {
 	if (!ct_has_cap(CAP_SETUID) || !ct_has_cap(CAP_SETGID))
 		ct_skip("needs CAP_SETUID and CAP_SETGID to become nobody");
-	pid_t target = fork();
-	if (target < 0)
-		ct_fail_at(__LINE__, "fork: %s", ct_errname(errno));
-	if (target == 0) {
-		for (;;)
-			pause();
-	}
+	pid_t target = ct_spawn_idle();
 	pid_t pid = fork();
 	if (pid == 0) {
 		if (syscall(SYS_setresgid, 65534, 65534, 65534) < 0 ||

@@ -32,6 +32,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 
 typedef void (*ct_fn)(void);
 
@@ -113,6 +114,13 @@ const char *ct_errname(int e);
 
 /* Wait for child pid and return its wait status; fails the case on a waitpid error. */
 int ct_wait(int pid);
+
+/* A child that waits for signals forever (pause); the case kills it, or the harness does. A
+ * failed fork fails the case. */
+pid_t ct_spawn_idle(void);
+
+/* Wait for child pid and return its exit code; fails the case when it did not exit. */
+int ct_exit_code(pid_t pid);
 
 /* Another user's process is closed to call: a fresh idle child of the case (root's), reached
  * from a second child that dropped to nobody, must get EPERM from call(target); the case fails
