@@ -7,7 +7,8 @@
  * (a check is only meaningful once it passes natively). Syscalls are made with syscall(2) where
  * libc could hide the kernel's answer (vDSO, wrappers that check arguments first).
  *
- * Exit status: 0 when every check passed, 1 when one failed, 2 on a usage error.
+ * Exit status: 0 when every check passed, 1 when one failed, 2 on a usage error. The commands
+ * that reach into other processes (ptrace-guard, cross-user, prio-user) are in guest_procs.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -29,19 +30,18 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/ptrace.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "guest.h"
+
 static int failures;
 
-static const char *errname(int e)
+const char *errname(int e)
 {
 	const char *n = strerrorname_np(e);
 	return n ? n : "E?";
@@ -647,244 +647,6 @@ static int cmd_shmmax(void)
 		return 1;
 	}
 	printf("shmmax %lu\n", (unsigned long)info.shmmax);
-	return 0;
-}
-
-/* A word the tracer tests read out of another process. */
-static volatile long ptrace_secret = 0x5ec12e7L;
-
-/* A child that pauses forever, after making itself not dumpable with nodump; it says it is
- * ready through a pipe. */
-static pid_t paused_child(bool nodump)
-{
-	int p[2];
-	if (pipe(p) < 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid == 0) {
-		if (nodump)
-			prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-		if (write(p[1], "r", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	char c;
-	close(p[1]);
-	if (pid > 0 && read(p[0], &c, 1) != 1)
-		pid = -1;
-	close(p[0]);
-	return pid;
-}
-
-/* PTRACE_ATTACH to pid (raw calls): "OK" once the stop is seen and the secret word read back,
- * then detached; else the errno's name. */
-static const char *attach_and_peek(pid_t pid)
-{
-	if (syscall(SYS_ptrace, PTRACE_ATTACH, pid, 0, 0) < 0)
-		return errname(errno);
-	int st;
-	if (waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st) || WSTOPSIG(st) != SIGSTOP)
-		return "no-stop";
-	long w = 0;
-	long r = syscall(SYS_ptrace, PTRACE_PEEKDATA, pid, &ptrace_secret, &w);
-	syscall(SYS_ptrace, PTRACE_DETACH, pid, 0, 0);
-	return r == 0 && w == ptrace_secret ? "OK" : "bad-peek";
-}
-
-/*
- * `ptrace-guard`: who may trace whom (emulated ptrace). As the caller (root in the sandbox):
- * a process of its own user ("same-user"), one that made itself not dumpable ("nondumpable",
- * and its /proc/PID/environ: "nondumpable-environ");
- * then as nobody, the first one again ("other-user"); and a poke of its memory ("poke"). One
- * line each: NAME RESULT.
- */
-static int cmd_ptrace_guard(void)
-{
-	pid_t a = paused_child(false), b = paused_child(true);
-	if (a < 0 || b < 0)
-		return 1;
-	printf("same-user %s\n", attach_and_peek(a));
-	printf("nondumpable %s\n", attach_and_peek(b));
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)b);
-	int efd = open(path, O_RDONLY);
-	printf("nondumpable-environ %s\n", efd >= 0 ? "OK" : errname(errno));
-	if (efd >= 0)
-		close(efd);
-	pid_t c = fork();
-	if (c == 0) {
-		if (syscall(SYS_setresuid, 65534, 65534, 65534) < 0)
-			_exit(1);
-		printf("other-user %s\n", attach_and_peek(a));
-		_exit(0);
-	}
-	int st;
-	waitpid(c, &st, 0);
-	const char *poke = "no-attach";
-	if (syscall(SYS_ptrace, PTRACE_ATTACH, a, 0, 0) == 0 && waitpid(a, &st, __WALL) == a) {
-		poke = syscall(SYS_ptrace, PTRACE_POKEDATA, a, &ptrace_secret, 1L) == 0
-		           ? "OK"
-		           : errname(errno);
-		syscall(SYS_ptrace, PTRACE_DETACH, a, 0, 0);
-	}
-	printf("poke %s\n", poke);
-	kill(a, SIGKILL);
-	kill(b, SIGKILL);
-	waitpid(a, &st, 0);
-	waitpid(b, &st, 0);
-	return 0;
-}
-
-/* One call on another process for cross-user: "OK" when it did what it asks of pid, else the
- * errno's name. */
-static const char *xproc_call(const char *name, pid_t pid)
-{
-	long r = -1;
-	if (!strcmp(name, "process_vm_readv")) {
-		long w = 0;
-		struct iovec l = {&w, sizeof(w)}, rv = {(void *)&ptrace_secret, sizeof(w)};
-		r = syscall(SYS_process_vm_readv, pid, &l, 1, &rv, 1, 0);
-		if (r == (long)sizeof(w) && w != ptrace_secret)
-			return "bad-read";
-	} else if (!strcmp(name, "process_vm_writev")) {
-		long w = ptrace_secret; /* (the same word back: the target is unchanged) */
-		struct iovec l = {&w, sizeof(w)}, rv = {(void *)&ptrace_secret, sizeof(w)};
-		r = syscall(SYS_process_vm_writev, pid, &l, 1, &rv, 1, 0);
-	} else if (!strcmp(name, "pidfd_getfd")) {
-		int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
-		if (pfd < 0)
-			return errname(errno);
-		r = syscall(SYS_pidfd_getfd, pfd, 1, 0);
-		int e = errno;
-		if (r >= 0)
-			close((int)r);
-		close(pfd);
-		errno = e;
-	} else if (!strcmp(name, "kcmp")) {
-		r = syscall(SYS_kcmp, getpid(), pid, 0 /* KCMP_FILE */, 1, 1);
-	} else if (!strcmp(name, "get_robust_list")) {
-		void *head;
-		size_t len;
-		r = syscall(SYS_get_robust_list, pid, &head, &len);
-	} else if (!strcmp(name, "move_pages")) {
-		void *page = (void *)((uintptr_t)&ptrace_secret & ~(uintptr_t)4095);
-		int status = 0;
-		r = syscall(SYS_move_pages, pid, 1, &page, NULL, &status, 0);
-	} else if (!strcmp(name, "migrate_pages")) {
-		unsigned long nodes = 1;
-		r = syscall(SYS_migrate_pages, pid, 2, &nodes, &nodes);
-	} else if (!strcmp(name, "prlimit64")) {
-		struct rlimit old;
-		r = syscall(SYS_prlimit64, pid, RLIMIT_NOFILE, NULL, &old);
-	} else if (!strcmp(name, "setpriority")) {
-		r = syscall(SYS_setpriority, PRIO_PROCESS, pid, 0);
-	} else if (!strcmp(name, "ioprio_set")) {
-		r = syscall(SYS_ioprio_set, 1 /* IOPRIO_WHO_PROCESS */, pid, (2 << 13) | 4);
-	} else if (!strcmp(name, "sched_setscheduler")) {
-		struct sched_param sp = {0};
-		r = syscall(SYS_sched_setscheduler, pid, SCHED_OTHER, &sp);
-	} else if (!strcmp(name, "sched_setparam")) {
-		struct sched_param sp = {0};
-		r = syscall(SYS_sched_setparam, pid, &sp);
-	} else if (!strcmp(name, "sched_setattr")) {
-		uint32_t attr[14] = {48, SCHED_OTHER}; /* size, policy; flags, nice, priority 0 */
-		r = syscall(SYS_sched_setattr, pid, attr, 0);
-	} else if (!strcmp(name, "sched_setaffinity")) {
-		cpu_set_t set;
-		if (sched_getaffinity(0, sizeof(set), &set) < 0)
-			return errname(errno);
-		r = syscall(SYS_sched_setaffinity, pid, sizeof(set), &set);
-	}
-	return r >= 0 ? "OK" : errname(errno);
-}
-
-/*
- * `cross-user`: the calls that read or change another process (its memory, its fds, its limits,
- * its CPUs), on a paused process of the caller's own user (root in the sandbox): as that user
- * ("same-user"), then as nobody ("other-user"). One line each: CALL WHO RESULT.
- */
-static int cmd_cross_user(void)
-{
-	static const char *const calls[] = {
-	    "process_vm_readv",  "process_vm_writev", "pidfd_getfd",   "kcmp",
-	    "get_robust_list",   "move_pages",        "migrate_pages", "prlimit64",
-	    "sched_setaffinity", "setpriority",       "ioprio_set",    "sched_setscheduler",
-	    "sched_setparam",    "sched_setattr"};
-	pid_t a = paused_child(false);
-	if (a < 0)
-		return 1;
-	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
-		printf("%s same-user %s\n", calls[i], xproc_call(calls[i], a));
-	pid_t c = fork();
-	if (c == 0) {
-		if (syscall(SYS_setresgid, 65534, 65534, 65534) < 0 ||
-		    syscall(SYS_setresuid, 65534, 65534, 65534) < 0)
-			_exit(1);
-		for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
-			printf("%s other-user %s\n", calls[i], xproc_call(calls[i], a));
-		_exit(0);
-	}
-	int st;
-	waitpid(c, &st, 0);
-	kill(a, SIGKILL);
-	waitpid(a, &st, 0);
-	return WIFEXITED(st) || WIFSIGNALED(st) ? 0 : 1;
-}
-
-/* Become nobody (ids and groups), or exit 1. */
-static void become_nobody(void)
-{
-	if (syscall(SYS_setresgid, 65534, 65534, 65534) < 0 ||
-	    syscall(SYS_setresuid, 65534, 65534, 65534) < 0)
-		_exit(1);
-}
-
-/*
- * `prio-user`: a guest user's processes by its id (PRIO_USER, IOPRIO_WHO_USER), which the host
- * cannot tell apart (every guest task is one host id). nobody renices and moves to the idle I/O
- * class all of its own processes (a paused one and itself), which must leave root's alone; root
- * reads them by user, and may not renice them itself (no CAP_SYS_NICE). One line of results.
- */
-static int cmd_prio_user(void)
-{
-	int p[2];
-	if (pipe(p) < 0)
-		return 1;
-	pid_t a = fork();
-	if (a == 0) {
-		become_nobody();
-		if (write(p[1], "r", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	char ch;
-	if (a < 0 || read(p[0], &ch, 1) != 1)
-		return 1;
-	pid_t b = fork();
-	if (b == 0) {
-		become_nobody();
-		long set = syscall(SYS_setpriority, PRIO_USER, 0, 5);
-		long io = syscall(SYS_ioprio_set, 3 /* IOPRIO_WHO_USER */, 0, 3 << 13 /* idle */);
-		_exit(set == 0 && io == 0 ? 0 : set != 0 ? 2 : 3);
-	}
-	int st;
-	waitpid(b, &st, 0);
-	long user = syscall(SYS_getpriority, PRIO_USER, 65534); /* 20 - nice */
-	long child = syscall(SYS_getpriority, PRIO_PROCESS, a);
-	long self = syscall(SYS_getpriority, PRIO_PROCESS, 0);
-	long io_child = syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, a);
-	long io_self = syscall(SYS_ioprio_get, 1, 0);
-	long root_set = syscall(SYS_setpriority, PRIO_USER, 65534, 6);
-	const char *root_r = root_set == 0 ? "OK" : errname(errno);
-	long none = syscall(SYS_getpriority, PRIO_USER, 4242);
-	printf("nobody-sets %d user %ld child %ld self %ld child-class %ld self-class %ld "
-	       "root-sets %s no-user %s\n",
-	       WIFEXITED(st) ? WEXITSTATUS(st) : -1, user, child, self, io_child >> 13,
-	       io_self >> 13, root_r, none < 0 ? errname(errno) : "found");
-	kill(a, SIGKILL);
-	waitpid(a, NULL, 0);
 	return 0;
 }
 

@@ -1,0 +1,10 @@
+#pragma once
+/* What the files of cbox-test-guest share (guest.c has the program and its conventions). */
+
+/* The symbolic name of an errno value ("EPERM"), or "E?". */
+const char *errname(int e);
+
+/* The commands that reach into other processes (guest_procs.c). */
+int cmd_ptrace_guard(void);
+int cmd_cross_user(void);
+int cmd_prio_user(void);
