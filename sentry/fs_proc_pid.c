@@ -186,7 +186,7 @@ static bool status_line(struct cbox_sentry *s, struct cbox_task *t, struct cbox_
 		                                      : 0; /* no ambient capabilities */
 		cbox_proc_printf(b, "%s:\t%016llx\n", key, (unsigned long long)v);
 	} else if (!strcmp(key, "NoNewPrivs")) {
-		cbox_proc_printf(b, "NoNewPrivs:\t1\n");
+		cbox_proc_printf(b, "NoNewPrivs:\t%d\n", pt->no_new_privs ? 1 : 0);
 	} else if (!strcmp(key, "Seccomp")) {
 		cbox_proc_printf(b, "Seccomp:\t2\n");
 	} else if (!strcmp(key, "State")) {

@@ -122,7 +122,11 @@ static int gen_mounts(struct cbox_sentry *s, struct cbox_task *t, bool info,
 	    .source = "cbox-rootfs",
 	    .target = "/",
 	    .fstype = fs_name(sf.type),
-	    .opts = (sf.flags & ST_RDONLY) || s->root_mnt.readonly ? "ro,relatime" : "rw,relatime",
+	    /* nosuid, nodev: as the gofer serves it, and what the guest finds (a setuid program
+	     * runs with its caller's ids; no device node opens): the truth a program checking
+	     * why sudo did not raise its ids is told, its no_new_privs being the guest's own */
+	    .opts = (sf.flags & ST_RDONLY) || s->root_mnt.readonly ? "ro,nosuid,nodev,relatime"
+	                                                           : "rw,nosuid,nodev,relatime",
 	    .major = major(s->root->host_dev),
 	    .minor = minor(s->root->host_dev),
 	};

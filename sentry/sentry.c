@@ -178,6 +178,7 @@ int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd,
 	t->seen_first_stop = true;
 	t->attached_parent = true;
 	t->takes_listener = true;
+	t->no_new_privs = s->cfg->no_new_privs;
 	t->tg = calloc(1, sizeof(*t->tg));
 	t->fs = calloc(1, sizeof(*t->fs));
 	t->files = cbox_fdtable_new();

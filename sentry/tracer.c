@@ -64,6 +64,7 @@ static void inherit(struct cbox_sentry *s, struct cbox_task *child, struct cbox_
 	child->parent_tid =
 	    (flags & (CLONE_THREAD | CLONE_PARENT)) ? parent->parent_tid : parent->tid;
 	child->attached_parent = true;
+	child->no_new_privs = parent->no_new_privs;
 }
 
 /* Let task tid (t: its state, when known) go on from a stop of the sentry's own, the way its

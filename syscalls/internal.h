@@ -16,6 +16,8 @@ int64_t sys_setns(struct cbox_sysctx *c);
  * copy_struct_from_user does: E2BIG past a page or for nonzero bytes past the known fields
  * (which this build knows), EFAULT; the rest of *out (known bytes) zeroed (sys_privileged.c). */
 #define CBOX_PAGE 4096
+/* seccomp's check of a new filter (sys_privileged.c): EFAULT, EINVAL, EACCES or CONTINUE. */
+int64_t cbox_sys_filter_allowed(struct cbox_sysctx *c, uint64_t prog);
 int cbox_sys_read_sized(struct cbox_sysctx *c, uint64_t addr, uint64_t size, void *out,
                         size_t known);
 int64_t sys_bpf(struct cbox_sysctx *c);

@@ -6,6 +6,7 @@
  * from an unprivileged process on Linux, and only then EPERM. Nothing here reaches the host.
  */
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <linux/bpf.h>
 #include <linux/nsfs.h>
@@ -20,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cbox/cred.h"
 #include "internal.h"
 
 #define ARG(i)  (c->trap->args[i])
@@ -159,14 +161,43 @@ int64_t sys_settimeofday(struct cbox_sysctx *c)
  * it from its table). The one thing that would hand the guest the sentry's role is a listener
  * fd of its own (SECCOMP_FILTER_FLAG_NEW_LISTENER): that flag is a register argument, checked
  * here race-free, and refused. The BPF program itself is left to the kernel's checks.
+ *
+ * Linux lets a task add a filter only with no_new_privs set or CAP_SYS_ADMIN (EACCES otherwise,
+ * after the flags and the program's header are checked). The host's no_new_privs is always set
+ * (guest_init.c), so that check is the sentry's, on the guest's own flag and capabilities.
  */
+#define FILTER_FLAGS                                                                               \
+	(SECCOMP_FILTER_FLAG_TSYNC | SECCOMP_FILTER_FLAG_LOG | SECCOMP_FILTER_FLAG_SPEC_ALLOW |    \
+	 SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_TSYNC_ESRCH |                      \
+	 SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV)
+
+int64_t cbox_sys_filter_allowed(struct cbox_sysctx *c, uint64_t prog)
+{
+	struct sock_fprog fp;
+	if (cbox_sys_read(c, prog, &fp, sizeof(fp)) < 0)
+		return -EFAULT;
+	if (fp.len == 0 || fp.len > BPF_MAXINSNS)
+		return -EINVAL;
+	if (!c->task->no_new_privs && !cbox_cred_capable(c->task->cred, CAP_SYS_ADMIN))
+		return -EACCES;
+	return CBOX_SYSRET_CONTINUE;
+}
+
 int64_t sys_seccomp(struct cbox_sysctx *c)
 {
 	unsigned op = (unsigned)ARG(0);
 	uint64_t flags = ARG(1);
-	if (op == SECCOMP_SET_MODE_FILTER && (flags & SECCOMP_FILTER_FLAG_NEW_LISTENER))
+	if (op != SECCOMP_SET_MODE_FILTER)
+		return CBOX_SYSRET_CONTINUE;
+	/* (the host's EINVAL for a flag it does not know, or a killable wait without a listener,
+	 * comes before anything else) */
+	if ((flags & ~(uint64_t)FILTER_FLAGS) ||
+	    ((flags & SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV) &&
+	     !(flags & SECCOMP_FILTER_FLAG_NEW_LISTENER)))
+		return CBOX_SYSRET_CONTINUE;
+	if (flags & SECCOMP_FILTER_FLAG_NEW_LISTENER)
 		return -EPERM;
-	return CBOX_SYSRET_CONTINUE;
+	return cbox_sys_filter_allowed(c, ARG(2));
 }
 
 int cbox_sys_read_sized(struct cbox_sysctx *c, uint64_t addr, uint64_t size, void *out,

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <string.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -36,8 +37,6 @@ int64_t sys_prctl(struct cbox_sysctx *c)
 	case PR_GET_NAME:
 	case PR_SET_PDEATHSIG:
 	case PR_GET_PDEATHSIG:
-	case PR_SET_NO_NEW_PRIVS:
-	case PR_GET_NO_NEW_PRIVS:
 	case PR_SET_CHILD_SUBREAPER:
 	case PR_GET_CHILD_SUBREAPER:
 	case PR_GET_SECCOMP:
@@ -52,7 +51,20 @@ int64_t sys_prctl(struct cbox_sysctx *c)
 	case PR_SET_SECCOMP:
 		/* As seccomp(2) (syscalls/sys_privileged.c): a filter of the guest's own can only
 		 * restrict it, and this older interface has no listener flag. */
-		return CBOX_SYSRET_CONTINUE;
+		return ARG(1) == SECCOMP_MODE_FILTER ? cbox_sys_filter_allowed(c, ARG(2))
+		                                     : CBOX_SYSRET_CONTINUE;
+	case PR_SET_NO_NEW_PRIVS:
+		/* The guest's own flag (the host's is always set: guest_init.c), kept across exec
+		 * and by every child; it can only be set, and it keeps a guest filter from needing
+		 * CAP_SYS_ADMIN (cbox_sys_filter_allowed). */
+		if (ARG(1) != 1 || ARG(2) || ARG(3) || ARG(4))
+			return -EINVAL;
+		c->task->no_new_privs = true;
+		return 0;
+	case PR_GET_NO_NEW_PRIVS:
+		if (ARG(1) || ARG(2) || ARG(3) || ARG(4))
+			return -EINVAL;
+		return c->task->no_new_privs ? 1 : 0;
 	case PR_GET_KEEPCAPS:
 	case PR_SET_KEEPCAPS:
 	case PR_CAPBSET_READ:

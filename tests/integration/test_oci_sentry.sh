@@ -51,6 +51,13 @@ runsh 'echo "$FOO|${CBOX_HOST_SECRET:-}|$(pwd)"' "c['process']['env'] = ['PATH=/
 c['process']['cwd'] = '/etc'"
 check "env and cwd from config.json, nothing from the host" "bar baz||/etc" "$OUT"
 unset CBOX_HOST_SECRET
+# process.noNewPrivileges is the guest's own flag (the host's is always set): the spec's true,
+# then false; a guest filter then needs the flag, which the guest may still set (compat:
+# seccomp.filter_needs_no_new_privs).
+runsh 'grep NoNewPrivs /proc/self/status'
+check "noNewPrivileges true" "NoNewPrivs:	1" "$OUT"
+runsh 'grep NoNewPrivs /proc/self/status' "c['process']['noNewPrivileges'] = False"
+check "noNewPrivileges false" "NoNewPrivs:	0" "$OUT"
 runsh 'echo rw >/data/f && cat /data/f; cat /ro/file; echo x >/ro/new 2>/dev/null || echo ro' \
 	"c['mounts'] += [{'destination': '/data', 'type': 'bind', 'source': scratch + '/data', 'options': ['rbind', 'rw']}, {'destination': '/ro', 'type': 'none', 'source': scratch + '/rodata', 'options': ['bind', 'ro']}]"
 check "bind mounts: rw, then ro" "rw

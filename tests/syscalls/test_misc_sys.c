@@ -199,6 +199,20 @@ CT_TEST(prctl, no_new_privs)
 	CT_EQ(exit_code(pid), 1);
 }
 
+/* no_new_privs is kept across execve, and /proc/PID/status shows it. */
+CT_TEST(prctl, no_new_privs_kept_by_exec)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+			_exit(2);
+		execl("/bin/grep", "grep", "-qx", "NoNewPrivs:\t1", "/proc/self/status",
+		      (char *)NULL);
+		_exit(3);
+	}
+	CT_EQ(exit_code(pid), 0);
+}
+
 CT_TEST(prctl, dumpable)
 {
 	CT_EQ(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 1);
@@ -546,6 +560,43 @@ CT_TEST(seccomp, filter_errno_in_child)
 		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
 			_exit(3);
 		_exit(syscall(SYS_getppid) == -1 && errno == EACCES ? 0 : 1);
+	}
+	CT_EQ(exit_code(pid), 0);
+}
+
+/* A filter needs no_new_privs or CAP_SYS_ADMIN. Must fail: without either it is EACCES (after
+ * the program's header is checked: EFAULT, EINVAL), through seccomp and prctl alike; the child
+ * drops CAP_SYS_ADMIN from its effective set first (a sandbox's root has none to drop). */
+CT_TEST(seccomp, filter_needs_no_new_privs)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct sock_filter f[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+		struct sock_fprog prog = {1, f}, empty = {0, f};
+		struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+		struct __user_cap_data_struct d[2];
+		if (syscall(SYS_capget, &h, d) < 0)
+			_exit(2);
+		d[0].effective &= ~(1u << CAP_SYS_ADMIN);
+		if (syscall(SYS_capset, &h, d) < 0)
+			_exit(3);
+		errno = 0;
+		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, (void *)8) != -1 ||
+		    errno != EFAULT)
+			_exit(4);
+		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &empty) != -1 ||
+		    errno != EINVAL)
+			_exit(5);
+		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != -1 ||
+		    errno != EACCES)
+			_exit(6);
+		if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != -1 ||
+		    errno != EACCES)
+			_exit(7);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+			_exit(8);
+		_exit(0);
 	}
 	CT_EQ(exit_code(pid), 0);
 }

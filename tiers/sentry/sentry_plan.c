@@ -377,6 +377,7 @@ static int read_process(const struct cbox_oci_config *cfg, struct sentry_plan *p
 	 * capabilities in the config: none. */
 	p->sentry.cap_bset = p->sentry.all_ids && proc->has_caps ? proc->caps.bounding : 0;
 	p->sentry.has_umask = proc->user.has_umask;
+	p->sentry.no_new_privs = proc->no_new_privileges;
 	p->sentry.umask = (mode_t)proc->user.umask;
 	p->sentry.argv = proc->args;
 	/* The environment is the config's, as given: nothing of the runtime's leaks in. */

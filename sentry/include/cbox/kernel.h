@@ -390,6 +390,9 @@ struct cbox_task {
 	bool takes_listener;
 	/* The loader was told to end with its start request (exec.c, loader_abi.h) */
 	bool loader_start;
+	/* PR_SET_NO_NEW_PRIVS as the guest set it: inherited by every child, kept across exec
+	 * (the host's flag is always set, for the filter each task installs: guest_init.c) */
+	bool no_new_privs;
 	/* The host tid of the task that forked this one (its real parent thread; 0 for a task
 	 * the sentry started) */
 	pid_t parent_tid;
