@@ -41,14 +41,6 @@ static void status_ids(const char *key, long ids[4])
 	CT_EQ(sscanf(p + strlen(key), "%ld %ld %ld %ld", &ids[0], &ids[1], &ids[2], &ids[3]), 4);
 }
 
-static int exit_code(pid_t pid)
-{
-	int st = ct_wait(pid);
-	if (!WIFEXITED(st))
-		CT_FAIL("child did not exit: 0x%x", st);
-	return WEXITSTATUS(st);
-}
-
 CT_TEST(getuid, matches_proc_status)
 {
 	long ids[4];
@@ -270,7 +262,7 @@ CT_TEST(setpgid, after_exec_eacces)
 	CT_STREQ(comm, "cat\n");
 	CT_ERR(syscall(SYS_setpgid, pid, pid), EACCES);
 	close(fds[1]);
-	CT_EQ(exit_code(pid), 0);
+	CT_EQ(ct_exit_code(pid), 0);
 }
 
 CT_TEST(setsid, group_leader_eperm)
@@ -291,7 +283,7 @@ CT_TEST(setsid, child_new_session)
 			_exit(2);
 		_exit(0);
 	}
-	CT_EQ(exit_code(pid), 0);
+	CT_EQ(ct_exit_code(pid), 0);
 }
 
 CT_TEST(getsid, self_and_child)

@@ -37,14 +37,6 @@ static int have_cap(int cap)
 	return (d[cap / 32].effective >> (cap % 32)) & 1;
 }
 
-static int exit_code(pid_t pid)
-{
-	int st = ct_wait(pid);
-	if (!WIFEXITED(st))
-		CT_FAIL("child did not exit: 0x%x", st);
-	return WEXITSTATUS(st);
-}
-
 static long futex(void *uaddr, int op, uint32_t val, const struct timespec *ts, void *uaddr2,
                   uint32_t val3)
 {
@@ -180,7 +172,7 @@ CT_TEST(prctl, pdeathsig_delivered)
 		char c;
 		_exit(read(fds[0], &c, 1) == 1 ? 0 : 1);
 	}
-	CT_EQ(exit_code(mid), 0);
+	CT_EQ(ct_exit_code(mid), 0);
 	/* The grandchild, now ours, was killed when its parent died. */
 	int st;
 	CT_TRUE(wait(&st) > 0);
@@ -196,7 +188,7 @@ CT_TEST(prctl, no_new_privs)
 	pid_t pid = fork();
 	if (pid == 0)
 		_exit(prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
-	CT_EQ(exit_code(pid), 1);
+	CT_EQ(ct_exit_code(pid), 1);
 }
 
 /* no_new_privs is kept across execve, and /proc/PID/status shows it. */
@@ -210,7 +202,7 @@ CT_TEST(prctl, no_new_privs_kept_by_exec)
 		      (char *)NULL);
 		_exit(3);
 	}
-	CT_EQ(exit_code(pid), 0);
+	CT_EQ(ct_exit_code(pid), 0);
 }
 
 CT_TEST(prctl, dumpable)
@@ -305,7 +297,7 @@ CT_TEST(futex, shared_across_fork)
 		long r = futex(w, FUTEX_WAIT, 0, NULL, NULL, 0);
 		CT_TRUE(r == 0 || errno == EAGAIN || errno == EINTR);
 	}
-	CT_EQ(exit_code(pid), 0);
+	CT_EQ(ct_exit_code(pid), 0);
 }
 
 CT_TEST(futex, bitset)
@@ -480,7 +472,7 @@ CT_TEST(set_robust_list, owner_death_via_kernel)
 		/* Dies holding the lock: the kernel walks the robust list glibc registered. */
 		_exit(pthread_mutex_lock(m) == 0 ? 0 : 1);
 	}
-	CT_EQ(exit_code(pid), 0);
+	CT_EQ(ct_exit_code(pid), 0);
 	CT_EQ(pthread_mutex_lock(m), EOWNERDEAD);
 	CT_EQ(pthread_mutex_consistent(m), 0);
 	CT_EQ(pthread_mutex_unlock(m), 0);
@@ -561,7 +553,7 @@ CT_TEST(seccomp, filter_errno_in_child)
 			_exit(3);
 		_exit(syscall(SYS_getppid) == -1 && errno == EACCES ? 0 : 1);
 	}
-	CT_EQ(exit_code(pid), 0);
+	CT_EQ(ct_exit_code(pid), 0);
 }
 
 /* A filter needs no_new_privs or CAP_SYS_ADMIN. Must fail: without either it is EACCES (after
@@ -598,7 +590,7 @@ CT_TEST(seccomp, filter_needs_no_new_privs)
 			_exit(8);
 		_exit(0);
 	}
-	CT_EQ(exit_code(pid), 0);
+	CT_EQ(ct_exit_code(pid), 0);
 }
 
 CT_TEST(seccomp, strict_mode_kills)
@@ -630,7 +622,7 @@ CT_TEST(unshare, newuser_maps_to_overflow)
 		/* No mapping written yet: every id reads as the overflow id. */
 		_exit(getuid() == 65534 && getgid() == 65534 ? 0 : 1);
 	}
-	int code = exit_code(pid);
+	int code = ct_exit_code(pid);
 	if (code == 3)
 		ct_skip("user namespaces are disabled on this host");
 	CT_EQ(code, 0);

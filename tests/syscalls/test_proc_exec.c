@@ -18,14 +18,6 @@
 
 extern char **environ;
 
-static int exit_code(pid_t pid)
-{
-	int st = ct_wait(pid);
-	if (!WIFEXITED(st))
-		CT_FAIL("child did not exit: 0x%x", st);
-	return WEXITSTATUS(st);
-}
-
 static long sys_execve(const char *path, char *const argv[], char *const envp[])
 {
 	return syscall(SYS_execve, path, argv, envp);
@@ -56,7 +48,7 @@ static int run_capture(char *const argv[], char *out, size_t outsz)
 		n += r;
 	out[n] = 0;
 	close(fds[0]);
-	return exit_code(pid);
+	return ct_exit_code(pid);
 }
 
 CT_TEST(execve, true_and_false)
@@ -83,7 +75,7 @@ CT_TEST(execve, argv_and_envp_passed)
 	char buf[64] = {0};
 	CT_TRUE(read(fds[0], buf, sizeof(buf) - 1) > 0);
 	CT_STREQ(buf, "zero one val\n");
-	CT_EQ(exit_code(pid), 0);
+	CT_EQ(ct_exit_code(pid), 0);
 }
 
 CT_TEST(execve, keeps_pid)
@@ -102,7 +94,7 @@ CT_TEST(execve, keeps_pid)
 	ssize_t n = CT_OK(read(fds[0], out, sizeof(out) - 1));
 	out[n] = 0;
 	CT_EQ(atol(out), pid);
-	CT_EQ(exit_code(pid), 0);
+	CT_EQ(ct_exit_code(pid), 0);
 }
 
 CT_TEST(execve, errors)
@@ -146,7 +138,7 @@ CT_TEST(execve, cloexec_fd_closed)
 		sys_execve(argv[0], argv, environ);
 		_exit(127);
 	}
-	CT_EQ(exit_code(pid), 0);
+	CT_EQ(ct_exit_code(pid), 0);
 }
 
 static void on_usr2(int sig)
@@ -202,7 +194,7 @@ CT_TEST(execve, from_secondary_thread)
 	}
 	CT_TRUE(pid > 0);
 	/* The other threads die and the exec'd program keeps the process's pid. */
-	CT_EQ(exit_code(pid), 0);
+	CT_EQ(ct_exit_code(pid), 0);
 }
 
 CT_TEST(execveat, empty_path_on_fd)
@@ -214,7 +206,7 @@ CT_TEST(execveat, empty_path_on_fd)
 		sys_execveat(fd, "", argv, environ, AT_EMPTY_PATH);
 		_exit(127);
 	}
-	CT_EQ(exit_code(pid), 0);
+	CT_EQ(ct_exit_code(pid), 0);
 }
 
 CT_TEST(execveat, o_path_fd)
@@ -226,7 +218,7 @@ CT_TEST(execveat, o_path_fd)
 		sys_execveat(fd, "", argv, environ, AT_EMPTY_PATH);
 		_exit(127);
 	}
-	CT_EQ(exit_code(pid), 1);
+	CT_EQ(ct_exit_code(pid), 1);
 }
 
 CT_TEST(execveat, relative_to_dirfd)
@@ -238,7 +230,7 @@ CT_TEST(execveat, relative_to_dirfd)
 		sys_execveat(dfd, "false", argv, environ, 0);
 		_exit(127);
 	}
-	CT_EQ(exit_code(pid), 1);
+	CT_EQ(ct_exit_code(pid), 1);
 }
 
 CT_TEST(execveat, errors)
@@ -319,14 +311,14 @@ CT_TEST(execve, etxtbsy_open_for_writing)
 		sys_execve("./prog", argv, environ);
 		_exit(errno == ETXTBSY ? 7 : 1);
 	}
-	CT_EQ(exit_code(pid), 7);
+	CT_EQ(ct_exit_code(pid), 7);
 	close(dst);
 	pid = CT_OK(fork());
 	if (pid == 0) {
 		sys_execve("./prog", argv, environ);
 		_exit(1);
 	}
-	CT_EQ(exit_code(pid), 0);
+	CT_EQ(ct_exit_code(pid), 0);
 }
 
 CT_TEST(openat, etxtbsy_running_program)
@@ -339,7 +331,7 @@ CT_TEST(openat, etxtbsy_running_program)
 	int fd = CT_OK(openat(AT_FDCWD, "prog", O_RDONLY));
 	close(fd);
 	close(in);
-	CT_EQ(exit_code(pid), 0);
+	CT_EQ(ct_exit_code(pid), 0);
 	fd = CT_OK(openat(AT_FDCWD, "prog", O_WRONLY));
 	close(fd);
 }
@@ -353,7 +345,7 @@ CT_TEST(truncate, etxtbsy_running_program)
 	CT_OK(stat("prog", &st));
 	CT_TRUE(st.st_size > 0);
 	close(in);
-	CT_EQ(exit_code(pid), 0);
+	CT_EQ(ct_exit_code(pid), 0);
 	CT_OK(truncate("prog", 0));
 }
 
