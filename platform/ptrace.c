@@ -33,8 +33,40 @@ static enum __ptrace_request resume_of(const struct cbox_trap *t)
 	return t->resume ? (enum __ptrace_request)t->resume : PTRACE_CONT;
 }
 
+static int run_to_exit(pid_t tid, int *pending, int64_t *rval);
+
+/*
+ * -ERESTARTSYS as the result of a call held at a ptrace stop (the sentry ended its wait for a
+ * signal: sentry/defer.c). A call skipped at its entry is no call to the kernel's signal code,
+ * which restarts or interrupts only a call that returned -ERESTARTSYS itself: so the call is
+ * skipped, run to its syscall-exit stop, and given back its number and that result there. On the
+ * way back to user mode the kernel then restarts it under SA_RESTART or when nothing handles the
+ * signal, and gives a handler without SA_RESTART EINTR, as Linux does.
+ */
+static int reply_restart(struct cbox_trap *t)
+{
+	struct user_regs_struct r = t->regs;
+	uint64_t nr = r.orig_rax;
+	r.orig_rax = (unsigned long long)-1;
+	r.rax = (unsigned long long)-ENOSYS;
+	int rc =
+	    ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0 ? -errno : run_to_exit(t->tid, NULL, NULL);
+	if (rc == 0 && ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
+		rc = -errno;
+	if (rc == 0) {
+		r.orig_rax = nr;
+		r.rax = (unsigned long long)-CBOX_ERESTARTSYS;
+		if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0 ||
+		    ptrace(resume_of(t), t->tid, 0, 0) < 0)
+			rc = -errno;
+	}
+	return rc == -ESRCH ? 0 : rc;
+}
+
 int cbox_ptrace_reply(struct cbox_trap *t, int64_t ret)
 {
+	if (ret == -CBOX_ERESTARTSYS && resume_of(t) == PTRACE_CONT)
+		return reply_restart(t);
 	struct user_regs_struct r = t->regs;
 	r.orig_rax = (unsigned long long)-1; /* skip the call... */
 	r.rax = (unsigned long long)ret;     /* ...and return this */

@@ -12,10 +12,11 @@
  * at each waiting task's pending signals, and one it does not block ends the wait: the call
  * returns -ERESTARTSYS, on which the kernel does what Linux does (runs the handler, then
  * restarts the call under SA_RESTART or when nothing handles the signal, else EINTR; a fatal
- * signal ends the process). At a ptrace stop the call's -ERESTARTSYS would not be restarted (the
- * sentry skips the call there), so the task goes back onto its syscall instruction instead and
- * makes the call again after the signal: always restarted, where Linux gives a handler without
- * SA_RESTART EINTR.
+ * signal ends the process). At a ptrace stop the sentry skips the call, so its -ERESTARTSYS
+ * is made the call's own at its syscall-exit stop (platform/ptrace.c, cbox_ptrace_reply), with
+ * the same outcome; only under a guest tracer that steps through the task's calls is the task
+ * put back onto its syscall instruction instead, to make the call again after the signal (always
+ * restarted, where Linux gives a handler without SA_RESTART EINTR).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,8 +46,7 @@ struct cbox_deferred {
 	void *arg;
 };
 
-#define SIG_CHECK_MS     50
-#define CBOX_ERESTARTSYS 512
+#define SIG_CHECK_MS 50
 
 static uint64_t now_ns(void)
 {
@@ -140,10 +140,15 @@ static bool signal_pending_for(pid_t tid)
 static void interrupt_call(struct cbox_sysctx *c)
 {
 	struct cbox_trap *t = c->trap;
-	if (!t->ptrace_stop) {
+	/* -ERESTARTSYS as the call's result: in a notification, the kernel returns it; at a
+	 * ptrace stop, the platform makes it the call's own (cbox_ptrace_reply). */
+	if (!t->ptrace_stop || cbox_ptrace_emu_resume_req(c->task) == PTRACE_CONT) {
+		c->task->restart_answered = true;
+		c->task->restart_ip = t->ip;
 		cbox_dispatch_answer(c, cbox_sys_lookup(t->nr), -CBOX_ERESTARTSYS);
 		return;
 	}
+	/* (a guest tracer stepping through the task's calls: the call is made again) */
 	struct user_regs_struct r = t->regs;
 	r.rip -= 2; /* back onto the syscall instruction (0f 05), the call's number in rax */
 	r.rax = r.orig_rax;

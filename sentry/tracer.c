@@ -282,11 +282,6 @@ static bool fatal_fault(struct cbox_sentry *s, pid_t tid, int sig)
 	return !(caught & (1ULL << (sig - 1)));
 }
 
-/* Kernel-internal restart codes (include/linux/errno.h). */
-#define CBOX_ERESTARTSYS           512
-#define CBOX_ERESTARTNOINTR        513
-#define CBOX_ERESTART_RESTARTBLOCK 516
-
 /*
  * On the seccomp platform the kernel waits interruptibly for the sentry to receive a
  * notification. A signal in that window aborts the call with -ERESTARTSYS, which a handler
@@ -331,6 +326,12 @@ static void restart_interrupted_trap(struct cbox_sentry *s, struct cbox_task *t,
 		return; /* ptrace platform: traps are ptrace stops, not interruptible waits */
 	struct user_regs_struct r;
 	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0 || (int64_t)r.rax != -CBOX_ERESTARTSYS)
+		return;
+	/* (the sentry's own answer to a wait it ended for this signal: defer.c) */
+	bool answered = t && t->restart_answered && t->restart_ip == r.rip;
+	if (t)
+		t->restart_answered = false;
+	if (answered)
 		return;
 	long nr = (long)r.orig_rax;
 	/* Whether the call waited in a notification is the filter's decision, which for some

@@ -746,6 +746,25 @@ static void fifo_on_alarm(int sig)
 	fifo_alarms++;
 }
 
+/* A handler without SA_RESTART ends a FIFO's waiting open with EINTR (the sentry keeps that wait:
+ * its answer must follow the handler's flags, as the kernel's own wait would). */
+CT_TEST(openat, fifo_open_eintr)
+{
+	CT_OK(mkfifo("p", 0600));
+	pid_t pid = CT_OK(fork());
+	if (pid == 0) {
+		struct sigaction sa = {.sa_handler = fifo_on_alarm, .sa_flags = 0};
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGALRM, &sa, NULL);
+		alarm(1);
+		errno = 0;
+		int r = open("p", O_RDONLY); /* no writer ever comes */
+		_exit(r == -1 && errno == EINTR && fifo_alarms == 1 ? 0 : 1);
+	}
+	int st = ct_wait(pid);
+	CT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 /* An open of a FIFO blocks until the other end opens; a signal with an SA_RESTART handler runs
  * the handler and the open goes on waiting (restarted), as a signal that ends the process ends
  * it there. */

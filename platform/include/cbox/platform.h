@@ -84,6 +84,12 @@ struct cbox_platform_ops {
 	void (*free)(struct cbox_platform *p);
 };
 
+/* Kernel-internal restart codes (include/linux/errno.h): a call's result the kernel's signal
+ * code acts on before the caller sees it (never seen by user space itself). */
+#define CBOX_ERESTARTSYS           512
+#define CBOX_ERESTARTNOINTR        513
+#define CBOX_ERESTART_RESTARTBLOCK 516
+
 #define CBOX_PLATFORM_MAX_LISTENERS 64
 
 struct cbox_platform {

@@ -390,6 +390,11 @@ struct cbox_task {
 	bool takes_listener;
 	/* The loader was told to end with its start request (exec.c, loader_abi.h) */
 	bool loader_start;
+	/* The sentry ended this task's waiting call for a signal with -ERESTARTSYS (defer.c), at
+	 * restart_ip: the kernel's restart rules apply to it as they come (EINTR for a handler
+	 * without SA_RESTART), not the always-restart of a wait the signal cut short (tracer.c) */
+	bool restart_answered;
+	uint64_t restart_ip;
 	/* PR_SET_NO_NEW_PRIVS as the guest set it: inherited by every child, kept across exec
 	 * (the host's flag is always set, for the filter each task installs: guest_init.c) */
 	bool no_new_privs;
