@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cbox/cleanup.h"
@@ -208,12 +209,116 @@ static int find_peer(struct cbox_sysctx *c, const char *path, struct cbox_dentry
 	return 0;
 }
 
+/* The gofer's connect of sock to the socket node d (from its directory, by its name). */
+static int gofer_connect(struct cbox_sentry *s, struct cbox_dentry *d, int sock)
+{
+	uint32_t fid, dfid;
+	int r = cbox_dentry_fid(s, d, &fid);
+	if (r == 0)
+		r = cbox_dentry_fid(s, d->parent, &dfid);
+	if (r == 0)
+		r = cbox_gofer_connect(cbox_sentry_gofer(s), fid, dfid, d->name, strlen(d->name),
+		                       sock);
+	return r;
+}
+
+/* The gofer's sendto of len bytes of buf on sock to the socket node d: bytes sent or -errno. */
+static ssize_t gofer_sendto(struct cbox_sentry *s, struct cbox_dentry *d, int sock, const void *buf,
+                            size_t len, int flags)
+{
+	uint32_t fid, dfid;
+	ssize_t n = cbox_dentry_fid(s, d, &fid);
+	if (n == 0)
+		n = cbox_dentry_fid(s, d->parent, &dfid);
+	if (n == 0)
+		n = cbox_gofer_sendto(cbox_sentry_gofer(s), fid, dfid, d->name, strlen(d->name),
+		                      sock, buf, len, flags);
+	return n;
+}
+
+/* A blocking connect or sendto waiting for room at its peer (wait_for_room). */
+struct room_wait {
+	struct cbox_sentry *s;
+	struct cbox_dentry *peer;
+	int sock;             /* the sentry's dup of the guest's socket */
+	uint64_t deadline_ns; /* SO_SNDTIMEO's end, 0 for none */
+	bool send;            /* sendto: the datagram, else connect */
+	int flags;
+	size_t len;
+	unsigned char buf[];
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+static int64_t room_step(struct cbox_sysctx *c, void *arg)
+{
+	struct room_wait *w = arg;
+	ssize_t r = w->send ? gofer_sendto(c->s, w->peer, w->sock, w->buf, w->len, w->flags)
+	                    : gofer_connect(c->s, w->peer, w->sock);
+	if (r != -EAGAIN)
+		return r;
+	return w->deadline_ns && mono_ns() >= w->deadline_ns ? -EAGAIN : CBOX_SYSRET_DEFER;
+}
+
+static void room_drop(void *arg)
+{
+	struct room_wait *w = arg;
+	cbox_dentry_put(w->s, w->peer);
+	close(w->sock);
+	free(w);
+}
+
+/* How often a waiting connect or sendto asks the gofer again. */
+#define ROOM_RETRY_MS 5
+
+/*
+ * After the gofer's EAGAIN for a connect (a full listen backlog) or a datagram (a full receive
+ * queue) on the guest's socket *sock: a blocking socket, and a sendto without MSG_DONTWAIT, wait
+ * on Linux for room at the peer, up to the socket's SO_SNDTIMEO (then EAGAIN), and a signal ends
+ * the wait as Linux's would. The gofer does not wait, so the sentry keeps the call (defer.c) and
+ * asks again every ROOM_RETRY_MS: a server that accepts late, or a burst of clients on a short
+ * backlog, connects as on Linux instead of failing. Takes the peer reference and *sock (left -1)
+ * when it waits; returns the call's answer.
+ */
+static int64_t wait_for_room(struct cbox_sysctx *c, struct cbox_dentry *peer, int *sock, bool send,
+                             const void *buf, size_t len, int flags)
+{
+	int fl = fcntl(*sock, F_GETFL);
+	if (fl < 0 || (fl & O_NONBLOCK)) {
+		cbox_dentry_put(c->s, peer);
+		return -EAGAIN;
+	}
+	struct timeval tv = {0, 0};
+	socklen_t tl = sizeof(tv);
+	if (getsockopt(*sock, SOL_SOCKET, SO_SNDTIMEO, &tv, &tl) < 0)
+		tv = (struct timeval){0, 0};
+	struct room_wait *w = malloc(sizeof(*w) + (send ? len : 0));
+	if (!w) {
+		cbox_dentry_put(c->s, peer);
+		return -ENOMEM;
+	}
+	*w = (struct room_wait){
+	    .s = c->s, .peer = peer, .sock = *sock, .send = send, .flags = flags, .len = len};
+	if (send && len)
+		memcpy(w->buf, buf, len);
+	*sock = -1;
+	if (tv.tv_sec || tv.tv_usec)
+		w->deadline_ns = mono_ns() + (uint64_t)tv.tv_sec * 1000000000ULL +
+		                 (uint64_t)tv.tv_usec * 1000ULL;
+	return cbox_sys_defer(c, -1, 0, ROOM_RETRY_MS, room_step, room_drop, w);
+}
+
 /*
  * connect(fd, {AF_UNIX, path}): the sentry finds the peer and checks the guest's permission, the
  * gofer connects a dup of the guest's socket to it (from its directory, by its name): the host
  * then checks the gofer's identity, which owns what the guest made, not the sentry's (nobody
- * under cbox-run as root, which a socket the guest made 0600 refused). Non-blocking (the gofer
- * must not wait): a full listen backlog answers EAGAIN where Linux would wait.
+ * under cbox-run as root, which a socket the guest made 0600 refused). A full listen backlog:
+ * wait_for_room.
  */
 int64_t sys_connect(struct cbox_sysctx *c)
 {
@@ -230,13 +335,9 @@ int64_t sys_connect(struct cbox_sysctx *c)
 	int r = find_peer(c, p.s, &d);
 	if (r < 0)
 		return r;
-	uint32_t fid, dfid;
-	r = cbox_dentry_fid(c->s, d, &fid);
-	if (r == 0)
-		r = cbox_dentry_fid(c->s, d->parent, &dfid);
-	if (r == 0)
-		r = cbox_gofer_connect(cbox_sentry_gofer(c->s), fid, dfid, d->name, strlen(d->name),
-		                       sock);
+	r = gofer_connect(c->s, d, sock);
+	if (r == -EAGAIN && type != SOCK_DGRAM)
+		return wait_for_room(c, d, &sock, false, NULL, 0, 0);
 	cbox_dentry_put(c->s, d);
 	return r;
 }
@@ -246,9 +347,9 @@ int64_t sys_connect(struct cbox_sysctx *c)
  * address through on the fast path; one with an address comes here. Only a datagram socket
  * resolves the address (a stream socket refuses any address, a seqpacket socket ignores it,
  * before any lookup): those go to the host. The sentry finds the peer and checks the guest's
- * permission; the gofer sends the datagram (see sys_connect for why), with MSG_DONTWAIT (EAGAIN
- * where Linux would wait for room at the receiver). A datagram goes in one gofer request, so
- * more than 64 KiB is EMSGSIZE (Linux allows up to the socket's send buffer, ~208 KiB).
+ * permission; the gofer sends the datagram (see sys_connect for why), without waiting: a full
+ * receive queue is wait_for_room's. A datagram goes in one gofer request, so more than 64 KiB
+ * is EMSGSIZE (Linux allows up to the socket's send buffer, ~208 KiB).
  */
 int64_t sys_sendto(struct cbox_sysctx *c)
 {
@@ -278,13 +379,9 @@ int64_t sys_sendto(struct cbox_sysctx *c)
 	int r = find_peer(c, p.s, &d);
 	if (r < 0)
 		return r;
-	uint32_t fid, dfid;
-	ssize_t n = cbox_dentry_fid(c->s, d, &fid);
-	if (n == 0)
-		n = cbox_dentry_fid(c->s, d->parent, &dfid);
-	if (n == 0)
-		n = cbox_gofer_sendto(cbox_sentry_gofer(c->s), fid, dfid, d->name, strlen(d->name),
-		                      sock, buf, len, flags);
+	ssize_t n = gofer_sendto(c->s, d, sock, buf, len, flags);
+	if (n == -EAGAIN && !(IARG(3) & MSG_DONTWAIT))
+		return wait_for_room(c, d, &sock, true, buf, len, flags);
 	cbox_dentry_put(c->s, d);
 	return n;
 }

@@ -319,6 +319,110 @@ CT_TEST(connect, from_forked_child)
 	CT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
+/* Fill the backlog of listener path "srv" with non-blocking connects; returns how many. */
+static int fill_backlog(void)
+{
+	struct sockaddr_un a;
+	socklen_t len = path_addr(&a, "srv");
+	for (int n = 0; n < 64; n++) {
+		int c = CT_OK(socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0));
+		if (connect(c, (struct sockaddr *)&a, len) < 0) {
+			CT_EQ(errno, EAGAIN);
+			close(c);
+			return n;
+		}
+	}
+	CT_FAIL("no backlog limit in 64 connects");
+}
+
+static volatile sig_atomic_t connect_alarms;
+
+static void connect_on_alarm(int sig)
+{
+	(void)sig;
+	connect_alarms++;
+}
+
+/* A blocking connect in a child: its errno (0 on success) as exit code. timeout_ms: SO_SNDTIMEO
+ * (0 for none); sa_flags: with an alarm after 200 ms handled that way (-1: no alarm). */
+static pid_t connect_child(int timeout_ms, int sa_flags)
+{
+	pid_t pid = CT_OK(fork());
+	if (pid == 0) {
+		struct sockaddr_un a;
+		socklen_t len = path_addr(&a, "srv");
+		int c = socket(AF_UNIX, SOCK_STREAM, 0);
+		struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+		if (timeout_ms && setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+			_exit(100);
+		if (sa_flags >= 0) {
+			struct sigaction sa = {.sa_handler = connect_on_alarm,
+			                       .sa_flags = sa_flags};
+			sigemptyset(&sa.sa_mask);
+			sigaction(SIGALRM, &sa, NULL);
+			ualarm(200 * 1000, 0);
+		}
+		_exit(connect(c, (struct sockaddr *)&a, len) == 0 ? 0 : errno);
+	}
+	return pid;
+}
+
+/* A blocking connect to a listener whose backlog is full waits for room: it connects once the
+ * server accepts, runs out at SO_SNDTIMEO (EAGAIN), and a signal ends it as Linux's waits end
+ * (EINTR for a handler without SA_RESTART). A non-blocking one says EAGAIN at once. */
+CT_TEST(connect, backlog_full_waits)
+{
+	int l = CT_OK(socket(AF_UNIX, SOCK_STREAM, 0));
+	struct sockaddr_un a;
+	CT_OK(bind(l, (struct sockaddr *)&a, path_addr(&a, "srv")));
+	CT_OK(listen(l, 0));
+	CT_TRUE(fill_backlog() >= 1);
+	CT_EQ(ct_exit_code(connect_child(300, -1)), EAGAIN);
+	CT_EQ(ct_exit_code(connect_child(0, 0)), EINTR);
+	pid_t pid = connect_child(0, -1);
+	usleep(300 * 1000);           /* it waits... */
+	CT_OK(accept(l, NULL, NULL)); /* ...until there is room */
+	CT_EQ(ct_exit_code(pid), 0);
+}
+
+/* A blocking sendto to "dsrv" in a child: its errno (0 on success) as exit code, after at most
+ * SO_SNDTIMEO timeout_ms (0: none). */
+static pid_t sendto_child(int timeout_ms)
+{
+	pid_t pid = CT_OK(fork());
+	if (pid == 0) {
+		struct sockaddr_un a;
+		socklen_t len = path_addr(&a, "dsrv");
+		int c = socket(AF_UNIX, SOCK_DGRAM, 0);
+		struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
+		if (timeout_ms && setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+			_exit(100);
+		_exit(sendto(c, "d", 1, 0, (struct sockaddr *)&a, len) == 1 ? 0 : errno);
+	}
+	return pid;
+}
+
+/* A datagram to a receiver whose queue is full waits for room, as a connect does for a backlog
+ * (above); MSG_DONTWAIT says EAGAIN at once. */
+CT_TEST(sendto, dgram_queue_full_waits)
+{
+	int r = listener(SOCK_DGRAM, "dsrv");
+	struct sockaddr_un a;
+	socklen_t len = path_addr(&a, "dsrv");
+	int s = CT_OK(socket(AF_UNIX, SOCK_DGRAM, 0));
+	int sent = 0;
+	while (sent < 100000 && sendto(s, "x", 1, MSG_DONTWAIT, (struct sockaddr *)&a, len) == 1)
+		sent++;
+	CT_EQ(errno, EAGAIN);
+	CT_TRUE(sent >= 1);
+	CT_EQ(ct_exit_code(sendto_child(300)), EAGAIN);
+	pid_t pid = sendto_child(0);
+	usleep(300 * 1000); /* it waits... */
+	char c;
+	CT_EQ(recv(r, &c, 1, 0), 1); /* ...until there is room */
+	CT_EQ(ct_exit_code(pid), 0);
+}
+
 /* ---- names ---- */
 
 CT_TEST(getsockname, pathname)
