@@ -209,17 +209,22 @@ static int find_peer(struct cbox_sysctx *c, const char *path, struct cbox_dentry
 	return 0;
 }
 
-/* The gofer's connect of sock to the socket node d (from its directory, by its name). */
+/* The fids the gofer names the socket node d by: its own and its directory's (the gofer reaches
+ * it from there, by its name). */
+static int peer_fids(struct cbox_sentry *s, struct cbox_dentry *d, uint32_t *fid, uint32_t *dfid)
+{
+	int r = cbox_dentry_fid(s, d, fid);
+	return r == 0 ? cbox_dentry_fid(s, d->parent, dfid) : r;
+}
+
+/* The gofer's connect of sock to the socket node d. */
 static int gofer_connect(struct cbox_sentry *s, struct cbox_dentry *d, int sock)
 {
 	uint32_t fid, dfid;
-	int r = cbox_dentry_fid(s, d, &fid);
-	if (r == 0)
-		r = cbox_dentry_fid(s, d->parent, &dfid);
-	if (r == 0)
-		r = cbox_gofer_connect(cbox_sentry_gofer(s), fid, dfid, d->name, strlen(d->name),
-		                       sock);
-	return r;
+	int r = peer_fids(s, d, &fid, &dfid);
+	return r < 0 ? r
+	             : cbox_gofer_connect(cbox_sentry_gofer(s), fid, dfid, d->name, strlen(d->name),
+	                                  sock);
 }
 
 /* The gofer's sendto of len bytes of buf on sock to the socket node d: bytes sent or -errno. */
@@ -227,13 +232,10 @@ static ssize_t gofer_sendto(struct cbox_sentry *s, struct cbox_dentry *d, int so
                             size_t len, int flags)
 {
 	uint32_t fid, dfid;
-	ssize_t n = cbox_dentry_fid(s, d, &fid);
-	if (n == 0)
-		n = cbox_dentry_fid(s, d->parent, &dfid);
-	if (n == 0)
-		n = cbox_gofer_sendto(cbox_sentry_gofer(s), fid, dfid, d->name, strlen(d->name),
-		                      sock, buf, len, flags);
-	return n;
+	int r = peer_fids(s, d, &fid, &dfid);
+	return r < 0 ? r
+	             : cbox_gofer_sendto(cbox_sentry_gofer(s), fid, dfid, d->name, strlen(d->name),
+	                                 sock, buf, len, flags);
 }
 
 /* A blocking connect or sendto waiting for room at its peer (wait_for_room). */

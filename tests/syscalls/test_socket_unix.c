@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -343,15 +344,16 @@ static void connect_on_alarm(int sig)
 	connect_alarms++;
 }
 
-/* A blocking connect in a child: its errno (0 on success) as exit code. timeout_ms: SO_SNDTIMEO
- * (0 for none); sa_flags: with an alarm after 200 ms handled that way (-1: no alarm). */
-static pid_t connect_child(int timeout_ms, int sa_flags)
+/* A blocking connect to "srv" (or a datagram to "dsrv") in a child: its errno (0 on success) as
+ * exit code. timeout_ms: SO_SNDTIMEO (0 for none); sa_flags: with an alarm after 200 ms handled
+ * that way (-1: no alarm). */
+static pid_t waiting_child(bool dgram, int timeout_ms, int sa_flags)
 {
 	pid_t pid = CT_OK(fork());
 	if (pid == 0) {
 		struct sockaddr_un a;
-		socklen_t len = path_addr(&a, "srv");
-		int c = socket(AF_UNIX, SOCK_STREAM, 0);
+		socklen_t len = path_addr(&a, dgram ? "dsrv" : "srv");
+		int c = socket(AF_UNIX, dgram ? SOCK_DGRAM : SOCK_STREAM, 0);
 		struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
 		if (timeout_ms && setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
 			_exit(100);
@@ -362,7 +364,9 @@ static pid_t connect_child(int timeout_ms, int sa_flags)
 			sigaction(SIGALRM, &sa, NULL);
 			ualarm(200 * 1000, 0);
 		}
-		_exit(connect(c, (struct sockaddr *)&a, len) == 0 ? 0 : errno);
+		long r = dgram ? sendto(c, "d", 1, 0, (struct sockaddr *)&a, len)
+		               : connect(c, (struct sockaddr *)&a, len);
+		_exit(r >= 0 ? 0 : errno);
 	}
 	return pid;
 }
@@ -377,29 +381,12 @@ CT_TEST(connect, backlog_full_waits)
 	CT_OK(bind(l, (struct sockaddr *)&a, path_addr(&a, "srv")));
 	CT_OK(listen(l, 0));
 	CT_TRUE(fill_backlog() >= 1);
-	CT_EQ(ct_exit_code(connect_child(300, -1)), EAGAIN);
-	CT_EQ(ct_exit_code(connect_child(0, 0)), EINTR);
-	pid_t pid = connect_child(0, -1);
+	CT_EQ(ct_exit_code(waiting_child(false, 300, -1)), EAGAIN);
+	CT_EQ(ct_exit_code(waiting_child(false, 0, 0)), EINTR);
+	pid_t pid = waiting_child(false, 0, -1);
 	usleep(300 * 1000);           /* it waits... */
 	CT_OK(accept(l, NULL, NULL)); /* ...until there is room */
 	CT_EQ(ct_exit_code(pid), 0);
-}
-
-/* A blocking sendto to "dsrv" in a child: its errno (0 on success) as exit code, after at most
- * SO_SNDTIMEO timeout_ms (0: none). */
-static pid_t sendto_child(int timeout_ms)
-{
-	pid_t pid = CT_OK(fork());
-	if (pid == 0) {
-		struct sockaddr_un a;
-		socklen_t len = path_addr(&a, "dsrv");
-		int c = socket(AF_UNIX, SOCK_DGRAM, 0);
-		struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
-		if (timeout_ms && setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
-			_exit(100);
-		_exit(sendto(c, "d", 1, 0, (struct sockaddr *)&a, len) == 1 ? 0 : errno);
-	}
-	return pid;
 }
 
 /* A datagram to a receiver whose queue is full waits for room, as a connect does for a backlog
@@ -415,8 +402,8 @@ CT_TEST(sendto, dgram_queue_full_waits)
 		sent++;
 	CT_EQ(errno, EAGAIN);
 	CT_TRUE(sent >= 1);
-	CT_EQ(ct_exit_code(sendto_child(300)), EAGAIN);
-	pid_t pid = sendto_child(0);
+	CT_EQ(ct_exit_code(waiting_child(true, 300, -1)), EAGAIN);
+	pid_t pid = waiting_child(true, 0, -1);
 	usleep(300 * 1000); /* it waits... */
 	char c;
 	CT_EQ(recv(r, &c, 1, 0), 1); /* ...until there is room */
