@@ -7,7 +7,7 @@
 
 #define HDR_LEN     16
 #define USER_LEN    12 /* uid, gid, ngroups */
-#define KNOWN_FLAGS (CBOX_EXEC_TTY | CBOX_EXEC_USER)
+#define KNOWN_FLAGS (CBOX_EXEC_TTY | CBOX_EXEC_USER | CBOX_EXEC_NO_NEW_PRIVS)
 
 static void put_u32(char *p, uint32_t v)
 {

@@ -225,6 +225,7 @@ static bool start_task(struct cbox_sentry *s, int conn, const char *buf, size_t 
 	}
 	char cwd[4096];
 	snprintf(cwd, sizeof(cwd), "%s", req.cwd);
+	bool nnp = (req.flags & CBOX_EXEC_NO_NEW_PRIVS) != 0;
 	struct cbox_cred *cred = request_cred(s, conn, &req);
 	cbox_exec_req_release(&req);
 	if (!cred)
@@ -275,6 +276,11 @@ static bool start_task(struct cbox_sentry *s, int conn, const char *buf, size_t 
 		return false;
 	}
 	r = cbox_sentry_task_start(s, pid, cwd, cred);
+	/* The process's own noNewPrivileges (runc's: the container's, unless --process or
+	 * --no-new-privs says otherwise), as the guest sees it. */
+	struct cbox_task *t = r == 0 ? cbox_task_find(s, pid) : NULL;
+	if (t)
+		t->no_new_privs = nnp;
 	char go = 'g';
 	if (r < 0 || write(sync[0], &go, 1) != 1) {
 		kill(pid, SIGKILL);

@@ -210,6 +210,7 @@ check "  ... removes its state" "" "$(ls "$ROOT")"
 # ps, pause, resume and update on a running sandbox; exec is refused (issue 4). The guest counts
 # in /data/c, a host directory.
 edit "c['process']['args'] = ['sh', '-c', 'sleep 1000 & i=0; while :; do i=\$((i+1)); echo \$i >/data/c; sleep 0.02; done']
+c['process']['noNewPrivileges'] = False
 c['mounts'].append({'destination': '/data', 'type': 'bind', 'source': scratch + '/data', 'options': ['rbind', 'rw']})"
 rm -f "$SCRATCH/data/c"
 oci run --detach --bundle "$BUNDLE" box
@@ -319,6 +320,11 @@ check_status "exec of a missing program: 127" 127
 check_match "  ... says so" 'nosuchprogram: No such file or directory' "$ERR"
 oci exec --env FOO=bar --cwd /data box sh -c 'echo "$FOO $(pwd)"'
 check "exec --env and --cwd" "bar /data" "$OUT"
+# An exec'd process's no_new_privs is its own: the container's (false here), or --no-new-privs.
+oci exec box grep NoNewPrivs /proc/self/status
+check "exec: the container's noNewPrivileges" "NoNewPrivs:	0" "$OUT"
+oci exec --no-new-privs box grep NoNewPrivs /proc/self/status
+check "exec --no-new-privs" "NoNewPrivs:	1" "$OUT"
 # The exec'd task is a guest like the others: traced by the sentry, under the guest filter,
 # without capabilities, and what the filter refuses stays refused.
 oci exec --detach --pid-file "$SCRATCH/epid" box sleep 77

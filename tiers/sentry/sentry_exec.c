@@ -157,8 +157,9 @@ int sentry_exec(struct cbox_tier_container *c, const struct cbox_tier_exec *x, p
 		memcpy(envp, p->env, p->n_env * sizeof(char *));
 	CBOX_AUTOFREE char *req = NULL;
 	size_t len = 0;
-	int r = cbox_exec_req_encode(argv, envp, p->cwd ? p->cwd : "/",
-	                             p->terminal ? CBOX_EXEC_TTY : 0, &user, &req, &len);
+	uint32_t flags =
+	    (p->terminal ? CBOX_EXEC_TTY : 0) | (p->no_new_privileges ? CBOX_EXEC_NO_NEW_PRIVS : 0);
+	int r = cbox_exec_req_encode(argv, envp, p->cwd ? p->cwd : "/", flags, &user, &req, &len);
 	if (r < 0)
 		return cbox_err_set(err, -r, "exec: the process (args, env, cwd) cannot be sent");
 	CBOX_AUTOCLOSE int sock = sentry_exec_socket(c->state_dir, false, err);

@@ -36,6 +36,7 @@
 #define CBOX_EXEC_REQ_MAX_GROUPS 65536 /* Linux's NGROUPS_MAX */
 #define CBOX_EXEC_TTY            1u    /* the fds are a terminal: it becomes the process's */
 #define CBOX_EXEC_USER           2u    /* the request carries a user section */
+#define CBOX_EXEC_NO_NEW_PRIVS   4u    /* the process starts with no_new_privs set */
 
 /* The user a process runs as. */
 struct cbox_exec_user {
@@ -66,10 +67,10 @@ int cbox_exec_req_encode(char *const *argv, char *const *envp, const char *cwd, 
                          const struct cbox_exec_user *user, char **out, size_t *len);
 
 /* Decode len bytes. Errors: -EINVAL for anything malformed (bad magic, flags outside
- * CBOX_EXEC_TTY | CBOX_EXEC_USER, a user section cut short or with an id of (uint32_t)-1,
- * counts that do not match the strings, an empty argv[0], a relative cwd), -E2BIG past the
- * limits (including ngroups > CBOX_EXEC_REQ_MAX_GROUPS), -ENOMEM. On success (and only then)
- * release *r with cbox_exec_req_release; on failure *r holds nothing. */
+ * CBOX_EXEC_TTY | CBOX_EXEC_USER | CBOX_EXEC_NO_NEW_PRIVS, a user section cut short or with an
+ * id of (uint32_t)-1, counts that do not match the strings, an empty argv[0], a relative cwd),
+ * -E2BIG past the limits (including ngroups > CBOX_EXEC_REQ_MAX_GROUPS), -ENOMEM. On success
+ * (and only then) release *r with cbox_exec_req_release; on failure *r holds nothing. */
 int cbox_exec_req_decode(const void *data, size_t len, struct cbox_exec_req *r);
 void cbox_exec_req_release(struct cbox_exec_req *r);
 

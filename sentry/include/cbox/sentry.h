@@ -30,8 +30,8 @@ struct cbox_sentry_config {
 	uint64_t cap_bset; /* what uid 0 holds (masked to CBOX_CAP_EMULATED) */
 	bool has_umask;    /* the first task's umask (OCI process.user.umask), else 022 */
 	mode_t umask;
-	bool no_new_privs;  /* the guest's tasks start with no_new_privs set, as the guest sees it
-	                     * (OCI process.noNewPrivileges; `cbox exec` tasks too, as under runc) */
+	bool no_new_privs;  /* the guest's first task starts with no_new_privs set, as the guest
+	                     * sees it (OCI process.noNewPrivileges; a `cbox exec` task: its own) */
 	bool low_ports;     /* let any guest user bind ports below 1024 in the sandbox's own network
 	                     * namespace (cbox-run; the OCI runtime takes linux.sysctl instead) */
 	bool tree_writable; /* the gofer's tree has writable mounts (else EROFS up front) */

@@ -59,7 +59,8 @@ static void round_trip(uint32_t flags, const struct cbox_exec_user *user)
 	cr_assert_null(r.argv[3]);
 	cr_assert_str_eq(r.envp[1], "HOME=/root");
 	cr_assert_str_eq(r.cwd, "/work");
-	cr_assert_eq(r.flags & CBOX_EXEC_TTY, flags & CBOX_EXEC_TTY);
+	cr_assert_eq(r.flags & (CBOX_EXEC_TTY | CBOX_EXEC_NO_NEW_PRIVS),
+	             flags & (CBOX_EXEC_TTY | CBOX_EXEC_NO_NEW_PRIVS));
 	cr_assert_eq(r.has_user, user != NULL);
 	cr_assert_eq((r.flags & CBOX_EXEC_USER) != 0, user != NULL);
 	if (user) {
@@ -91,6 +92,7 @@ Test(exec_req, round_trip_without_user)
 {
 	round_trip(0, NULL);
 	round_trip(CBOX_EXEC_TTY, NULL);
+	round_trip(CBOX_EXEC_NO_NEW_PRIVS, NULL);
 }
 
 Test(exec_req, round_trip_user_no_groups)
@@ -98,6 +100,7 @@ Test(exec_req, round_trip_user_no_groups)
 	struct cbox_exec_user u = {1000, 1000, 0, NULL};
 	round_trip(0, &u);
 	round_trip(CBOX_EXEC_TTY, &u);
+	round_trip(CBOX_EXEC_TTY | CBOX_EXEC_NO_NEW_PRIVS, &u);
 }
 
 Test(exec_req, round_trip_user_one_group)
@@ -314,7 +317,7 @@ Test(exec_req, groups_null_with_a_count)
 
 Test(exec_req, unknown_flags_rejected)
 {
-	static const uint32_t bad[] = {4u, 8u, 0x80000000u, CBOX_EXEC_TTY | 4u};
+	static const uint32_t bad[] = {8u, 16u, 0x80000000u, CBOX_EXEC_TTY | 8u};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct cbox_exec_req r;
 		struct msg m;
