@@ -19,7 +19,6 @@
  * restarted, where Linux gives a handler without SA_RESTART EINTR).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -275,12 +275,9 @@ static bool start_task(struct cbox_sentry *s, int conn, const char *buf, size_t 
 		cbox_cred_put(cred);
 		return false;
 	}
-	r = cbox_sentry_task_start(s, pid, cwd, cred);
-	/* The process's own noNewPrivileges (runc's: the container's, unless --process or
-	 * --no-new-privs says otherwise), as the guest sees it. */
-	struct cbox_task *t = r == 0 ? cbox_task_find(s, pid) : NULL;
-	if (t)
-		t->no_new_privs = nnp;
+	/* (the process's own noNewPrivileges: runc's, the container's unless --process or
+	 * --no-new-privs says otherwise) */
+	r = cbox_sentry_task_start(s, pid, cwd, cred, nnp);
 	char go = 'g';
 	if (r < 0 || write(sync[0], &go, 1) != 1) {
 		kill(pid, SIGKILL);

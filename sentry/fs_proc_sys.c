@@ -122,9 +122,9 @@ static int gen_mounts(struct cbox_sentry *s, struct cbox_task *t, bool info,
 	    .source = "cbox-rootfs",
 	    .target = "/",
 	    .fstype = fs_name(sf.type),
-	    /* nosuid, nodev: as the gofer serves it, and what the guest finds (a setuid program
-	     * runs with its caller's ids; no device node opens): the truth a program checking
-	     * why sudo did not raise its ids is told, its no_new_privs being the guest's own */
+	    /* nosuid, nodev: how the gofer serves it, and what the guest finds there (a setuid
+	     * program runs with its caller's ids, no device node opens). With the guest's own
+	     * no_new_privs unset, this is what tells a program why sudo kept its ids. */
 	    .opts = (sf.flags & ST_RDONLY) || s->root_mnt.readonly ? "ro,nosuid,nodev,relatime"
 	                                                           : "rw,nosuid,nodev,relatime",
 	    .major = major(s->root->host_dev),

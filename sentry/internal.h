@@ -274,8 +274,7 @@ int cbox_fs_gofer_local_lookup(struct cbox_sentry *s, struct cbox_dentry *dir, c
  * (CBOX_GOFER_STAT_STALE). Returns 0, -errno, or 1: ask the gofer. */
 int cbox_fs_gofer_local_restat(const struct cbox_sentry *s, const struct cbox_dentry *d,
                                struct cbox_gofer_stat *g);
-/* A coarse monotonic clock (ns), and whether d's cached read-only facts are still fresh. */
-uint64_t cbox_vfs_now_ns(void);
+/* Whether d's cached read-only facts are still fresh (cbox_vfs_now_ns: kernel.h). */
 bool cbox_vfs_ro_fresh(const struct cbox_dentry *d);
 /* Take d out of its parent's cache (it lives on while referenced). */
 void cbox_vfs_uncache(struct cbox_dentry *d);
@@ -285,10 +284,11 @@ void cbox_vfs_lru_del(struct cbox_sentry *s, struct cbox_dentry *d);
 void cbox_vfs_cache(struct cbox_sentry *s, struct cbox_dentry *dir, struct cbox_dentry *d);
 int cbox_sentry_seccomp_install(void);
 /* A traced task the sentry started (the first, or one of `cbox exec`): its state, with its
- * working directory at cwd (guest path; "/" when not in the tree) and credentials cred
- * (consumed; NULL, from a failed cbox_cred_new, gives -ENOMEM). */
+ * working directory at cwd (guest path; "/" when not in the tree), credentials cred
+ * (consumed; NULL, from a failed cbox_cred_new, gives -ENOMEM) and no_new_privs as the guest
+ * sees it. */
 int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd,
-                           struct cbox_cred *cred);
+                           struct cbox_cred *cred, bool no_new_privs);
 
 /* `cbox exec` (exec_ctl.c): the spawner, forked before the sentry locks itself down (after
  * the guest's first task exists); the loop's fds; a task's exit. */

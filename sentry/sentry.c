@@ -167,7 +167,7 @@ static void loopback_up(void)
 }
 
 int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd,
-                           struct cbox_cred *cred)
+                           struct cbox_cred *cred, bool no_new_privs)
 {
 	struct cbox_task *t = cred ? cbox_task_new(s, pid) : NULL;
 	if (!t) {
@@ -178,7 +178,7 @@ int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd,
 	t->seen_first_stop = true;
 	t->attached_parent = true;
 	t->takes_listener = true;
-	t->no_new_privs = s->cfg->no_new_privs;
+	t->no_new_privs = no_new_privs;
 	t->tg = calloc(1, sizeof(*t->tg));
 	t->fs = calloc(1, sizeof(*t->fs));
 	t->files = cbox_fdtable_new();
@@ -347,8 +347,8 @@ static int start_guest(struct cbox_sentry *s, int install_peer)
 		const struct cbox_sentry_config *cfg = s->cfg;
 		r = cbox_sentry_task_start(s, pid, cfg->cwd ? cfg->cwd : "/",
 		                           cbox_cred_new(cfg->uid, cfg->gid, cfg->groups,
-		                                         cfg->ngroups, cfg->cap_bset,
-		                                         cfg->all_ids));
+		                                         cfg->ngroups, cfg->cap_bset, cfg->all_ids),
+		                           cfg->no_new_privs);
 		if (r == 0 && pid != init) {
 			/* the tiny init, as /proc shows it: the program's user (fs_proc.c) */
 			s->tiny_init.tid = init;

@@ -19,7 +19,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cbox/cleanup.h"
@@ -250,13 +249,6 @@ struct room_wait {
 	unsigned char buf[];
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
-}
-
 static int64_t room_step(struct cbox_sysctx *c, void *arg)
 {
 	struct room_wait *w = arg;
@@ -264,7 +256,7 @@ static int64_t room_step(struct cbox_sysctx *c, void *arg)
 	                    : gofer_connect(c->s, w->peer, w->sock);
 	if (r != -EAGAIN)
 		return r;
-	return w->deadline_ns && mono_ns() >= w->deadline_ns ? -EAGAIN : CBOX_SYSRET_DEFER;
+	return w->deadline_ns && cbox_vfs_now_ns() >= w->deadline_ns ? -EAGAIN : CBOX_SYSRET_DEFER;
 }
 
 static void room_drop(void *arg)
@@ -310,7 +302,7 @@ static int64_t wait_for_room(struct cbox_sysctx *c, struct cbox_dentry *peer, in
 		memcpy(w->buf, buf, len);
 	*sock = -1;
 	if (tv.tv_sec || tv.tv_usec)
-		w->deadline_ns = mono_ns() + (uint64_t)tv.tv_sec * 1000000000ULL +
+		w->deadline_ns = cbox_vfs_now_ns() + (uint64_t)tv.tv_sec * 1000000000ULL +
 		                 (uint64_t)tv.tv_usec * 1000ULL;
 	return cbox_sys_defer(c, -1, 0, ROOM_RETRY_MS, room_step, room_drop, w);
 }
