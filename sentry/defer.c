@@ -9,7 +9,8 @@
  * killably in its notification (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, and a traced task's
  * fatal signal is not made a SIGKILL), or stays at its ptrace stop, so `timeout 1 cat fifo`
  * waited for the FIFO's writer forever, SIGTERM or not. So every SIG_CHECK_MS the sentry looks
- * at each waiting task's pending signals, and one it does not block ends the wait: the call
+ * at each waiting task's pending signals, and one it does not block, sent to the thread or to
+ * its process when this thread is the one to take it (signal_ends_wait), ends the wait: the call
  * returns -ERESTARTSYS, on which the kernel does what Linux does (runs the handler, then
  * restarts the call under SA_RESTART or when nothing handles the signal, else EINTR; a fatal
  * signal ends the process). At a ptrace stop the sentry skips the call, so its -ERESTARTSYS
@@ -18,6 +19,7 @@
  * put back onto its syscall instruction instead, to make the call again after the signal (always
  * restarted, where Linux gives a handler without SA_RESTART EINTR).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,19 +122,90 @@ static bool ready(const struct cbox_deferred *d, const struct pollfd *pf, size_t
 	return false;
 }
 
-/* Whether host task tid has a pending signal it does not block (its /proc status). */
-static bool signal_pending_for(pid_t tid)
+/* What a /proc status says of a task's signals: the thread's own pending ones, its process's
+ * (ShdPnd), the ones it blocks, and its state letter. */
+struct sigstate {
+	uint64_t own, shared, blocked;
+	char state;
+};
+
+static bool read_sigstate(pid_t tid, struct sigstate *st)
 {
 	char path[64], buf[2048];
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
 	if (cbox_proc_read(path, buf, sizeof(buf)) <= 0)
 		return false;
 	const char *p = strstr(buf, "\nSigPnd:"), *q = strstr(buf, "\nShdPnd:");
-	const char *b = strstr(buf, "\nSigBlk:");
-	if (!p || !q || !b)
+	const char *b = strstr(buf, "\nSigBlk:"), *s = strstr(buf, "\nState:");
+	if (!p || !q || !b || !s)
 		return false;
-	unsigned long long pnd = strtoull(p + 8, NULL, 16) | strtoull(q + 8, NULL, 16);
-	return (pnd & ~strtoull(b + 8, NULL, 16)) != 0;
+	st->own = strtoull(p + 8, NULL, 16);
+	st->shared = strtoull(q + 8, NULL, 16);
+	st->blocked = strtoull(b + 8, NULL, 16);
+	s += 7;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	st->state = *s;
+	return true;
+}
+
+/* Whether a thread in state st could take signal bit: not gone, not blocking it. */
+static bool may_take(const struct sigstate *st, uint64_t bit)
+{
+	return st->state != 'Z' && st->state != 'X' && !(st->blocked & bit);
+}
+
+/*
+ * The thread of process tgid that takes a signal sent to the whole process. Linux picks it when
+ * the signal is sent (complete_signal): the main thread unless it blocks the signal or has
+ * exited, else the next thread, after the one it picked last, that does not block it; only the
+ * picked thread's wait is interrupted, and the others' go on. The sentry cannot see the kernel's
+ * last pick: the lowest tid stands in for it. 0: no thread takes it now.
+ */
+static pid_t taker_of(pid_t tgid, uint64_t bit)
+{
+	struct sigstate st;
+	if (read_sigstate(tgid, &st) && may_take(&st, bit))
+		return tgid;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task", tgid);
+	DIR *dir = opendir(path);
+	if (!dir)
+		return 0;
+	pid_t best = 0;
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		pid_t tid = (pid_t)strtol(e->d_name, NULL, 10);
+		if (tid > 0 && tid != tgid && (best == 0 || tid < best) &&
+		    read_sigstate(tid, &st) && may_take(&st, bit))
+			best = tid;
+	}
+	closedir(dir);
+	return best;
+}
+
+/*
+ * Whether a signal ends the wait of host task tid (of process tgid): one sent to the thread that
+ * it does not block, or one sent to its process that this thread is the one to take (taker_of).
+ * Interrupting another thread's wait would be wrong twice over: Linux lets that wait go on, and
+ * the kernel, which marked only the taker for the signal, would hand the -ERESTARTSYS answer to
+ * the program as an error of its own (errno 512).
+ */
+static bool signal_ends_wait(pid_t tid, pid_t tgid)
+{
+	struct sigstate st;
+	if (!read_sigstate(tid, &st))
+		return false;
+	if (st.own & ~st.blocked)
+		return true;
+	uint64_t shared = st.shared & ~st.blocked;
+	for (int sig = 1; sig <= 64 && shared; sig++) {
+		uint64_t bit = 1ULL << (sig - 1);
+		if ((shared & bit) && taker_of(tgid > 0 ? tgid : tid, bit) == tid)
+			return true;
+		shared &= ~bit;
+	}
+	return false;
 }
 
 /* End the wait of c's call for a signal (see above). */
@@ -170,7 +243,7 @@ void cbox_defer_run(struct cbox_sentry *s, const struct pollfd *pf, size_t n)
 		if (!t) {
 			r = -EINTR; /* the task is gone: nobody to answer */
 		} else if (look && s->platform->ops->still_valid(s->platform, &d->trap) &&
-		           signal_pending_for(d->trap.tid)) {
+		           signal_ends_wait(d->trap.tid, t->tg ? t->tg->host_tgid : 0)) {
 			struct cbox_sysctx c = {.s = s, .task = t, .trap = &d->trap};
 			interrupt_call(&c);
 			r = -EINTR; /* (answered) */

@@ -1,11 +1,14 @@
 /*
- * pipe and pipe2: data flow, flags, EOF/EPIPE semantics, capacity.
+ * pipe and pipe2: data flow, flags, EOF/EPIPE semantics, capacity; FIFOs' opens under signals.
  */
 #include "compat_test.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -163,4 +166,49 @@ CT_TEST(pipe2, fionread_like_partial_read)
 	CT_EQ(read(p[0], buf, 2), 2);
 	CT_EQ(read(p[0], buf, 4), 4);
 	CT_TRUE(memcmp(buf, "cdef", 4) == 0);
+}
+
+static volatile sig_atomic_t usr1_runs;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	usr1_runs++;
+}
+
+static void *open_fifo_for_reading(void *arg)
+{
+	int *fd = arg;
+	*fd = open("p2", O_RDONLY);
+	return NULL;
+}
+
+/* A signal sent to a process is taken by one of its threads, the main thread when it does not
+ * block it: its FIFO open runs the handler and is restarted (SA_RESTART), while a second thread
+ * waiting in another FIFO's open goes on waiting. Both opens complete once their writers come. */
+CT_TEST(openat, fifo_open_process_signal)
+{
+	CT_OK(mkfifo("p1", 0600));
+	CT_OK(mkfifo("p2", 0600));
+	pid_t pid = CT_OK(fork());
+	if (pid == 0) {
+		struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = SA_RESTART};
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGUSR1, &sa, NULL);
+		int other = -1;
+		pthread_t th;
+		if (pthread_create(&th, NULL, open_fifo_for_reading, &other) != 0)
+			_exit(4);
+		int fd = open("p1", O_RDONLY);
+		pthread_join(th, NULL);
+		_exit(fd < 0 ? 1 : other < 0 ? 2 : usr1_runs != 1 ? 3 : 0);
+	}
+	usleep(300 * 1000); /* both threads wait in their opens */
+	CT_OK(kill(pid, SIGUSR1));
+	usleep(300 * 1000);
+	int w1 = CT_OK(open("p1", O_WRONLY));
+	int w2 = CT_OK(open("p2", O_WRONLY | O_NONBLOCK)); /* (ENXIO without its reader) */
+	close(w1);
+	close(w2);
+	CT_EQ(ct_exit_code(pid), 0);
 }
