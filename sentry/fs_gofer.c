@@ -78,10 +78,10 @@ static void fill_stat(const struct cbox_sentry *s, const struct cbox_gofer_stat 
 	memset(st, 0, sizeof(*st));
 	st->st_dev = g->dev;
 	st->st_ino = g->ino;
-	st->st_mode = g->mode;
 	st->st_nlink = g->nlink;
-	uint32_t uid, gid;
-	cbox_owner_of(s, g, &uid, &gid);
+	uint32_t uid, gid, mode;
+	cbox_owner_of(s, g, &uid, &gid, &mode);
+	st->st_mode = mode;
 	st->st_uid = cbox_id_shown(s, uid);
 	st->st_gid = cbox_id_shown(s, gid);
 	st->st_rdev = g->rdev;
@@ -108,7 +108,7 @@ struct cbox_dentry *cbox_fs_gofer_dentry(struct cbox_sentry *s, struct cbox_dent
 	}
 	d->fid = fid;
 	d->ino = st->ino;
-	cbox_owner_of(s, st, &d->uid, &d->gid);
+	cbox_owner_of(s, st, &d->uid, &d->gid, &d->mode);
 	d->host_dev = st->dev;
 	d->host_ino = st->ino;
 	return d;
@@ -305,7 +305,7 @@ static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	}
 	/* Refresh what the permission checks rely on. */
 	d->mode = st->st_mode;
-	cbox_owner_of(s, &g, &d->uid, &d->gid);
+	cbox_owner_of(s, &g, &d->uid, &d->gid, NULL);
 	return 0;
 }
 

@@ -142,16 +142,23 @@ void cbox_text_fork(struct cbox_sentry *s, struct cbox_thread_group *to,
                     const struct cbox_thread_group *from);
 pid_t cbox_task_vpid(struct cbox_sentry *s, struct cbox_task *t);
 
-/* File owners under one host id (owners.c). cbox_owner_of: the owner of the file g describes
- * as the guest's checks see it (cbox_id_to_guest, then what the guest gave it).
+/* What the guest gave a file that its host file does not keep (owners.c). cbox_owner_of: the
+ * owner of the file g describes as the guest's checks see it (cbox_id_to_guest, then what the
+ * guest gave it), and *mode (when not NULL) its mode with the set-ID bits the guest gave it.
  * cbox_owner_set: remember uid:gid (guest ids) for (dev, ino) of a file the sandbox's host id
  * owns (the ids that host id shows as forget it; nothing with all ids); -ENOMEM past a bound.
  * cbox_owner_chown: the same for a chown ((uint32_t)-1 keeps what is remembered).
- * cbox_owner_gone: the file's last name went. */
+ * cbox_owner_setid, cbox_owner_set_setid: the S_ISUID and S_ISGID bits remembered (0: none).
+ * cbox_owner_kill_setid: drop them as Linux does on a chown or an unprivileged truncation of a
+ * file of mode mode (set-group-ID only with group execute).
+ * cbox_owner_known: anything is remembered. cbox_owner_gone: the file's last name went. */
 void cbox_owner_of(const struct cbox_sentry *s, const struct cbox_gofer_stat *g, uint32_t *uid,
-                   uint32_t *gid);
+                   uint32_t *gid, uint32_t *mode);
 int cbox_owner_set(struct cbox_sentry *s, uint64_t dev, uint64_t ino, uint32_t uid, uint32_t gid);
 int cbox_owner_chown(struct cbox_sentry *s, uint64_t dev, uint64_t ino, uint32_t uid, uint32_t gid);
+uint32_t cbox_owner_setid(const struct cbox_sentry *s, uint64_t dev, uint64_t ino);
+int cbox_owner_set_setid(struct cbox_sentry *s, uint64_t dev, uint64_t ino, uint32_t setid);
+void cbox_owner_kill_setid(struct cbox_sentry *s, uint64_t dev, uint64_t ino, uint32_t mode);
 bool cbox_owner_known(const struct cbox_sentry *s, uint64_t dev, uint64_t ino);
 void cbox_owner_gone(struct cbox_sentry *s, uint64_t dev, uint64_t ino);
 void cbox_owners_free(struct cbox_sentry *s);

@@ -1,40 +1,56 @@
 /*
- * File owners under one host id (cbox-run, or the OCI runtime not run as root).
+ * What the guest gave a file that its host file does not keep: its owner under one host id, and
+ * its set-user-ID and set-group-ID bits.
  *
- * There every guest id stands for the one host id the sandbox's user namespace maps, so a
- * chown changes no host owner (cbox_id_to_host maps every guest id to that one), and neither
- * does a node made by a guest user other than root. The sentry remembers the owner the guest
- * gave instead, by the file's host (dev, ino), for the sandbox's lifetime, and shows it wherever
- * it shows or checks the file's owner (fs_gofer.c): `tar xf` as root gives its files their
- * owners, `chown -R app:app` works, and a file a guest user made is that user's. fakeroot keeps
- * owners the same way. The host never learns them: its files stay the caller's, so no file is
- * ever given to another host user.
+ * Owners (cbox-run, or the OCI runtime not run as root): there every guest id stands for the one
+ * host id the sandbox's user namespace maps, so a chown changes no host owner (cbox_id_to_host
+ * maps every guest id to that one), and neither does a node made by a guest user other than
+ * root. The sentry remembers the owner the guest gave instead, by the file's host (dev, ino), for
+ * the sandbox's lifetime, and shows it wherever it shows or checks the file's owner (fs_gofer.c):
+ * `tar xf` as root gives its files their owners, `chown -R app:app` works, and a file a guest
+ * user made is that user's. fakeroot keeps owners the same way. The host never learns them: its
+ * files stay the caller's, so no file is ever given to another host user.
  *
  * Only files the sandbox's host id owns take a remembered owner; another host user's file keeps
  * showing as unmapped (CBOX_UNMAPPED_ID), which may not be chowned (no capability applies).
+ *
+ * Set-ID bits (every mode of the sentry): the gofer never sets them on a host file (safe_mode in
+ * gofer/serve_mut.c: a file written in the box must never become a privileged program for whoever
+ * runs it on the host later), so `chmod u+s`, `install -m 4755` or `tar xpf` would seem to do
+ * nothing. The sentry remembers the bits instead and shows them in the file's mode, as a nosuid
+ * mount keeps them: stored and shown, never honoured (the sentry's exec raises no ids, and the
+ * guest's /proc/mounts says nosuid). They go as Linux clears them: on a chown of a non-directory
+ * (set-group-ID only with group execute), and on a truncation by a caller without CAP_FSETID
+ * (syscalls/sys_fsmut.c, vfs.c). A write through an fd the sentry does not see keeps them.
+ *
  * An entry goes when its file's last name goes through the sandbox (cbox_owner_gone); a file
  * the host removes behind the sandbox's back leaves its entry, which a later file of the same
- * inode number would show: a wrong owner in the guest's view and checks, never a host right.
+ * inode number would show: a wrong owner or mode in the guest's view and checks, never a host
+ * right.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
 /*
- * The table: open addressing with linear probing, one 24-byte slot per file and no allocation
+ * The table: open addressing with linear probing, one 32-byte slot per file and no allocation
  * per entry (a general hash map took ~190 bytes an entry: 100000 chowned files grew the sentry
  * by 19 MB). A hostile guest chowning millions of files must not grow the sentry without
- * bound: past OWNERS_MAX entries (~50 MB of slots) a chown that needs one more is ENOMEM.
+ * bound: past OWNERS_MAX entries (~67 MB of slots) a chown that needs one more is ENOMEM.
  * No host device number is all ones, so two such values mark an empty and a removed slot.
  */
 #define OWNERS_MAX (1u << 20)
 #define EMPTY      UINT64_MAX
 #define REMOVED    (UINT64_MAX - 1)
 
+#define NO_ID UINT32_MAX /* an owner not remembered: the host's shows */
+
 struct owner {
 	uint64_t dev, ino;
-	uint32_t uid, gid;
+	uint32_t uid, gid; /* guest ids, or NO_ID (both or neither) */
+	uint32_t setid;    /* S_ISUID, S_ISGID */
 };
 
 struct cbox_owners {
@@ -112,12 +128,14 @@ static void remove_slot(struct cbox_sentry *s, struct owner *o)
 }
 
 void cbox_owner_of(const struct cbox_sentry *s, const struct cbox_gofer_stat *g, uint32_t *uid,
-                   uint32_t *gid)
+                   uint32_t *gid, uint32_t *mode)
 {
 	*uid = cbox_id_to_guest(s, g->uid, false);
 	*gid = cbox_id_to_guest(s, g->gid, true);
-	const struct owner *o = s->cfg->all_ids ? NULL : find(s, g->dev, g->ino);
-	if (!o)
+	const struct owner *o = find(s, g->dev, g->ino);
+	if (mode)
+		*mode = g->mode | (o ? o->setid : 0);
+	if (!o || o->uid == NO_ID || s->cfg->all_ids)
 		return;
 	/* Each id only where the host's is the sandbox's own. */
 	if (g->uid == s->cfg->owner_uid)
@@ -126,19 +144,20 @@ void cbox_owner_of(const struct cbox_sentry *s, const struct cbox_gofer_stat *g,
 		*gid = o->gid;
 }
 
-int cbox_owner_set(struct cbox_sentry *s, uint64_t dev, uint64_t ino, uint32_t uid, uint32_t gid)
+/* Put (dev, ino)'s entry as given: an entry that keeps nothing goes. */
+static int put(struct cbox_sentry *s, uint64_t dev, uint64_t ino, uint32_t uid, uint32_t gid,
+               uint32_t setid)
 {
-	if (s->cfg->all_ids || dev >= REMOVED)
+	if (dev >= REMOVED)
 		return 0;
 	struct owner *o = find(s, dev, ino);
-	if (uid == s->cfg->uid && gid == s->cfg->gid) { /* what the host's owner shows as */
+	if (uid == NO_ID && !setid) {
 		if (o)
 			remove_slot(s, o);
 		return 0;
 	}
 	if (o) {
-		o->uid = uid;
-		o->gid = gid;
+		*o = (struct owner){dev, ino, uid, gid, setid};
 		return 0;
 	}
 	int r = make_room(s);
@@ -150,19 +169,53 @@ int cbox_owner_set(struct cbox_sentry *s, uint64_t dev, uint64_t ino, uint32_t u
 		i = (i + 1) & (t->cap - 1);
 	if (t->slot[i].dev == REMOVED)
 		t->dead--;
-	t->slot[i] = (struct owner){dev, ino, uid, gid};
+	t->slot[i] = (struct owner){dev, ino, uid, gid, setid};
 	t->used++;
 	return 0;
+}
+
+int cbox_owner_set(struct cbox_sentry *s, uint64_t dev, uint64_t ino, uint32_t uid, uint32_t gid)
+{
+	if (s->cfg->all_ids)
+		return 0;
+	const struct owner *o = find(s, dev, ino);
+	if (uid == s->cfg->uid && gid == s->cfg->gid) /* what the host's owner shows as */
+		uid = gid = NO_ID;
+	return put(s, dev, ino, uid, gid, o ? o->setid : 0);
 }
 
 int cbox_owner_chown(struct cbox_sentry *s, uint64_t dev, uint64_t ino, uint32_t uid, uint32_t gid)
 {
 	const struct owner *o = find(s, dev, ino);
+	bool known = o && o->uid != NO_ID;
 	if (uid == (uint32_t)-1 || uid == CBOX_UNMAPPED_ID)
-		uid = o ? o->uid : s->cfg->uid;
+		uid = known ? o->uid : s->cfg->uid;
 	if (gid == (uint32_t)-1 || gid == CBOX_UNMAPPED_ID)
-		gid = o ? o->gid : s->cfg->gid;
+		gid = known ? o->gid : s->cfg->gid;
 	return cbox_owner_set(s, dev, ino, uid, gid);
+}
+
+uint32_t cbox_owner_setid(const struct cbox_sentry *s, uint64_t dev, uint64_t ino)
+{
+	const struct owner *o = find(s, dev, ino);
+	return o ? o->setid : 0;
+}
+
+int cbox_owner_set_setid(struct cbox_sentry *s, uint64_t dev, uint64_t ino, uint32_t setid)
+{
+	const struct owner *o = find(s, dev, ino);
+	setid &= S_ISUID | S_ISGID;
+	if (!o && !setid)
+		return 0;
+	return put(s, dev, ino, o ? o->uid : NO_ID, o ? o->gid : NO_ID, setid);
+}
+
+void cbox_owner_kill_setid(struct cbox_sentry *s, uint64_t dev, uint64_t ino, uint32_t mode)
+{
+	uint32_t setid = cbox_owner_setid(s, dev, ino);
+	uint32_t kill = S_ISUID | ((mode & S_IXGRP) ? S_ISGID : 0);
+	if (setid & kill)
+		cbox_owner_set_setid(s, dev, ino, setid & ~kill);
 }
 
 bool cbox_owner_known(const struct cbox_sentry *s, uint64_t dev, uint64_t ino)

@@ -248,11 +248,12 @@ int cbox_vfs_setattr(struct cbox_sentry *s, struct cbox_dentry *d,
 	if (!is_gofer(d))
 		return not_gofer(d);
 	struct cbox_gofer_setattr host = *a;
+	host.valid &= ~CBOX_VFS_KILL_SETID;
 	host.uid = cbox_id_to_host(s, a->uid, false);
 	host.gid = cbox_id_to_host(s, a->gid, true);
 	uint32_t fid;
 	int r = cbox_dentry_fid(s, d, &fid);
-	if (r == 0)
+	if (r == 0 && (host.valid & ~CBOX_GOFER_SET_BY_NAME))
 		r = cbox_gofer_setattr(s->gofer, fid, &host);
 	if (r == 0 && (a->valid & (CBOX_GOFER_SET_UID | CBOX_GOFER_SET_GID)) && !s->cfg->all_ids) {
 		/* One host id: the host owner stayed (the call still did what chown does to the
@@ -262,8 +263,18 @@ int cbox_vfs_setattr(struct cbox_sentry *s, struct cbox_dentry *d,
 		                     (a->valid & CBOX_GOFER_SET_UID) ? a->uid : (uint32_t)-1,
 		                     (a->valid & CBOX_GOFER_SET_GID) ? a->gid : (uint32_t)-1);
 	}
+	/* The set-ID bits a chmod gives: the host file never has them but a directory's
+	 * set-group-ID, which the host keeps (safe_mode in gofer/serve_mut.c). */
+	uint32_t kept = S_ISUID | (S_ISDIR(d->mode) ? 0 : S_ISGID);
+	if (r == 0 && (a->valid & CBOX_GOFER_SET_MODE) &&
+	    cbox_owner_set_setid(s, d->host_dev, d->host_ino, a->mode & kept) < 0)
+		cbox_debug("the set-ID bits of a file: too many files remembered");
 	if (r == 0 && (a->valid & CBOX_GOFER_SET_MODE))
 		d->mode = (d->mode & S_IFMT) | (a->mode & 07777);
+	if (r == 0 && (a->valid & CBOX_VFS_KILL_SETID) && !S_ISDIR(d->mode)) {
+		cbox_owner_kill_setid(s, d->host_dev, d->host_ino, d->mode);
+		d->mode = (d->mode & ~kept) | cbox_owner_setid(s, d->host_dev, d->host_ino);
+	}
 	if (r == 0 && (a->valid & CBOX_GOFER_SET_UID))
 		d->uid = a->uid;
 	if (r == 0 && (a->valid & CBOX_GOFER_SET_GID))
@@ -290,6 +301,16 @@ int cbox_vfs_create(struct cbox_sentry *s, const struct cbox_task *t, struct cbo
 	if (fd < 0)
 		return fd;
 	cbox_vfs_note_new_owner(s, t, dir, name, &st);
+	/* The set-ID bits of the mode asked for (owners.c), with Linux's rule for a set-group-ID
+	 * directory (mode_strip_sgid): a caller neither in its group nor with CAP_FSETID makes no
+	 * set-group-ID file with group execute in it. */
+	uint32_t setid = mode & (S_ISUID | S_ISGID);
+	if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) && (dir->mode & S_ISGID) &&
+	    !cbox_cred_in_group(t->cred, dir->gid) &&
+	    !cbox_cred_capable_wrt(t->cred, CAP_FSETID, dir->uid, dir->gid))
+		setid &= ~(uint32_t)S_ISGID;
+	if (setid && cbox_owner_set_setid(s, st.dev, st.ino, setid) < 0)
+		cbox_debug("the set-ID bits of new file %s: too many files remembered", name);
 	struct cbox_dentry *d = cbox_fs_gofer_dentry(s, dir, name, fid, &st);
 	if (!d) {
 		close(fd);

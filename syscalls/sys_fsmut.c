@@ -360,6 +360,26 @@ static int may_setattr(const struct cbox_task *t, const struct cbox_dentry *d,
 	return 0;
 }
 
+/*
+ * What Linux's setattr does to the set-ID bits on the caller's behalf (setattr_prepare,
+ * should_remove_suid): a chmod by a caller neither in the file's group nor with CAP_FSETID gives
+ * no set-group-ID, and a truncation by a caller without CAP_FSETID drops both (the sentry keeps
+ * them: CBOX_VFS_KILL_SETID). A chown drops them whoever makes it (chown_attr).
+ */
+static struct cbox_gofer_setattr setid_rules(const struct cbox_task *t, const struct cbox_dentry *d,
+                                             const struct cbox_gofer_setattr *a)
+{
+	struct cbox_gofer_setattr b = *a;
+	const struct cbox_cred *cr = t->cred;
+	if ((b.valid & CBOX_GOFER_SET_MODE) && (b.mode & S_ISGID) &&
+	    !cbox_cred_in_group(cr, d->gid) &&
+	    !cbox_cred_capable_wrt(cr, CAP_FSETID, d->uid, d->gid))
+		b.mode &= ~(uint32_t)S_ISGID;
+	if ((b.valid & CBOX_GOFER_SET_SIZE) && !cbox_cred_capable(cr, CAP_FSETID))
+		b.valid |= CBOX_VFS_KILL_SETID;
+	return b;
+}
+
 /* set_path's checks and change on the walked file d (named: a with SET_BY_NAME). */
 static int set_walked(struct cbox_sysctx *c, struct cbox_dentry *d,
                       const struct cbox_gofer_setattr *a, const struct cbox_gofer_setattr *named)
@@ -374,8 +394,10 @@ static int set_walked(struct cbox_sysctx *c, struct cbox_dentry *d,
 		if ((a->valid & CBOX_GOFER_SET_SIZE) &&
 		    cbox_text_busy(c->s, d->host_dev, d->host_ino))
 			r = cbox_vfs_writable(c->s, d) ?: -ETXTBSY;
-		else
-			r = cbox_vfs_setattr(c->s, d, named);
+		else {
+			struct cbox_gofer_setattr b = setid_rules(c->task, d, named);
+			r = cbox_vfs_setattr(c->s, d, &b);
+		}
 	}
 	return r;
 }
@@ -422,7 +444,8 @@ static int64_t set_fd(struct cbox_sysctx *c, int fd, const struct cbox_gofer_set
 	if (!a->valid)
 		return 0;
 	int r = may_setattr(c->task, d, a);
-	return r < 0 ? r : cbox_vfs_setattr(c->s, d, a);
+	struct cbox_gofer_setattr b = setid_rules(c->task, d, a);
+	return r < 0 ? r : cbox_vfs_setattr(c->s, d, &b);
 }
 
 static struct cbox_gofer_setattr chmod_attr(uint64_t mode)
@@ -474,7 +497,8 @@ static int chown_attr(struct cbox_sysctx *c, uint64_t uid, uint64_t gid,
 	if ((u != (uint32_t)-1 && !cbox_cred_id_valid(cr, u)) ||
 	    (g != (uint32_t)-1 && !cbox_cred_id_valid(cr, g)))
 		return -EINVAL;
-	*a = (struct cbox_gofer_setattr){0};
+	/* (even with both ids -1: Linux's chown drops them all the same) */
+	*a = (struct cbox_gofer_setattr){.valid = CBOX_VFS_KILL_SETID};
 	if (u != (uint32_t)-1) {
 		a->valid |= CBOX_GOFER_SET_UID;
 		a->uid = u;

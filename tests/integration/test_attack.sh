@@ -183,6 +183,24 @@ t_prio_user() {
 		"$OUT"
 }
 
+# Set-ID bits: `chmod 6755` in the box shows there (the sentry keeps them, as a nosuid mount
+# keeps them: shown, never honoured), but never reaches the host's file, which must not become a
+# privileged program for whoever runs it on the host later (sentry/owners.c, gofer safe_mode).
+# Not the ns tier: runc's rules there, where a root container sets them on its binds.
+t_setid() {
+	case "$CFG" in *--tier=ns*) return ;; esac
+	local d
+	d=$(mktemp -d /var/tmp/cbox-setid.XXXXXX) && chmod 755 "$d" && cp /bin/true "$d/prog" ||
+		return
+	pushd "$d" >/dev/null || return
+	box /bin/sh -c 'chmod 6755 prog && stat -c %a prog && ./prog && echo ran'
+	popd >/dev/null || return
+	check "chmod 6755 shows inside, and the program runs" "6755
+ran" "$OUT"
+	check "  ... and the host's file has no set-ID bit" 755 "$(stat -c %a "$d/prog")"
+	rm -rf "$d"
+}
+
 # The ns tier (cbox-run --tier=ns) gives the same view: it must stop the attack as well.
 CONFIGS+=("--tier=ns")
 for_each_config t_attack
@@ -192,4 +210,5 @@ for_each_config t_etc_hosts
 for_each_config t_ptrace_guard
 for_each_config t_cross_user
 for_each_config t_prio_user
+for_each_config t_setid
 finish

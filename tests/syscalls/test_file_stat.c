@@ -673,16 +673,6 @@ CT_TEST(fchmodat, follows_symlink_and_errors)
 	CT_EQ(mode_of("f"), 0600);
 }
 
-CT_TEST(chown, clears_setuid)
-{
-	ct_put_file("f", "", 0755);
-	CT_OK(chmod("f", 04755));
-	CT_EQ(mode_of("f"), 04755);
-	CT_OK(syscall(SYS_chown, "f", geteuid(), -1));
-	/* Changing the owner of a regular file drops set-user-ID, whoever does it. */
-	CT_EQ(mode_of("f"), 0755);
-}
-
 CT_TEST(chown, errors)
 {
 	ct_put_file("f", "", 0600);

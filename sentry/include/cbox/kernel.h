@@ -216,7 +216,10 @@ CBOX_API int cbox_vfs_unlink(struct cbox_sentry *s, struct cbox_dentry *dir, con
 CBOX_API int cbox_vfs_rename(struct cbox_sentry *s, struct cbox_dentry *odir, const char *oname,
                              struct cbox_dentry *ndir, const char *nname, unsigned flags);
 /* chmod, chown, truncate, utimes of d (see struct cbox_gofer_setattr; uid and gid as the guest
- * names them, mapped to the host's here). */
+ * names them, mapped to the host's here). The set-ID bits of a mode are the sentry's to keep
+ * (owners.c); CBOX_VFS_KILL_SETID in valid, never sent to the gofer, drops them as a chown or an
+ * unprivileged truncation does on Linux (and alone changes nothing else). */
+#define CBOX_VFS_KILL_SETID (1u << 30)
 CBOX_API int cbox_vfs_setattr(struct cbox_sentry *s, struct cbox_dentry *d,
                               const struct cbox_gofer_setattr *a);
 /* Create a new regular file name in dir and open it with flags: returns the host fd (owned by

@@ -1,11 +1,13 @@
 /*
- * The sentry's table of the owners the guest gave files (sentry/owners.c): what a stat shows
- * with and without an entry, per id; forgetting; and the table under load (growth, removed
- * slots reused, rebuilds), checked against a plain array of what it should hold.
+ * The sentry's table of what the guest gave files (sentry/owners.c): the owners a stat shows with
+ * and without an entry, per id; the set-ID bits in the mode, and how they go; forgetting; and
+ * the table under load (growth, removed slots reused, rebuilds), checked against a plain array
+ * of what it should hold.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
@@ -25,7 +27,17 @@ static void owner(uint64_t dev, uint64_t ino, uint32_t huid, uint32_t hgid, uint
                   uint32_t *gid)
 {
 	struct cbox_gofer_stat g = {.dev = dev, .ino = ino, .uid = huid, .gid = hgid};
-	cbox_owner_of(&s, &g, uid, gid);
+	cbox_owner_of(&s, &g, uid, gid, NULL);
+}
+
+/* The mode a stat shows for a file whose host mode is host. */
+static uint32_t mode_of(struct cbox_sentry *t, uint64_t dev, uint64_t ino, uint32_t host)
+{
+	struct cbox_gofer_stat g = {
+	    .dev = dev, .ino = ino, .uid = OWNER, .gid = OWNER, .mode = host};
+	uint32_t uid, gid, mode;
+	cbox_owner_of(t, &g, &uid, &gid, &mode);
+	return mode;
 }
 
 Test(owners, given_owner_shown_where_the_host_id_is_the_sandboxs)
@@ -59,10 +71,10 @@ Test(owners, with_user_the_host_owner_is_that_user)
 	struct cbox_sentry u = {.cfg = &user};
 	struct cbox_gofer_stat g = {.dev = 1, .ino = 10, .uid = OWNER, .gid = OWNER};
 	uint32_t uid, gid;
-	cbox_owner_of(&u, &g, &uid, &gid);
+	cbox_owner_of(&u, &g, &uid, &gid, NULL);
 	cr_expect(uid == 1000 && gid == 50);
 	cr_assert_eq(cbox_owner_set(&u, 1, 10, 0, 0), 0);
-	cbox_owner_of(&u, &g, &uid, &gid);
+	cbox_owner_of(&u, &g, &uid, &gid, NULL);
 	cr_expect(uid == 0 && gid == 0, "given to root");
 	cr_assert_eq(cbox_owner_set(&u, 1, 10, 1000, 50), 0);
 	cr_expect_not(cbox_owner_known(&u, 1, 10), "back to what the host's owner shows as");
@@ -75,6 +87,40 @@ Test(owners, all_ids_remember_nothing)
 	struct cbox_sentry a = {.cfg = &all};
 	cr_expect_eq(cbox_owner_set(&a, 1, 10, 7, 8), 0);
 	cr_expect_not(cbox_owner_known(&a, 1, 10));
+	cbox_owners_free(&a);
+}
+
+Test(owners, setid_bits_shown_and_dropped_as_linux_does)
+{
+	cr_expect_eq(mode_of(&s, 1, 20, S_IFREG | 0755), S_IFREG | 0755);
+	cr_assert_eq(cbox_owner_set_setid(&s, 1, 20, S_ISUID | S_ISGID | S_ISVTX | 0777), 0);
+	cr_expect_eq(cbox_owner_setid(&s, 1, 20), S_ISUID | S_ISGID, "only the set-ID bits");
+	cr_expect_eq(mode_of(&s, 1, 20, S_IFREG | 0755), S_IFREG | 06755);
+	/* An owner given and taken back keeps the bits. */
+	cr_assert_eq(cbox_owner_set(&s, 1, 20, 7, 8), 0);
+	cr_assert_eq(cbox_owner_set(&s, 1, 20, 0, 0), 0);
+	cr_expect_eq(cbox_owner_setid(&s, 1, 20), S_ISUID | S_ISGID);
+	/* A chown: set-user-ID goes, set-group-ID only with group execute. */
+	cbox_owner_kill_setid(&s, 1, 20, S_IFREG | 06745);
+	cr_expect_eq(cbox_owner_setid(&s, 1, 20), S_ISGID);
+	cbox_owner_kill_setid(&s, 1, 20, S_IFREG | 02755);
+	cr_expect_not(cbox_owner_known(&s, 1, 20), "nothing left to remember");
+	cr_assert_eq(cbox_owner_set(&s, 1, 21, 7, 8), 0);
+	cr_assert_eq(cbox_owner_set_setid(&s, 1, 21, S_ISUID), 0);
+	cr_assert_eq(cbox_owner_set_setid(&s, 1, 21, 0), 0);
+	uint32_t u, g;
+	owner(1, 21, OWNER, OWNER, &u, &g);
+	cr_expect(u == 7 && g == 8, "clearing the bits keeps the owner");
+	cbox_owner_gone(&s, 1, 21);
+	cr_expect_not(cbox_owner_known(&s, 1, 21));
+}
+
+Test(owners, all_ids_remember_setid_bits)
+{
+	struct cbox_sentry_config all = {.all_ids = true};
+	struct cbox_sentry a = {.cfg = &all};
+	cr_assert_eq(cbox_owner_set_setid(&a, 1, 10, S_ISUID), 0);
+	cr_expect_eq(mode_of(&a, 1, 10, S_IFREG | 0755), S_IFREG | 04755);
 	cbox_owners_free(&a);
 }
 
