@@ -349,10 +349,14 @@ static int run(struct cbox_run_opts *o, char **argv)
 	                                 .status_fd = report[0],
 	                                 .gofer_pending = true,
 	                                 .gofer_ready_fd = sync[0]};
-	pid_t pid = (pid_t)syscall(SYS_clone,
-	                           CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
-	                               CLONE_NEWIPC | CLONE_NEWUTS | SIGCHLD,
-	                           0, 0, 0, 0);
+	/*
+	 * The sentry's user and pid namespaces come with the clone; its mount, network, IPC and UTS
+	 * namespaces it makes itself, first thing, while this process writes its id maps: the
+	 * clone with all six took ~1.7 ms here, all of it before the maps. (It holds every
+	 * capability in its new user namespace from the start, mapped or not; each namespace is
+	 * owned by that user namespace either way.)
+	 */
+	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWPID | SIGCHLD, 0, 0, 0, 0);
 	if (pid < 0) {
 		cbox_error("creating the sandbox's namespaces: %s", strerror(errno));
 		return 125;
@@ -362,6 +366,8 @@ static int run(struct cbox_run_opts *o, char **argv)
 		close(sync[1]);
 		close(report[1]);
 		cbox_log_set_who("sentry");
+		if (unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) < 0)
+			cbox_die(125, "creating the sandbox's namespaces: %s", strerror(errno));
 		char c;
 		if (read(sync[0], &c, 1) != 1)
 			_exit(125);
