@@ -191,8 +191,15 @@ static pid_t taker_of(pid_t tgid, uint64_t bit)
  * the kernel, which marked only the taker for the signal, would hand the -ERESTARTSYS answer to
  * the program as an error of its own (errno 512).
  */
-static bool signal_ends_wait(pid_t tid, pid_t tgid)
+static bool signal_ends_wait(pid_t tid, pid_t tgid, uint64_t now)
 {
+	/* The taker found last, for the other waits of the same pass over the kept calls: a
+	 * process of many threads waiting at once must not make each pass read every thread's
+	 * status once for each of them. */
+	static struct {
+		pid_t tgid, taker;
+		uint64_t bit, now;
+	} last;
 	struct sigstate st;
 	if (!read_sigstate(tid, &st))
 		return false;
@@ -201,7 +208,16 @@ static bool signal_ends_wait(pid_t tid, pid_t tgid)
 	uint64_t shared = st.shared & ~st.blocked;
 	for (int sig = 1; sig <= 64 && shared; sig++) {
 		uint64_t bit = 1ULL << (sig - 1);
-		if ((shared & bit) && taker_of(tgid > 0 ? tgid : tid, bit) == tid)
+		if (!(shared & bit))
+			continue;
+		pid_t tg = tgid > 0 ? tgid : tid;
+		if (last.tgid != tg || last.bit != bit || last.now != now) {
+			last.tgid = tg;
+			last.bit = bit;
+			last.now = now;
+			last.taker = taker_of(tg, bit);
+		}
+		if (last.taker == tid)
 			return true;
 		shared &= ~bit;
 	}
@@ -243,7 +259,7 @@ void cbox_defer_run(struct cbox_sentry *s, const struct pollfd *pf, size_t n)
 		if (!t) {
 			r = -EINTR; /* the task is gone: nobody to answer */
 		} else if (look && s->platform->ops->still_valid(s->platform, &d->trap) &&
-		           signal_ends_wait(d->trap.tid, t->tg ? t->tg->host_tgid : 0)) {
+		           signal_ends_wait(d->trap.tid, t->tg ? t->tg->host_tgid : 0, now)) {
 			struct cbox_sysctx c = {.s = s, .task = t, .trap = &d->trap};
 			interrupt_call(&c);
 			r = -EINTR; /* (answered) */

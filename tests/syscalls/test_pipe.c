@@ -212,3 +212,60 @@ CT_TEST(openat, fifo_open_process_signal)
 	close(w2);
 	CT_EQ(ct_exit_code(pid), 0);
 }
+
+struct fifo_waiter {
+	const char *path;
+	int fd, err;
+};
+
+static void *open_fifo_unblocked(void *arg)
+{
+	struct fifo_waiter *w = arg;
+	sigset_t usr1;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
+	errno = 0;
+	w->fd = open(w->path, O_RDONLY);
+	w->err = errno;
+	return NULL;
+}
+
+/* A signal sent to a process whose main thread blocks it goes to one other thread that does
+ * not: with a handler without SA_RESTART, exactly one of two threads waiting in FIFO opens
+ * gets EINTR (after the handler, which runs once), and the other's open goes on. */
+CT_TEST(openat, fifo_open_process_signal_one_thread)
+{
+	CT_OK(mkfifo("p1", 0600));
+	CT_OK(mkfifo("p2", 0600));
+	pid_t pid = CT_OK(fork());
+	if (pid == 0) {
+		struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = 0};
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGUSR1, &sa, NULL);
+		sigset_t usr1;
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+		struct fifo_waiter w[2] = {{.path = "p1", .fd = -1}, {.path = "p2", .fd = -1}};
+		pthread_t th[2];
+		for (int i = 0; i < 2; i++)
+			if (pthread_create(&th[i], NULL, open_fifo_unblocked, &w[i]) != 0)
+				_exit(4);
+		for (int i = 0; i < 2; i++)
+			pthread_join(th[i], NULL);
+		int eintr = (w[0].fd < 0 && w[0].err == EINTR) + (w[1].fd < 0 && w[1].err == EINTR);
+		int opened = (w[0].fd >= 0) + (w[1].fd >= 0);
+		_exit(eintr == 1 && opened == 1 && usr1_runs == 1 ? 0 : 1 + eintr + 4 * opened);
+	}
+	usleep(300 * 1000); /* both threads wait in their opens */
+	CT_OK(kill(pid, SIGUSR1));
+	usleep(300 * 1000);
+	/* The writer of the open that goes on; the other's reader is gone (ENXIO). */
+	for (int i = 0; i < 2; i++) {
+		int w = open(i ? "p2" : "p1", O_WRONLY | O_NONBLOCK);
+		if (w >= 0)
+			close(w);
+	}
+	CT_EQ(ct_exit_code(pid), 0);
+}
