@@ -81,6 +81,9 @@ char **cbox_run_env(struct cbox_run_opts *o);
 /* --tier=ns (cbox_run_ns.c): the same sandbox description run by cbox's ns tier (plain
  * namespaces) instead of the sentry. Returns cbox-run's exit status. */
 int cbox_run_ns(struct cbox_run_opts *o, char **argv);
+/* The seccomp profile (linux.seccomp) of those bundles (cbox_run_ns_seccomp.c says what it
+ * refuses and why); a new json-c object. */
+struct json_object *cbox_run_ns_seccomp(void);
 
 /* Free everything o holds. */
 void cbox_run_opts_free(struct cbox_run_opts *o);

@@ -177,14 +177,17 @@ static json_object *resources(const struct cbox_run_opts *o)
 	return r;
 }
 
-/* Docker's default capability set: what a container of the ns tier gets by default. */
+/* Docker's default capability set, but CAP_SETFCAP: what a container of the ns tier gets by
+ * default. Without it the program can leave no file with capabilities in a writable folder, a
+ * privileged program for whoever runs it on the host later (cbox_run_ns_seccomp.c: the set-ID
+ * bits). */
 static json_object *caps(void)
 {
 	static const char *const names[] = {
-	    "CAP_CHOWN",   "CAP_DAC_OVERRIDE", "CAP_FSETID",           "CAP_FOWNER",
-	    "CAP_MKNOD",   "CAP_NET_RAW",      "CAP_SETGID",           "CAP_SETUID",
-	    "CAP_SETFCAP", "CAP_SETPCAP",      "CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT",
-	    "CAP_KILL",    "CAP_AUDIT_WRITE"};
+	    "CAP_CHOWN",      "CAP_DAC_OVERRIDE",     "CAP_FSETID",     "CAP_FOWNER",
+	    "CAP_MKNOD",      "CAP_NET_RAW",          "CAP_SETGID",     "CAP_SETUID",
+	    "CAP_SETPCAP",    "CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT", "CAP_KILL",
+	    "CAP_AUDIT_WRITE"};
 	json_object *c = json_object_new_object();
 	static const char *const sets[] = {"bounding", "effective", "permitted"};
 	for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++) {
@@ -255,6 +258,7 @@ static int write_bundle(struct cbox_run_opts *o, char **argv, const char *dir)
 	json_object_object_add(linux_, "namespaces", ns);
 	json_object_object_add(linux_, "maskedPaths", masked);
 	json_object_object_add(linux_, "resources", resources(o));
+	json_object_object_add(linux_, "seccomp", cbox_run_ns_seccomp());
 	json_object_object_add(c, "linux", linux_);
 	json_object_object_add(c, "hostname", jstr(CBOX_RUN_HOSTNAME));
 	if (r == 0 && json_object_to_file_ext(cfgpath, c, JSON_C_TO_STRING_PRETTY) < 0)
