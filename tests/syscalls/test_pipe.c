@@ -176,6 +176,28 @@ static void on_usr1(int sig)
 	usr1_runs++;
 }
 
+/* FIFOs p1 and p2, and a child process that handles SIGUSR1 with sa_flags (0 in the child). */
+static pid_t fifos_and_child(int sa_flags)
+{
+	CT_OK(mkfifo("p1", 0600));
+	CT_OK(mkfifo("p2", 0600));
+	pid_t pid = CT_OK(fork());
+	if (pid == 0) {
+		struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = sa_flags};
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGUSR1, &sa, NULL);
+	}
+	return pid;
+}
+
+/* SIGUSR1 to process pid while its threads wait in their opens, and time to act on it. */
+static void usr1_while_waiting(pid_t pid)
+{
+	usleep(300 * 1000);
+	CT_OK(kill(pid, SIGUSR1));
+	usleep(300 * 1000);
+}
+
 static void *open_fifo_for_reading(void *arg)
 {
 	int *fd = arg;
@@ -188,13 +210,8 @@ static void *open_fifo_for_reading(void *arg)
  * waiting in another FIFO's open goes on waiting. Both opens complete once their writers come. */
 CT_TEST(openat, fifo_open_process_signal)
 {
-	CT_OK(mkfifo("p1", 0600));
-	CT_OK(mkfifo("p2", 0600));
-	pid_t pid = CT_OK(fork());
+	pid_t pid = fifos_and_child(SA_RESTART);
 	if (pid == 0) {
-		struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = SA_RESTART};
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGUSR1, &sa, NULL);
 		int other = -1;
 		pthread_t th;
 		if (pthread_create(&th, NULL, open_fifo_for_reading, &other) != 0)
@@ -203,9 +220,7 @@ CT_TEST(openat, fifo_open_process_signal)
 		pthread_join(th, NULL);
 		_exit(fd < 0 ? 1 : other < 0 ? 2 : usr1_runs != 1 ? 3 : 0);
 	}
-	usleep(300 * 1000); /* both threads wait in their opens */
-	CT_OK(kill(pid, SIGUSR1));
-	usleep(300 * 1000);
+	usr1_while_waiting(pid);
 	int w1 = CT_OK(open("p1", O_WRONLY));
 	int w2 = CT_OK(open("p2", O_WRONLY | O_NONBLOCK)); /* (ENXIO without its reader) */
 	close(w1);
@@ -236,13 +251,8 @@ static void *open_fifo_unblocked(void *arg)
  * gets EINTR (after the handler, which runs once), and the other's open goes on. */
 CT_TEST(openat, fifo_open_process_signal_one_thread)
 {
-	CT_OK(mkfifo("p1", 0600));
-	CT_OK(mkfifo("p2", 0600));
-	pid_t pid = CT_OK(fork());
+	pid_t pid = fifos_and_child(0);
 	if (pid == 0) {
-		struct sigaction sa = {.sa_handler = on_usr1, .sa_flags = 0};
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGUSR1, &sa, NULL);
 		sigset_t usr1;
 		sigemptyset(&usr1);
 		sigaddset(&usr1, SIGUSR1);
@@ -258,9 +268,7 @@ CT_TEST(openat, fifo_open_process_signal_one_thread)
 		int opened = (w[0].fd >= 0) + (w[1].fd >= 0);
 		_exit(eintr == 1 && opened == 1 && usr1_runs == 1 ? 0 : 1 + eintr + 4 * opened);
 	}
-	usleep(300 * 1000); /* both threads wait in their opens */
-	CT_OK(kill(pid, SIGUSR1));
-	usleep(300 * 1000);
+	usr1_while_waiting(pid);
 	/* The writer of the open that goes on; the other's reader is gone (ENXIO). */
 	for (int i = 0; i < 2; i++) {
 		int w = open(i ? "p2" : "p1", O_WRONLY | O_NONBLOCK);
