@@ -11,11 +11,12 @@
  *   open_by_handle_at and name_to_handle_at, swap, accounting, reboot, the clock, quotactl and
  *   the obsolete calls (sysfs, ustat, uselib, vm86, iopl, ioperm...);
  * - set-user-ID and set-group-ID bits on any file (chmod, fchmod, fchmodat, fchmodat2, and an
- *   open with O_CREAT or O_TMPFILE, creat, mknod or mknodat asking for them; openat2, whose mode a
- * filter cannot read, is ENOSYS): the program runs as the caller's uid (host root when root runs
- * cbox-run) on a writable working folder, where such a program, or one given to a group like
- * shadow, would be a privileged program for every local user once the sandbox is gone. The sentry
- *   tier keeps those bits to itself for the same reason (sentry/owners.c, gofer safe_mode).
+ *   open with O_CREAT or O_TMPFILE, creat, mknod or mknodat asking for them; openat2, whose
+ *   mode a filter cannot read, is ENOSYS): the program runs as the caller's uid (host root when
+ *   root runs cbox-run) on a writable working folder, where such a program, or one given to a
+ *   group like shadow, would be a privileged program for every local user once the sandbox is
+ *   gone. The sentry tier keeps those bits to itself for the same reason (sentry/owners.c,
+ *   gofer safe_mode).
  *   (CAP_SETFCAP, which would let it leave a file with capabilities, is not in the bundle's
  *   capability sets: cbox_run_ns.c.)
  * The architectures are x86_64's three ABIs, so that no call of the i386 or x32 numbering

@@ -19,7 +19,6 @@
  * put back onto its syscall instruction instead, to make the call again after the signal (always
  * restarted, where Linux gives a handler without SA_RESTART EINTR).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,69 +154,73 @@ static bool may_take(const struct sigstate *st, uint64_t bit)
 	return st->state != 'Z' && st->state != 'X' && !(st->blocked & bit);
 }
 
-/*
- * The thread of process tgid that takes a signal sent to the whole process. Linux picks it when
- * the signal is sent (complete_signal): the main thread unless it blocks the signal or has
- * exited, else the next thread, after the one it picked last, that does not block it; only the
- * picked thread's wait is interrupted, and the others' go on. The sentry cannot see the kernel's
- * last pick: the lowest tid stands in for it. 0: no thread takes it now.
- */
-static pid_t taker_of(pid_t tgid, uint64_t bit)
+struct pick {
+	const struct cbox_thread_group *tg;
+	uint64_t bit;
+	pid_t best;
+};
+
+static bool consider(struct cbox_task *t, void *ctx)
 {
+	struct pick *p = ctx;
 	struct sigstate st;
-	if (read_sigstate(tgid, &st) && may_take(&st, bit))
-		return tgid;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/task", tgid);
-	DIR *dir = opendir(path);
-	if (!dir)
-		return 0;
-	pid_t best = 0;
-	struct dirent *e;
-	while ((e = readdir(dir))) {
-		pid_t tid = (pid_t)strtol(e->d_name, NULL, 10);
-		if (tid > 0 && tid != tgid && (best == 0 || tid < best) &&
-		    read_sigstate(tid, &st) && may_take(&st, bit))
-			best = tid;
-	}
-	closedir(dir);
-	return best;
+	if (t->tg == p->tg && t->tid != p->tg->host_tgid && (p->best == 0 || t->tid < p->best) &&
+	    read_sigstate(t->tid, &st) && may_take(&st, p->bit))
+		p->best = t->tid;
+	return true;
 }
 
 /*
- * Whether a signal ends the wait of host task tid (of process tgid): one sent to the thread that
- * it does not block, or one sent to its process that this thread is the one to take (taker_of).
- * Interrupting another thread's wait would be wrong twice over: Linux lets that wait go on, and
- * the kernel, which marked only the taker for the signal, would hand the -ERESTARTSYS answer to
- * the program as an error of its own (errno 512).
+ * The thread of tg that takes a signal sent to the whole process. Linux picks it when the signal
+ * is sent (complete_signal): the main thread unless it blocks the signal or has exited, else the
+ * next thread, after the one it picked last, that does not block it; only the picked thread's
+ * wait is interrupted, and the others' go on. The sentry cannot see the kernel's last pick: the
+ * lowest tid stands in for it. 0: no thread takes it now.
  */
-static bool signal_ends_wait(pid_t tid, pid_t tgid, uint64_t now)
+static pid_t taker_of(struct cbox_sentry *s, const struct cbox_thread_group *tg, uint64_t bit)
+{
+	struct sigstate st;
+	if (read_sigstate(tg->host_tgid, &st) && may_take(&st, bit))
+		return tg->host_tgid;
+	struct pick p = {.tg = tg, .bit = bit};
+	cbox_task_each(s, consider, &p);
+	return p.best;
+}
+
+/*
+ * Whether a signal ends the wait of task t: one sent to the thread that it does not block, or
+ * one sent to its process that this thread is the one to take (taker_of). Interrupting another
+ * thread's wait would be wrong twice over: Linux lets that wait go on, and the kernel, which
+ * marked only the taker for the signal, would hand the -ERESTARTSYS answer to the program as an
+ * error of its own (errno 512).
+ */
+static bool signal_ends_wait(struct cbox_sentry *s, const struct cbox_task *t, uint64_t now)
 {
 	/* The taker found last, for the other waits of the same pass over the kept calls: a
 	 * process of many threads waiting at once must not make each pass read every thread's
 	 * status once for each of them. */
 	static struct {
-		pid_t tgid, taker;
+		const struct cbox_thread_group *tg;
+		pid_t taker;
 		uint64_t bit, now;
 	} last;
 	struct sigstate st;
-	if (!read_sigstate(tid, &st))
+	if (!read_sigstate(t->tid, &st))
 		return false;
 	if (st.own & ~st.blocked)
 		return true;
 	uint64_t shared = st.shared & ~st.blocked;
-	for (int sig = 1; sig <= 64 && shared; sig++) {
+	for (int sig = 1; sig <= 64 && shared && t->tg; sig++) {
 		uint64_t bit = 1ULL << (sig - 1);
 		if (!(shared & bit))
 			continue;
-		pid_t tg = tgid > 0 ? tgid : tid;
-		if (last.tgid != tg || last.bit != bit || last.now != now) {
-			last.tgid = tg;
+		if (last.tg != t->tg || last.bit != bit || last.now != now) {
+			last.tg = t->tg;
 			last.bit = bit;
 			last.now = now;
-			last.taker = taker_of(tg, bit);
+			last.taker = taker_of(s, t->tg, bit);
 		}
-		if (last.taker == tid)
+		if (last.taker == t->tid)
 			return true;
 		shared &= ~bit;
 	}
@@ -259,7 +262,7 @@ void cbox_defer_run(struct cbox_sentry *s, const struct pollfd *pf, size_t n)
 		if (!t) {
 			r = -EINTR; /* the task is gone: nobody to answer */
 		} else if (look && s->platform->ops->still_valid(s->platform, &d->trap) &&
-		           signal_ends_wait(d->trap.tid, t->tg ? t->tg->host_tgid : 0, now)) {
+		           signal_ends_wait(s, t, now)) {
 			struct cbox_sysctx c = {.s = s, .task = t, .trap = &d->trap};
 			interrupt_call(&c);
 			r = -EINTR; /* (answered) */

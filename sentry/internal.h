@@ -283,6 +283,9 @@ int cbox_fs_gofer_local_restat(const struct cbox_sentry *s, const struct cbox_de
                                struct cbox_gofer_stat *g);
 /* Whether d's cached read-only facts are still fresh (cbox_vfs_now_ns: kernel.h). */
 bool cbox_vfs_ro_fresh(const struct cbox_dentry *d);
+/* Drop the set-ID bits the sentry keeps for non-directory d as Linux drops them on a chown or an
+ * unprivileged truncation (owners.c), in the remembered entry and in d's mode. */
+void cbox_vfs_kill_setid(struct cbox_sentry *s, struct cbox_dentry *d);
 /* Take d out of its parent's cache (it lives on while referenced). */
 void cbox_vfs_uncache(struct cbox_dentry *d);
 /* d (cached) is about to gain a reference: out of the LRU (dcache.c). */

@@ -593,10 +593,7 @@ int cbox_vfs_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	/* A truncating open by a caller without CAP_FSETID drops the set-ID bits (owners.c), as
 	 * Linux's do_truncate does. */
 	if (fd >= 0 && (flags & O_TRUNC) && S_ISREG(d->mode) && (d->mode & (S_ISUID | S_ISGID)) &&
-	    t->cred && !cbox_cred_capable(t->cred, CAP_FSETID)) {
-		cbox_owner_kill_setid(s, d->host_dev, d->host_ino, d->mode);
-		d->mode = (d->mode & ~(uint32_t)(S_ISUID | S_ISGID)) |
-		          cbox_owner_setid(s, d->host_dev, d->host_ino);
-	}
+	    t->cred && !cbox_cred_capable(t->cred, CAP_FSETID))
+		cbox_vfs_kill_setid(s, d);
 	return fd;
 }

@@ -242,6 +242,13 @@ int cbox_vfs_rename(struct cbox_sentry *s, struct cbox_dentry *odir, const char 
 	return r;
 }
 
+void cbox_vfs_kill_setid(struct cbox_sentry *s, struct cbox_dentry *d)
+{
+	cbox_owner_kill_setid(s, d->host_dev, d->host_ino, d->mode);
+	d->mode = (d->mode & ~(uint32_t)(S_ISUID | S_ISGID)) |
+	          cbox_owner_setid(s, d->host_dev, d->host_ino);
+}
+
 int cbox_vfs_setattr(struct cbox_sentry *s, struct cbox_dentry *d,
                      const struct cbox_gofer_setattr *a)
 {
@@ -271,10 +278,8 @@ int cbox_vfs_setattr(struct cbox_sentry *s, struct cbox_dentry *d,
 		cbox_debug("the set-ID bits of a file: too many files remembered");
 	if (r == 0 && (a->valid & CBOX_GOFER_SET_MODE))
 		d->mode = (d->mode & S_IFMT) | (a->mode & 07777);
-	if (r == 0 && (a->valid & CBOX_VFS_KILL_SETID) && !S_ISDIR(d->mode)) {
-		cbox_owner_kill_setid(s, d->host_dev, d->host_ino, d->mode);
-		d->mode = (d->mode & ~kept) | cbox_owner_setid(s, d->host_dev, d->host_ino);
-	}
+	if (r == 0 && (a->valid & CBOX_VFS_KILL_SETID) && !S_ISDIR(d->mode))
+		cbox_vfs_kill_setid(s, d);
 	if (r == 0 && (a->valid & CBOX_GOFER_SET_UID))
 		d->uid = a->uid;
 	if (r == 0 && (a->valid & CBOX_GOFER_SET_GID))

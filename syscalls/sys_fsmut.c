@@ -444,8 +444,10 @@ static int64_t set_fd(struct cbox_sysctx *c, int fd, const struct cbox_gofer_set
 	if (!a->valid)
 		return 0;
 	int r = may_setattr(c->task, d, a);
+	if (r < 0)
+		return r;
 	struct cbox_gofer_setattr b = setid_rules(c->task, d, a);
-	return r < 0 ? r : cbox_vfs_setattr(c->s, d, &b);
+	return cbox_vfs_setattr(c->s, d, &b);
 }
 
 static struct cbox_gofer_setattr chmod_attr(uint64_t mode)
