@@ -52,6 +52,17 @@ int ct_has_cap(int cap)
 	return (d[cap / 32].effective >> (cap % 32)) & 1;
 }
 
+int ct_drop_cap(int cap)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -errno;
+	d[cap / 32].effective &= ~(1u << (cap % 32));
+	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
+}
+
 void ct_put_file(const char *path, const char *text, int mode)
 {
 	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, mode);

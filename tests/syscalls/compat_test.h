@@ -48,6 +48,8 @@ const char *ct_scratch(void);
 
 /* Whether this process has capability cap in its effective set (0 when capget fails). */
 int ct_has_cap(int cap);
+/* Take capability cap out of this process's effective set: 0 or -errno. */
+int ct_drop_cap(int cap);
 
 /* Create or truncate path with mode and write text to it; a failure fails the case. */
 void ct_put_file(const char *path, const char *text, int mode);

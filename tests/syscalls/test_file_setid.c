@@ -30,15 +30,10 @@ static int fd_mode(int fd)
 	return st.st_mode & 07777;
 }
 
-/* In a child: CAP_FSETID out of the effective set (exit 90/91 when that fails). */
+/* In a child: CAP_FSETID out of the effective set (exit 91 when that fails). */
 static void drop_fsetid(void)
 {
-	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct d[2];
-	if (syscall(SYS_capget, &h, d) < 0)
-		_exit(90);
-	d[0].effective &= ~(1u << CAP_FSETID);
-	if (syscall(SYS_capset, &h, d) < 0)
+	if (ct_drop_cap(CAP_FSETID) < 0)
 		_exit(91);
 }
 

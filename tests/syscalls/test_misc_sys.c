@@ -565,12 +565,7 @@ CT_TEST(seccomp, filter_needs_no_new_privs)
 	if (pid == 0) {
 		struct sock_filter f[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
 		struct sock_fprog prog = {1, f}, empty = {0, f};
-		struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
-		struct __user_cap_data_struct d[2];
-		if (syscall(SYS_capget, &h, d) < 0)
-			_exit(2);
-		d[0].effective &= ~(1u << CAP_SYS_ADMIN);
-		if (syscall(SYS_capset, &h, d) < 0)
+		if (ct_drop_cap(CAP_SYS_ADMIN) < 0)
 			_exit(3);
 		errno = 0;
 		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, (void *)8) != -1 ||
