@@ -21,6 +21,14 @@
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define GUEST_HOME   "/tmp/home"
 
+/* After a mistake on the command line: the synopsis and where the rest is, as GNU tools and
+ * docker answer one, rather than the whole help (which would bury the message above it). */
+static void usage_hint(void)
+{
+	fprintf(stderr, "Usage: cbox-run [OPTIONS] -- PROGRAM [ARGS...]\n"
+	                "Try 'cbox-run --help' for more information.\n");
+}
+
 static void usage(FILE *f)
 {
 	fprintf(
@@ -106,7 +114,8 @@ static void usage(FILE *f)
 	    "                             e.g. cbox-run --rootfs /srv/rootfs -- /bin/sh\n"
 	    "  --log-level=LEVEL          error, warning (default), info or debug\n"
 	    "  --log-format=FORMAT        text (default) or json\n"
-	    "  -h, --help                 this help\n\n"
+	    "  -h, --help                 this help\n"
+	    "  --version                  cbox-run's version\n\n"
 	    "Exit status: the program's; 128+N when it was killed by signal N; 127 when it does\n"
 	    "not exist; 126 when it cannot be executed; 137 after --timeout or when the memory\n"
 	    "limit was reached (the message says which); 125 when the sandbox could not be set\n"
@@ -329,8 +338,11 @@ static int parse_one(struct cbox_run_opts *o, int c, const char *arg)
 	case 'h':
 		usage(stdout);
 		exit(0);
+	case 'V':
+		printf("cbox-run version %s\n", CBOX_VERSION);
+		exit(0);
 	default:
-		usage(stderr);
+		usage_hint(); /* (getopt named the option) */
 		return -1;
 	}
 }
@@ -361,6 +373,7 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	                                         {"cpus", required_argument, NULL, 'C'},
 	                                         {"pids", required_argument, NULL, 'P'},
 	                                         {"help", no_argument, NULL, 'h'},
+	                                         {"version", no_argument, NULL, 'V'},
 	                                         {NULL, 0, NULL, 0}};
 	*o = (struct cbox_run_opts){.platform = "seccomp",
 	                            .tier = "sentry",
@@ -390,7 +403,7 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 		return -1;
 	if (optind >= argc) {
 		fprintf(stderr, "cbox-run: no program given\n");
-		usage(stderr);
+		usage_hint();
 		return -1;
 	}
 	return optind;

@@ -269,5 +269,35 @@ t_removed_cwd() {
 	check_match "  ... and cbox-run says why" "the current directory cannot be named" "$(cat "$SCRATCH/err")"
 }
 
+# The command line itself (no sandbox is made): a mistake gets its message and a pointer to
+# --help, as GNU tools and docker answer one, not the whole help; --version and --help go to
+# stdout with status 0.
+t_command_line() {
+	[ "$(basename "$CBOX_RUN")" = cbox-run ] || { skip_check "command line" "not cbox-run"; return; }
+	"$CBOX_RUN" --no-such-option -- /bin/true >"$SCRATCH/out" 2>"$SCRATCH/err" </dev/null
+	STATUS=$?
+	ERR=$(cat "$SCRATCH/err")
+	check_status "an unknown option: status 125" 125
+	check_match "  ... named" "unrecognized option '--no-such-option'" "$ERR"
+	check_match "  ... with a pointer to --help" "^Try 'cbox-run --help' for more information\.$" "$ERR"
+	check "  ... in three lines, not the whole help" 3 "$(printf '%s\n' "$ERR" | wc -l)"
+	check "  ... and nothing on stdout" "" "$(cat "$SCRATCH/out")"
+	"$CBOX_RUN" >"$SCRATCH/out" 2>"$SCRATCH/err" </dev/null
+	STATUS=$?
+	ERR=$(cat "$SCRATCH/err")
+	check_status "no program: status 125" 125
+	check_match "  ... said" "^cbox-run: no program given$" "$ERR"
+	check_match "  ... with the pointer to --help" "^Try 'cbox-run --help'" "$ERR"
+	local out
+	out=$("$CBOX_RUN" --version 2>&1)
+	check "--version: status 0" 0 "$?"
+	check_match "  ... prints the version" "^cbox-run version [0-9]+\.[0-9]+\.[0-9]+$" "$out"
+	out=$("$CBOX_RUN" --help 2>/dev/null)
+	check "--help: status 0" 0 "$?"
+	check_match "  ... prints the usage on stdout" "^Usage: cbox-run \[OPTIONS\] -- PROGRAM" "$out"
+	check_match "  ... which lists --version" "^  --version " "$out"
+}
+
+t_command_line
 for_each_config t_errors t_seccomp_listener t_tiocsti t_fcntl_refused t_etxtbsy_inherited t_signals_default t_eintr t_clone3_race t_bpf_perf t_gofer_setup t_sentry_setup t_removed_cwd
 finish
