@@ -21,19 +21,19 @@
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define GUEST_HOME   "/tmp/home"
 
+#define SYNOPSIS "Usage: cbox-run [OPTIONS] -- PROGRAM [ARGS...]\n"
+
 /* After a mistake on the command line: the synopsis and where the rest is, as GNU tools and
  * docker answer one, rather than the whole help (which would bury the message above it). */
 static void usage_hint(void)
 {
-	fprintf(stderr, "Usage: cbox-run [OPTIONS] -- PROGRAM [ARGS...]\n"
-	                "Try 'cbox-run --help' for more information.\n");
+	fprintf(stderr, SYNOPSIS "Try 'cbox-run --help' for more information.\n");
 }
 
 static void usage(FILE *f)
 {
 	fprintf(
-	    f,
-	    "Usage: cbox-run [OPTIONS] -- PROGRAM [ARGS...]\n"
+	    f, SYNOPSIS
 	    "Run PROGRAM in a new cbox sandbox: a user-space kernel (the sentry) answers its\n"
 	    "system calls. It sees the host's root read-only with secrets hidden (/root, /home\n"
 	    "but the working folder, /etc/shadow*, /etc/gshadow*, /etc/ssh, /run, /var/lib), the\n"
