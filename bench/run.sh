@@ -22,9 +22,9 @@ usage: bench/run.sh [--quick] [--build DIR] [--configs LIST]
   --build DIR     the release build directory (default: \$BUILD or $ROOT/build-release)
   --configs LIST  comma-separated subset of: ${ALL_CONFIGS// /,}
 Environment: CBOX_RUN (default DIR/cbox-run), BENCH_USER (who runs the cbox-seccomp-user column
-when root runs the benchmarks; default nobody), RUNSC, BWRAP, HYPERFINE (empty: time startup and
-programs with bash's EPOCHREALTIME), BENCH_PYTHON (default /usr/bin/python3), BENCH_CC (default
-/usr/bin/gcc), BENCH_GIT (default /usr/bin/git), RUN_TIMEOUT (default 180 s per run).
+when root runs the benchmarks; default nobody), RUNSC, BWRAP, BENCH_PYTHON (default
+/usr/bin/python3), BENCH_CC (default /usr/bin/gcc), BENCH_GIT (default /usr/bin/git),
+RUN_TIMEOUT (default 180 s per run).
 Build first: cmake --preset release && cmake --build build-release -j2
 EOF
 }
@@ -55,16 +55,16 @@ BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || {
 }
 GUEST=$BUILD/bench/cbox-bench-guest
 BASELINE=$BUILD/bench/cbox-bench-baseline
+TIMER=$BUILD/bench/cbox-bench-time
 CBOX_RUN=${CBOX_RUN:-$BUILD/cbox-run}
 RUNSC=${RUNSC:-$(command -v runsc || true)}
 BWRAP=${BWRAP:-$(command -v bwrap || true)}
-HYPERFINE=${HYPERFINE-$(command -v hyperfine || true)} # set it empty to time with EPOCHREALTIME
 # Absolute paths of the host's own programs: PATH may point at wrappers (pyenv shims) that live
 # under /root, which cbox-run hides.
 PYTHON=${BENCH_PYTHON:-/usr/bin/python3}
 CC_PROG=${BENCH_CC:-/usr/bin/gcc}
 GIT_PROG=${BENCH_GIT:-/usr/bin/git}
-for p in "$GUEST" "$BASELINE"; do
+for p in "$GUEST" "$BASELINE" "$TIMER"; do
 	if [ ! -x "$p" ]; then
 		echo "bench/run.sh: $p is missing; run: cmake --build $BUILD --target $(basename "$p")" >&2
 		exit 2
@@ -153,8 +153,7 @@ prefix() {
 	case $1 in
 	native) ;;
 	cbox-seccomp) printf '%s\n' "$CBOX_RUN" --platform=seccomp -- ;;
-	cbox-seccomp-user) # (in UWORK: in_workdir)
-		user_prefix
+	cbox-seccomp-user) # (as BENCH_USER: outer; in UWORK: in_workdir)
 		printf '%s\n' "$CBOX_RUN" --platform=seccomp -- ;;
 	cbox-seccomp-strict) printf '%s\n' "$CBOX_RUN" --platform=seccomp --strict -- ;;
 	cbox-ptrace) printf '%s\n' "$CBOX_RUN" --platform=ptrace -- ;;
@@ -176,10 +175,12 @@ prefix() {
 	esac
 }
 
-# The user column's own prefix, one word per line: setpriv, whose time (its exec, ~1.7 ms here) is
-# measured in every round and taken off that column's rows (measure_all).
-user_prefix() {
-	printf '%s\n' setpriv "--reuid=$BENCH_USER" "--regid=$BENCH_GROUP" --clear-groups
+# What runs before the timer (outer CONFIG, one word per line): setpriv for the user column, so
+# that its own start is never in a figure.
+outer() {
+	[ "$1" = cbox-seccomp-user ] &&
+		printf '%s\n' setpriv "--reuid=$BENCH_USER" "--regid=$BENCH_GROUP" --clear-groups
+	return 0
 }
 
 # in_workdir CONFIG: the user column runs in its own copy of the working folder. (Called in the
@@ -206,11 +207,12 @@ ext_argv() {
 # run_in CONFIG LOG ARGS...: runs ARGS inside CONFIG with a time limit; stdout to stdout,
 # stderr appended to LOG.
 run_in() {
-	local cfg=$1 log=$2 pre
+	local cfg=$1 log=$2 pre out
 	shift 2
 	in_workdir "$cfg" || return
+	mapfile -t out < <(outer "$cfg")
 	mapfile -t pre < <(prefix "$cfg")
-	timeout --kill-after=10 "$RUN_TIMEOUT" "${pre[@]}" "$@" </dev/null 2>>"$log"
+	timeout --kill-after=10 "$RUN_TIMEOUT" "${out[@]}" "${pre[@]}" "$@" </dev/null 2>>"$log"
 }
 
 median() {
@@ -253,45 +255,18 @@ preflight() {
 }
 
 # time_once CONFIG ROW: the wall time in ns of one run of an externally timed row, or nothing
-# (and the reason in the log) when it fails. hyperfine -N starts the command itself, so the figure
-# holds no shell; the fallback also times the start of env and timeout (about a millisecond).
+# (and the reason in the log) when it fails. cbox-bench-time forks and times the command alone:
+# env, setpriv and the timer's own start come before the clock starts (bench/timer.c says why).
 time_once() {
-	local cfg=$1 r=$2 log=$LOGS/$1.log json=$LOGS/$1.$2.json pre argv cmd w t0 t1 st=0
+	local cfg=$1 r=$2 log=$LOGS/$1.log out pre argv v st=0
 	in_workdir "$cfg" || return
+	mapfile -t out < <(outer "$cfg")
 	mapfile -t pre < <(prefix "$cfg")
 	mapfile -t argv < <(ext_argv "$r")
-	if [ -n "$HYPERFINE" ]; then
-		# hyperfine -N splits its command like a shell: quote the words with spaces.
-		cmd=""
-		for w in "${pre[@]}" "${argv[@]}"; do
-			[[ $w == *" "* ]] && w="\"$w\""
-			cmd="$cmd${cmd:+ }$w"
-		done
-		# --output=inherit: the command's stderr reaches the log when it fails.
-		"${CLEAN_ENV[@]}" timeout --kill-after=10 "$RUN_TIMEOUT" "$HYPERFINE" -N --style none \
-			--output=inherit --runs 1 --export-json "$json" -- "$cmd" \
-			</dev/null >/dev/null 2>>"$log" || st=$?
-		[ $st = 0 ] || { echo "$r: hyperfine failed with status $st (124: timed out)" >>"$log"; return; }
-		sed -n 's/.*"median": *\([0-9.eE+-]*\).*/\1/p' "$json" | head -n 1 |
-			awk '{printf "%.0f\n", $1 * 1e9}'
-		return
-	fi
-	t0=$EPOCHREALTIME
-	"${CLEAN_ENV[@]}" timeout --kill-after=10 "$RUN_TIMEOUT" "${pre[@]}" "${argv[@]}" \
-		</dev/null >/dev/null 2>>"$log" || st=$?
-	t1=$EPOCHREALTIME
+	v=$("${CLEAN_ENV[@]}" "${out[@]}" "$TIMER" "$RUN_TIMEOUT" "${pre[@]}" "${argv[@]}" \
+		</dev/null 3>&1 >/dev/null 2>>"$log") || st=$?
 	[ $st = 0 ] || { echo "$r: exit status $st (124: timed out)" >>"$log"; return; }
-	echo $(((10#${t1//./} - 10#${t0//./}) * 1000))
-}
-
-# time_cmd ARGS...: the wall time in ns of one run of ARGS, as time_once times a row without
-# hyperfine.
-time_cmd() {
-	local t0 t1
-	t0=$EPOCHREALTIME
-	"${CLEAN_ENV[@]}" timeout --kill-after=10 "$RUN_TIMEOUT" "$@" </dev/null >/dev/null 2>&1 || return
-	t1=$EPOCHREALTIME
-	echo $(((10#${t1//./} - 10#${t0//./}) * 1000))
+	echo "$v"
 }
 
 # guest_once CONFIG BENCH: the ns/op printed by one run of cbox-bench-guest, or nothing (and the
@@ -317,7 +292,6 @@ sample() {
 # Interleaved: each repetition runs every row in every configuration, one after the other, so that
 # a slow phase of the (noisy, nested-virtualisation) machine hits all columns alike. One untimed
 # round first warms the page cache and finds the cells that fail.
-USER_OVER="" # ns of setpriv taken off the user column's rows
 measure_all() {
 	local i r c max=$STARTUP_RUNS n rows="startup"
 	[ "$PROG_RUNS" -gt "$max" ] && max=$PROG_RUNS
@@ -331,15 +305,8 @@ measure_all() {
 		subshells) rows="$rows $r" ;;
 		esac
 	done
-	local user=""
-	[[ " $ACTIVE " == *" cbox-seccomp-user "* ]] && user=1
 	for ((i = -1; i < max; i++)); do
 		echo "  round $((i + 1)) of $max ..." >&2
-		if [ -n "$user" ] && [ "$i" -ge 0 ]; then
-			mapfile -t pre < <(user_prefix)
-			sample user setpriv "$(time_cmd "${pre[@]}" /bin/true)"
-			sample user true "$(time_cmd /bin/true)"
-		fi
 		for r in $rows; do
 			n=$PROG_RUNS
 			[ "$r" = startup ] && n=$STARTUP_RUNS
@@ -360,21 +327,11 @@ measure_all() {
 			done
 		done
 	done
-	local over=0
-	if [ -n "$user" ]; then
-		over=$(awk -v a="$(printf '%s' "${SAMPLES[user/setpriv]:-}" | median)" \
-			-v b="$(printf '%s' "${SAMPLES[user/true]:-}" | median)" \
-			'BEGIN {d = a - b; printf "%.0f", (d > 0 ? d : 0)}')
-		USER_OVER=$over
-	fi
 	for c in $ACTIVE; do
 		for r in $rows $BENCHES $GUEST_PROGS; do
 			[ "${VAL[$c/$r]:-}" = fail ] && continue
 			VAL[$c/$r]=$(printf '%s' "${SAMPLES[$c/$r]:-}" | median)
 			[ -n "${VAL[$c/$r]}" ] || VAL[$c/$r]=fail
-			case " $rows " in *" $r "*) [ "$c" = cbox-seccomp-user ] && is_num "${VAL[$c/$r]}" &&
-				VAL[$c/$r]=$(awk -v v="${VAL[$c/$r]}" -v o="$over" 'BEGIN {printf "%.1f", v - o}') ;;
-			esac
 		done
 		# Rows as the table shows them: the time of the whole 64 MiB, of one fork+exec.
 		is_num "${VAL[$c/write-read]}" &&
@@ -474,8 +431,6 @@ echo "and for one fork+exec+wait (${ITERS[fork-exec]} a run), timed inside the g
 table $PROG_ROWS | align
 [ -x "$PYTHON" ] || echo "  python rows skipped: $PYTHON not found (set BENCH_PYTHON)"
 [ -x "$CC_PROG" ] || echo "  gcc row skipped: $CC_PROG not found (set BENCH_CC)"
-[ -n "$USER_OVER" ] &&
-	echo "  cbox-seccomp-user: setpriv's own time (median $(fmt_ns "$USER_OVER")) is taken off its rows"
 
 # target LABEL CONFIG ROW LIMIT_NS LIMIT_TEXT: PASS when VAL[CONFIG/ROW] <= LIMIT_NS.
 target() {
