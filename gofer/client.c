@@ -310,7 +310,7 @@ int cbox_gofer_walk_dir(struct cbox_gofer_client *c, uint32_t dir, const char *n
 		return rc;
 	/* The decoder checked each record (valid names, pads, flags); what is left is whether it
 	 * answers this request. Otherwise nothing it said is used. */
-	bool bad = r.nwalked > count;
+	bool bad = r.nwalked > (count & ~CBOX_GOFER_WALKDIR_WRAP);
 	size_t off = 0;
 	for (uint32_t i = 0; !bad && i < r.nwalked; i++) {
 		struct cbox_gofer_walked w;

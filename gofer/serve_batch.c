@@ -39,6 +39,11 @@ static int put_walked(struct cbox_gofer_server *s, char *buf, size_t size, size_
  * stopped when the name is the entry there (the next batch of a tool going through it in
  * order, so a directory of n entries costs O(n) reads, not O(n^2)), else from the start. A
  * stale position costs nothing but that second read: only a name that is there is believed.
+ *
+ * With CBOX_GOFER_WALKDIR_WRAP the listing is read once more from its start after its end, up
+ * to the name: a tool that looks at a directory's names in an order of its own (git, in its
+ * index's sorted order) gets the whole directory in one batch whatever name it missed first.
+ * The second pass stops at the name, so no entry is walked twice.
  */
 int cbox_gofer_do_walkdir(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
                           struct cbox_gofer_reply *r, char *buf, size_t size)
@@ -61,7 +66,9 @@ int cbox_gofer_do_walkdir(struct cbox_gofer_server *s, const struct cbox_gofer_r
 	r->nwalked = 1;
 	r->walked = buf;
 	r->walked_len = len;
-	if (q->flags < 2)
+	uint32_t count = q->flags & ~CBOX_GOFER_WALKDIR_WRAP;
+	bool wrap = (q->flags & CBOX_GOFER_WALKDIR_WRAP) != 0, wrapped = false;
+	if (count < 2)
 		return 0;
 	/* The listing through a descriptor of its own (the fid's is O_PATH), kept for the next
 	 * batch. */
@@ -82,7 +89,7 @@ int cbox_gofer_do_walkdir(struct cbox_gofer_server *s, const struct cbox_gofer_r
 	 * listing already) the listing is read again from its start. */
 	bool found = false;
 	char ents[8192];
-	while (r->nwalked < q->flags) {
+	while (r->nwalked < count) {
 		long got = syscall(SYS_getdents64, s->wd_fd, ents, sizeof(ents));
 		if (got <= 0 && resumed) {
 			resumed = false;
@@ -90,9 +97,15 @@ int cbox_gofer_do_walkdir(struct cbox_gofer_server *s, const struct cbox_gofer_r
 				return 0;
 			continue;
 		}
+		if (got == 0 && wrap && found && !wrapped) {
+			wrapped = true;
+			if (lseek(s->wd_fd, 0, SEEK_SET) < 0)
+				return 0;
+			continue;
+		}
 		if (got <= 0)
 			break;
-		for (long off = 0; off < got && r->nwalked < q->flags;) {
+		for (long off = 0; off < got && r->nwalked < count;) {
 			struct dirent64 *e = (struct dirent64 *)(ents + off);
 			off += e->d_reclen;
 			s->wd_next = e->d_off;
@@ -112,6 +125,8 @@ int cbox_gofer_do_walkdir(struct cbox_gofer_server *s, const struct cbox_gofer_r
 				found = strcmp(name, first) == 0;
 				continue;
 			}
+			if (wrapped && strcmp(name, first) == 0)
+				return 0; /* round to the name again: that is the whole listing */
 			rc = cbox_gofer_walk_name(s, dir, name, &fid, &st);
 			if (rc == -ENOENT || rc == -EACCES || rc == -ENOTDIR)
 				continue; /* gone since the listing, or not ours to see */

@@ -317,12 +317,19 @@ static int decode_req_body(struct rd *r, struct cbox_gofer_req *o)
 	return pad == 0 ? 0 : -EINVAL;
 }
 
+/* WALKDIR's count word: 1..CBOX_GOFER_WALKDIR_MAX entries, and no other bit than WRAP. */
+static bool walkdir_count_ok(uint32_t w)
+{
+	uint32_t count = w & ~CBOX_GOFER_WALKDIR_WRAP;
+	return count >= 1 && count <= CBOX_GOFER_WALKDIR_MAX;
+}
+
 /* Field checks after the layout is known to be right. */
 static int check_req_fields(const struct cbox_gofer_req *o)
 {
 	if (o->type == CBOX_GOFER_UNLINK && o->flags > 1)
 		return -EINVAL;
-	if (o->type == CBOX_GOFER_WALKDIR && (o->flags < 1 || o->flags > CBOX_GOFER_WALKDIR_MAX))
+	if (o->type == CBOX_GOFER_WALKDIR && !walkdir_count_ok(o->flags))
 		return -EINVAL;
 	if (o->name && cbox_gofer_check_name(o->name, o->name_len) < 0)
 		return -EINVAL;
@@ -491,8 +498,7 @@ int cbox_gofer_encode_request(const struct cbox_gofer_req *req, void *buf, size_
 		rc = cbox_gofer_check_target(req->name2, req->name2_len);
 	if (rc == 0 && req->type == CBOX_GOFER_UNLINK && req->flags > 1)
 		rc = -EINVAL;
-	if (rc == 0 && req->type == CBOX_GOFER_WALKDIR &&
-	    (req->flags < 1 || req->flags > CBOX_GOFER_WALKDIR_MAX))
+	if (rc == 0 && req->type == CBOX_GOFER_WALKDIR && !walkdir_count_ok(req->flags))
 		rc = -EINVAL;
 	if (rc == 0 && req->type == CBOX_GOFER_CLUNKN &&
 	    (req->value_len < 1 || req->value_len > CBOX_GOFER_CLUNKN_MAX || !req->value))

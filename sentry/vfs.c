@@ -144,7 +144,8 @@ void cbox_vfs_listed(struct cbox_dentry *d)
  * here answers the guest: a name that failed is left to lookup(), which asks again (a missing
  * one in a read-only directory is remembered, as lookup() would).
  */
-static void read_ahead(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name)
+static void read_ahead(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
+                       uint32_t wrap)
 {
 	static struct cbox_gofer_dirent got[RA_LARGEST];
 	if (dir->ra_off || (dir->ra_last && dir->ra_unused * 2 > dir->ra_last)) {
@@ -155,7 +156,7 @@ static void read_ahead(struct cbox_sentry *s, struct cbox_dentry *dir, const cha
 	if (cbox_fs_gofer_local(s, dir) || cbox_dentry_fid(s, dir, &dfid) < 0)
 		return;                 /* (as in prefetch) */
 	unsigned count = dir->ra_count; /* (RA_FIRST from cbox_vfs_listed on) */
-	int n = cbox_gofer_walk_dir(s->gofer, dfid, name, count, got);
+	int n = cbox_gofer_walk_dir(s->gofer, dfid, name, count | wrap, got);
 	if (n == -ENOENT && dir->ro_stat)
 		remember_absent(s, dir, name);
 	if (n < 0)
@@ -178,6 +179,32 @@ static void read_ahead(struct cbox_sentry *s, struct cbox_dentry *dir, const cha
 		cbox_vfs_cache_link(dir, d);
 		cbox_dentry_put(s, d); /* kept by the cache, as any unreferenced entry */
 	}
+}
+
+/*
+ * git status lstat()s each file of its index by its path, in the index's sorted order, and lists
+ * nothing first: a WALK round trip per file (400 files: 400 of them), which read_ahead, keyed on
+ * a listing, never saw. So a directory in which a walk misses a name that is not the first it
+ * missed there within LISTED_NS is read ahead as a whole (CBOX_GOFER_WALKDIR_WRAP: the
+ * listing's order is not the guest's, so the batch starts at the name and goes round), with
+ * read_ahead's sizes and its stop when batches go unused. A name that does not exist brings no
+ * batch (WALKDIR fails on its first name as WALK would), so search paths probing for absent
+ * names (compilers, interpreters, the loader) cost nothing more.
+ */
+static bool missed_again(struct cbox_dentry *dir)
+{
+	uint64_t now = cbox_vfs_now_ns();
+	bool again = dir->missed_ns && now - dir->missed_ns < LISTED_NS;
+	dir->missed_ns = now;
+	if (!again || now - dir->listed_ns < LISTED_NS)
+		return false;
+	if (now - dir->ra_started_ns >= LISTED_NS) { /* (a fresh start, as cbox_vfs_listed's) */
+		dir->ra_count = RA_FIRST;
+		dir->ra_last = dir->ra_unused = 0;
+		dir->ra_off = false;
+	}
+	dir->ra_started_ns = now;
+	return true;
 }
 
 /* Look one name up in dir (a directory of the guest's tree): mounts first, then the cache, then
@@ -401,7 +428,10 @@ static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path
 			else if (w->one_name && cur->mnt->ops == &cbox_fs_gofer &&
 			         cbox_vfs_now_ns() - cur->listed_ns < LISTED_NS &&
 			         !cbox_vfs_cached_child(cur, name))
-				read_ahead(w->s, cur, name);
+				read_ahead(w->s, cur, name, 0);
+			else if (is_last && cur->mnt->ops == &cbox_fs_gofer &&
+			         !cbox_vfs_cached_child(cur, name) && missed_again(cur))
+				read_ahead(w->s, cur, name, CBOX_GOFER_WALKDIR_WRAP);
 			bool open_read = is_last && (flags & CBOX_WALK_OPEN_READ);
 			r = lookup(w->s, w->t, cur, name, open_read, &nx);
 			if (r == 0 && S_ISLNK(nx->mode) && !link_current(w->s, w->t, nx)) {

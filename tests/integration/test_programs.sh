@@ -500,9 +500,10 @@ executable
 		"$($PY -c 'import os; print(os.getxattr("xattr.txt", "user.k"))' 2>&1) $(cat xattr.txt)"
 }
 
-# Directories the host filled, listed and stat'ed entry by entry as du does: the sentry may
-# answer a stat with attributes it read ahead, but never hide a change the guest made since, and
-# a change the host made shows once its short attribute time-out (0.1 s) is over.
+# Directories the host filled, listed and stat'ed entry by entry as du does, or (scattered) not
+# listed but some of their files stat'ed by path as git status does: the sentry may answer a stat
+# with attributes it read ahead, but never hide a change the guest made since, and a change the
+# host made shows once its short attribute time-out (0.1 s) is over.
 fill_dirs() {
 	local d i
 	for d in "$@"; do
@@ -512,16 +513,29 @@ fill_dirs() {
 }
 t_listed_changes() {
 	have python $PY || return
-	workdir
-	fill_dirs d0 d1 d2 d3 d4 d5 d6 h
-	box $PY ./listed_changes.py own
-	check "the guest's own changes after a listing" "write through an earlier fd: 3
+	local mode pid f
+	for mode in listed scattered; do
+		workdir
+		fill_dirs d0 d1 d2 d3 d4 d5 d6 h
+		box $PY ./listed_changes.py own $mode
+		check "the guest's own changes after a read-ahead ($mode)" "write through an earlier fd: 3
 write through a later fd: 4
 chmod: 0o600
 fchmod: 0o640
 truncate: 0
 rename over: True 5
 through a hard link: 0o604 2" "$OUT"
+		# shellcheck disable=SC2086
+		timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -- $PY ./listed_changes.py host $mode \
+			>"$SCRATCH/lc" 2>&1 &
+		pid=$!
+		wait_for -s ready
+		for f in h/f*; do echo -n more >>"$f"; done
+		: >go
+		wait $pid
+		check "the host's change after a read-ahead, later ($mode)" "host's append, later: 5" \
+			"$(cat "$SCRATCH/lc")"
+	done
 	# stdout a file of the listed directory, opened by the caller (no open of the guest's).
 	fill_dirs d7
 	# shellcheck disable=SC2086
@@ -529,15 +543,6 @@ through a hard link: 0o604 2" "$OUT"
 		>d7/out 2>"$SCRATCH/lc"
 	check "a write to an inherited fd after a listing" "write to an inherited fd: 5" \
 		"$(cat "$SCRATCH/lc")"
-	# shellcheck disable=SC2086
-	timeout -k 5 "$CBOX_TIMEOUT" "$CBOX_RUN" $CFG -- $PY ./listed_changes.py host \
-		>"$SCRATCH/lc" 2>&1 &
-	local pid=$! f
-	wait_for -s ready
-	for f in h/f*; do echo -n more >>"$f"; done
-	: >go
-	wait $pid
-	check "the host's change after a listing, later" "host's append, later: 5" "$(cat "$SCRATCH/lc")"
 }
 
 # A symlink the host swaps while the guest runs (ln -sfn, or Kubernetes updating a ConfigMap

@@ -200,7 +200,9 @@ struct cbox_gofer_dirent {
 };
 /*
  * Walk name in dir fid and up to count - 1 (count: 1..CBOX_GOFER_WALKDIR_MAX) of the entries
- * that follow it in the directory's listing, in one round trip (WALKDIR). Returns the number of
+ * that follow it in the directory's listing, in one round trip (WALKDIR); count or'd with
+ * CBOX_GOFER_WALKDIR_WRAP goes on from the listing's start after its end, up to name (the whole
+ * of a directory of fewer than count entries, wherever name is). Returns the number of
  * entries (>= 1) in out, the first being name; -errno when name itself fails. The reply is
  * checked against the request: no more entries than count, the first one name, no other entry
  * of that name.

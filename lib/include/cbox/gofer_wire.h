@@ -100,9 +100,11 @@ struct cbox_gofer_statfs {
  *            one WALK would take, joined by single '/'; walked name by name, as that many WALKs,
  *            stopping after a name that is not a directory (a symlink is returned as itself)
  *            or at the first name that fails)
- *   WALKDIR  u32 dirfid, u32 count (1..CBOX_GOFER_WALKDIR_MAX), name  (name and up to count - 1
- *            entries that follow it in the directory's own listing order, each walked as a WALK
- *            of it; a directory being read entry by entry costs one round trip per batch)
+ *   WALKDIR  u32 dirfid, u32 count (1..CBOX_GOFER_WALKDIR_MAX, or'd with CBOX_GOFER_WALKDIR_WRAP
+ *            or not), name  (name and up to count - 1 entries that follow it in the directory's
+ *            own listing order, each walked as a WALK of it; with WRAP, after the listing's end
+ *            the entries before name follow; a directory being read entry by entry costs one
+ *            round trip per batch)
  *   CLUNKN   u32 count (1..CBOX_GOFER_CLUNKN_MAX), count x u32 fid  (each released as by CLUNK;
  *            all are tried, and the reply is the error of the first that failed)
  *   WALKOPEN, WALKNOPEN  as WALK and WALKN, for a walk the sentry makes to open what it finds
@@ -211,6 +213,9 @@ struct cbox_gofer_setattr {
 /* The most entries one WALKDIR returns. Its largest reply (every name 255 bytes) is under
  * CBOX_GOFER_MSG_MAX. */
 #define CBOX_GOFER_WALKDIR_MAX 128u
+/* A bit of WALKDIR's count word: after the end of the listing, go on from its start up to the
+ * name, so that the batch covers the whole directory (up to count) whatever name it starts at. */
+#define CBOX_GOFER_WALKDIR_WRAP 0x80000000u
 
 /* The most fids one CLUNKN releases (the sentry lets go of cached entries a thousand at a time). */
 #define CBOX_GOFER_CLUNKN_MAX 1024u

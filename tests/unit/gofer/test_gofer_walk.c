@@ -114,7 +114,26 @@ Test(gofer_ro, walk_dir)
 	/* The last entry: just itself. */
 	cr_assert_eq(cbox_gofer_walk_dir(S.c, dir, names[10], 8, got), 1);
 	cr_expect_eq(cbox_gofer_clunk(S.c, got[0].fid), 0);
+	/* WRAP: after the listing's end, the entries before the name, up to it: from any name,
+	 * the whole directory, each entry once; a smaller count stops it as before. */
+	for (size_t from = 0; from < n; from += 3) {
+		int k =
+		    cbox_gofer_walk_dir(S.c, dir, names[from], 100 | CBOX_GOFER_WALKDIR_WRAP, got);
+		cr_assert_eq(k, (int)n, "from %zu", from);
+		for (size_t i = 0; i < n; i++) {
+			cr_expect_str_eq(got[i].name, names[(from + i) % n], "from %zu", from);
+			cr_expect_eq(cbox_gofer_clunk(S.c, got[i].fid), 0);
+		}
+	}
+	cr_assert_eq(cbox_gofer_walk_dir(S.c, dir, names[9], 4 | CBOX_GOFER_WALKDIR_WRAP, got), 4);
+	cr_expect_str_eq(got[1].name, names[10]);
+	cr_expect_str_eq(got[2].name, names[0]);
+	cr_expect_str_eq(got[3].name, names[1]);
+	for (int i = 0; i < 4; i++)
+		cr_expect_eq(cbox_gofer_clunk(S.c, got[i].fid), 0);
 	/* The name fails as its WALK would; refused arguments. */
+	cr_expect_eq(cbox_gofer_walk_dir(S.c, dir, "nope", 8 | CBOX_GOFER_WALKDIR_WRAP, got),
+	             -ENOENT);
 	cr_expect_eq(cbox_gofer_walk_dir(S.c, dir, "nope", 8, got), -ENOENT);
 	uint32_t file = walk("file.txt", NULL);
 	cr_expect_eq(cbox_gofer_walk_dir(S.c, file, "x", 8, got), -ENOTDIR);

@@ -120,8 +120,21 @@ Test(gofer_wire, walkdir_requests)
 	cr_expect_eq(d.flags, CBOX_GOFER_WALKDIR_MAX);
 	cr_expect_eq(d.name_len, 5);
 	cr_expect(memcmp(d.name, "entry", 5) == 0);
-	/* A count of 0 or past the maximum, refused by both ends. */
-	static const uint32_t counts[] = {0, CBOX_GOFER_WALKDIR_MAX + 1, 0xffffffffu};
+	/* WRAP travels with the count. */
+	q.flags = 3 | CBOX_GOFER_WALKDIR_WRAP;
+	cr_assert_eq(cbox_gofer_encode_request(&q, buf, sizeof(buf)), len);
+	cr_assert_eq(cbox_gofer_decode_request(buf, (size_t)len, &d), 0);
+	cr_expect_eq(d.flags, 3 | CBOX_GOFER_WALKDIR_WRAP);
+	q.flags = CBOX_GOFER_WALKDIR_MAX;
+	/* A count of 0 or past the maximum, with WRAP or not, or another bit: refused by both
+	 * ends. */
+	static const uint32_t counts[] = {0,
+	                                  CBOX_GOFER_WALKDIR_MAX + 1,
+	                                  0xffffffffu,
+	                                  CBOX_GOFER_WALKDIR_WRAP,
+	                                  CBOX_GOFER_WALKDIR_WRAP | (CBOX_GOFER_WALKDIR_MAX + 1),
+	                                  0x40000000u | 1,
+	                                  0x10000u | 1};
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		q.flags = counts[i];
 		cr_expect_eq(cbox_gofer_encode_request(&q, buf, sizeof(buf)), -EINVAL);
