@@ -179,24 +179,28 @@ static void read_ahead(struct cbox_sentry *s, struct cbox_dentry *dir, const cha
 		cbox_vfs_cache_link(dir, d);
 		cbox_dentry_put(s, d); /* kept by the cache, as any unreferenced entry */
 	}
+	/* A batch most of whose entries were cached already guessed wrong as surely as one that
+	 * goes unused (the guest goes through the directory against its listing's order: a
+	 * reverse walk from a WRAP batch brought 5000 entries' worth of clunked fids), and its
+	 * reading of the listing was paid for nothing: off as well. */
+	if (n > 1 && dir->ra_last * 2 < (unsigned)(n - 1))
+		dir->ra_off = true;
 }
 
 /*
  * git status lstat()s each file of its index by its path, in the index's sorted order, and lists
  * nothing first: a WALK round trip per file (400 files: 400 of them), which read_ahead, keyed on
- * a listing, never saw. So a directory in which a walk misses a name that is not the first it
- * missed there within LISTED_NS is read ahead as a whole (CBOX_GOFER_WALKDIR_WRAP: the
- * listing's order is not the guest's, so the batch starts at the name and goes round), with
- * read_ahead's sizes and its stop when batches go unused. A name that does not exist brings no
- * batch (WALKDIR fails on its first name as WALK would), so search paths probing for absent
- * names (compilers, interpreters, the loader) cost nothing more.
+ * a listing, never saw. So a directory in which a walk misses a name within LISTED_NS of a miss
+ * there that found its file (found_ns, walk_path) is read ahead as a whole
+ * (CBOX_GOFER_WALKDIR_WRAP: the listing's order is not the guest's, so the batch starts at the
+ * name and goes round), with read_ahead's sizes and stops. Misses of names that do not exist
+ * never start it: the creation of many files in a directory (each name missed first) would
+ * otherwise pay a failing WALKDIR before each create's own lookup.
  */
 static bool missed_again(struct cbox_dentry *dir)
 {
 	uint64_t now = cbox_vfs_now_ns();
-	bool again = dir->missed_ns && now - dir->missed_ns < LISTED_NS;
-	dir->missed_ns = now;
-	if (!again || now - dir->listed_ns < LISTED_NS)
+	if (!dir->found_ns || now - dir->found_ns >= LISTED_NS || now - dir->listed_ns < LISTED_NS)
 		return false;
 	if (now - dir->ra_started_ns >= LISTED_NS) { /* (a fresh start, as cbox_vfs_listed's) */
 		dir->ra_count = RA_FIRST;
@@ -429,11 +433,14 @@ static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path
 			         cbox_vfs_now_ns() - cur->listed_ns < LISTED_NS &&
 			         !cbox_vfs_cached_child(cur, name))
 				read_ahead(w->s, cur, name, 0);
-			else if (is_last && cur->mnt->ops == &cbox_fs_gofer &&
-			         !cbox_vfs_cached_child(cur, name) && missed_again(cur))
+			bool miss = is_last && cur->mnt->ops == &cbox_fs_gofer &&
+			            !cbox_vfs_cached_child(cur, name);
+			if (miss && missed_again(cur))
 				read_ahead(w->s, cur, name, CBOX_GOFER_WALKDIR_WRAP);
 			bool open_read = is_last && (flags & CBOX_WALK_OPEN_READ);
 			r = lookup(w->s, w->t, cur, name, open_read, &nx);
+			if (miss && r == 0)
+				cur->found_ns = cbox_vfs_now_ns();
 			if (r == 0 && S_ISLNK(nx->mode) && !link_current(w->s, w->t, nx)) {
 				cbox_dentry_put(w->s, nx);
 				r = lookup(w->s, w->t, cur, name, open_read, &nx);

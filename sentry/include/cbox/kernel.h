@@ -82,7 +82,8 @@ struct cbox_dentry {
 	 * next WALKDIR read-ahead in it asks for, how many the last one brought and how many of
 	 * those no lookup has used yet, and whether read-ahead is off in it (vfs.c) */
 	uint64_t listed_ns;
-	uint64_t missed_ns, ra_started_ns; /* a walk's last miss in it; the misses' read-ahead */
+	uint64_t found_ns, ra_started_ns; /* a walk's last miss in it that found its file; the
+	                                   * misses' read-ahead (vfs.c, missed_again) */
 	unsigned ra_count, ra_last, ra_unused;
 	bool ra_off;
 	bool ra_fresh; /* read ahead, and not looked up since */
