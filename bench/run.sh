@@ -152,9 +152,8 @@ ACTIVE=""         # configurations that run
 prefix() {
 	case $1 in
 	native) ;;
-	cbox-seccomp) printf '%s\n' "$CBOX_RUN" --platform=seccomp -- ;;
-	cbox-seccomp-user) # (as BENCH_USER: outer; in UWORK: in_workdir)
-		printf '%s\n' "$CBOX_RUN" --platform=seccomp -- ;;
+	# (the user column as BENCH_USER: outer; in UWORK: in_workdir)
+	cbox-seccomp | cbox-seccomp-user) printf '%s\n' "$CBOX_RUN" --platform=seccomp -- ;;
 	cbox-seccomp-strict) printf '%s\n' "$CBOX_RUN" --platform=seccomp --strict -- ;;
 	cbox-ptrace) printf '%s\n' "$CBOX_RUN" --platform=ptrace -- ;;
 	cbox-ptrace-strict) printf '%s\n' "$CBOX_RUN" --platform=ptrace --strict -- ;;

@@ -426,20 +426,19 @@ static int walk_path(struct walk *w, struct cbox_dentry *start, const char *path
 				break;
 			}
 		} else {
-			if (!is_last && cur->mnt->ops == &cbox_fs_gofer &&
-			    !cbox_vfs_cached_child(cur, name))
+			/* A name missing from a gofer directory's cache may bring others along. */
+			bool miss =
+			    cur->mnt->ops == &cbox_fs_gofer && !cbox_vfs_cached_child(cur, name);
+			if (miss && !is_last)
 				prefetch(w->s, cur, p, flags);
-			else if (w->one_name && cur->mnt->ops == &cbox_fs_gofer &&
-			         cbox_vfs_now_ns() - cur->listed_ns < LISTED_NS &&
-			         !cbox_vfs_cached_child(cur, name))
+			else if (miss && w->one_name &&
+			         cbox_vfs_now_ns() - cur->listed_ns < LISTED_NS)
 				read_ahead(w->s, cur, name, 0);
-			bool miss = is_last && cur->mnt->ops == &cbox_fs_gofer &&
-			            !cbox_vfs_cached_child(cur, name);
-			if (miss && missed_again(cur))
+			else if (miss && missed_again(cur))
 				read_ahead(w->s, cur, name, CBOX_GOFER_WALKDIR_WRAP);
 			bool open_read = is_last && (flags & CBOX_WALK_OPEN_READ);
 			r = lookup(w->s, w->t, cur, name, open_read, &nx);
-			if (miss && r == 0)
+			if (miss && is_last && r == 0)
 				cur->found_ns = cbox_vfs_now_ns();
 			if (r == 0 && S_ISLNK(nx->mode) && !link_current(w->s, w->t, nx)) {
 				cbox_dentry_put(w->s, nx);
