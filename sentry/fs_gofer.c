@@ -124,14 +124,17 @@ struct cbox_dentry *cbox_fs_gofer_walked(struct cbox_sentry *s, struct cbox_dent
 	return d;
 }
 
-/* The attributes of writable d a walk or a STAT just fetched, kept for walk_is_current. Not
- * while a guest task may be writing the file: its size and times change without a request. */
-static void keep_fetched(struct cbox_sentry *s, struct cbox_dentry *d, const struct stat *st)
+/* The attributes of writable d a walk or a STAT just fetched, as the gofer gave them (owners are
+ * shown from them when used: owners.c may change meanwhile), kept for walk_is_current. Not while
+ * a guest task may be writing the file: its size and times change without a request. */
+static void keep_fetched(struct cbox_sentry *s, struct cbox_dentry *d,
+                         const struct cbox_gofer_stat *g)
 {
 	if (cbox_text_maybe_written(s, d->host_dev, d->host_ino) ||
-	    (!d->walk_stat && !(d->walk_stat = malloc(sizeof(struct stat)))))
+	    (!d->walk_stat && !(d->walk_stat = malloc(sizeof(*d->walk_stat)))))
 		return;
-	*d->walk_stat = *st;
+	*d->walk_stat = *g;
+	d->walk_stat->flags &= ~(uint64_t)CBOX_GOFER_STAT_STALE;
 	d->walk_trap = s->trap_seq;
 	d->walk_ns = cbox_vfs_now_ns();
 	d->walk_changes = cbox_gofer_changes(s->gofer);
@@ -144,9 +147,7 @@ void cbox_fs_gofer_keep_stat(struct cbox_sentry *s, struct cbox_dentry *d,
 		fill_stat(s, st, d->ro_stat);
 		d->ro_stat_ns = cbox_vfs_now_ns();
 	} else if (!(st->flags & CBOX_GOFER_STAT_RDONLY)) {
-		struct stat walked;
-		fill_stat(s, st, &walked);
-		keep_fetched(s, d, &walked);
+		keep_fetched(s, d, st);
 	}
 }
 
@@ -277,16 +278,20 @@ static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	 * that brought them: within the same call (stat("new/path") was a WALK and then a STAT
 	 * round trip for the same answer; the walk is part of the call, any other write is
 	 * concurrent), or soon after while the guest cannot have changed them (walk_is_current). */
+	struct cbox_gofer_stat g;
+	int r = 1;
 	if (d->walk_stat) {
 		if (d->walk_trap == s->trap_seq || walk_is_current(s, d)) {
-			*st = *d->walk_stat;
+			fill_stat(s, d->walk_stat, st);
 			return 0;
 		}
-		free(d->walk_stat);
-		d->walk_stat = NULL;
+		/* Past that, the sentry's own stat of the name may still show the same file
+		 * unchanged (fs_gofer_local.c, cbox_fs_gofer_local_check). */
+		g = *d->walk_stat;
+		r = cbox_fs_gofer_local_check(s, d, &g);
 	}
-	struct cbox_gofer_stat g;
-	int r = cbox_fs_gofer_local_restat(s, d, &g);
+	if (r > 0)
+		r = cbox_fs_gofer_local_restat(s, d, &g);
 	if (r > 0) {
 		uint32_t fid;
 		r = cbox_dentry_fid(s, d, &fid);
@@ -301,7 +306,7 @@ static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 		*d->ro_stat = *st;
 		d->ro_stat_ns = cbox_vfs_now_ns();
 	} else {
-		keep_fetched(s, d, st);
+		keep_fetched(s, d, &g);
 	}
 	/* Refresh what the permission checks rely on. */
 	d->mode = st->st_mode;

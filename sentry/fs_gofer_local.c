@@ -42,6 +42,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,5 +377,86 @@ int cbox_fs_gofer_local_restat(const struct cbox_sentry *s, const struct cbox_de
 	to_gofer_ids(s, &own);
 	cbox_gofer_fill_stat(g, &own);
 	g->flags = (d->ro_stat ? CBOX_GOFER_STAT_RDONLY : 0) | (same ? 0 : CBOX_GOFER_STAT_STALE);
+	return 0;
+}
+
+/*
+ * A writable file's kept attributes (fs_gofer.c keep_fetched) are good without a request for
+ * WALK_STAT_TTL_NS; after that each stat was a STAT round trip (~30 us here) when cbox-run runs
+ * as root, whose sentry cannot take owners from its own stat (the working folder lies beside
+ * the view), and once a file had a fid (had been opened) whoever runs it. git status lstat()s
+ * every file of its index each time it runs, so a second run was 400 STATs. The sentry now
+ * stats the name itself through an O_PATH fd of the directory that the gofer opened (the
+ * gofer's mount, as the gofer's own STAT by name would see it), and keeps what it had when
+ * that shows the same file unchanged: the same dev and ino, type and mode, link count, size,
+ * rdev, mtime and ctime. Every change of a file's attributes sets its ctime (multigrain
+ * timestamps make it a new one after a stat has read it, ext4, xfs, btrfs and tmpfs since
+ * Linux 6.13), so an owner that a host chown gave it meanwhile cannot go unseen, though the
+ * sentry's stat cannot show owners: only the access time and the block count are taken from
+ * it, which change without a ctime. On a kernel with coarse timestamps a chown by the host in
+ * the same tick as the fetch (a few ms), with no other change, could go unseen until the file
+ * next changes.
+ *
+ * Security: nothing the guest sees comes from the sentry's own stat but the access time and
+ * block count of the file the gofer last stat'ed for it, which the gofer's STAT would give
+ * too. The name is one checked component, never followed (AT_SYMLINK_NOFOLLOW); the sentry's
+ * host identity needs search permission on the directory, else the gofer is asked. The
+ * directory's fd is opened on the second expired stat in it (stat_checks), so that a single
+ * stat in a directory does not pay an OPEN and a STAT where it paid a STAT.
+ *
+ * Returns 0 with g (the kept attributes) brought up to date, or 1: ask the gofer.
+ */
+#define NO_CHECKS UINT_MAX /* stat_checks: the directory's fd could not be had or used */
+
+int cbox_fs_gofer_local_check(struct cbox_sentry *s, struct cbox_dentry *d,
+                              struct cbox_gofer_stat *g)
+{
+	struct cbox_dentry *p = d->parent;
+	if (!p || p->mnt != d->mnt || p->ro_stat || !S_ISDIR(p->mode) || d->unlinked ||
+	    cbox_gofer_check_name(d->name, strlen(d->name)) < 0)
+		return 1;
+	if (p->stat_checks == NO_CHECKS)
+		return 1;
+	if (!p->ro_fd1) {
+		uint32_t fid;
+		if (++p->stat_checks < 2 || s->n_ro_fds >= s->ro_fds_max ||
+		    cbox_dentry_fid(s, p, &fid) < 0)
+			return 1;
+		int fd = cbox_gofer_open(s->gofer, fid, O_PATH | O_CLOEXEC);
+		struct stat own;
+		uint64_t mnt_id;
+		if (fd >= 0 &&
+		    (cbox_gofer_stat_node(fd, &own, &mnt_id) < 0 ||
+		     (uint64_t)own.st_dev != p->host_dev || (uint64_t)own.st_ino != p->host_ino)) {
+			close(fd);
+			fd = -1;
+		}
+		if (fd < 0) {
+			p->stat_checks = NO_CHECKS;
+			return 1;
+		}
+		p->ro_fd1 = fd + 1;
+		p->ro_fd_fresh = false;
+		s->n_ro_fds++;
+		if (!p->mnt_id)
+			p->mnt_id = mnt_id; /* (as local_dir_fd and view_dir_fd mark it) */
+	}
+	struct stat named;
+	if (fstatat(p->ro_fd1 - 1, d->name, &named, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == EACCES)
+			p->stat_checks =
+			    NO_CHECKS; /* (not searchable by the sentry: the gofer's) */
+		return 1;
+	}
+	if ((uint64_t)named.st_dev != g->dev || (uint64_t)named.st_ino != g->ino ||
+	    named.st_mode != g->mode || named.st_nlink != g->nlink ||
+	    (uint64_t)named.st_rdev != g->rdev || named.st_size != g->size ||
+	    named.st_mtim.tv_sec != g->mtime_sec || named.st_mtim.tv_nsec != g->mtime_nsec ||
+	    named.st_ctim.tv_sec != g->ctime_sec || named.st_ctim.tv_nsec != g->ctime_nsec)
+		return 1;
+	g->atime_sec = named.st_atim.tv_sec;
+	g->atime_nsec = named.st_atim.tv_nsec;
+	g->blocks = named.st_blocks;
+	g->flags &= ~(uint64_t)CBOX_GOFER_STAT_STALE;
 	return 0;
 }

@@ -281,6 +281,11 @@ int cbox_fs_gofer_local_lookup(struct cbox_sentry *s, struct cbox_dentry *dir, c
  * (CBOX_GOFER_STAT_STALE). Returns 0, -errno, or 1: ask the gofer. */
 int cbox_fs_gofer_local_restat(const struct cbox_sentry *s, const struct cbox_dentry *d,
                                struct cbox_gofer_stat *g);
+/* Whether writable d's name, stat'ed by the sentry, still shows the file whose kept attributes g
+ * holds, unchanged: 0 with g's access time and blocks brought up to date, or 1: ask the gofer
+ * (fs_gofer_local.c). */
+int cbox_fs_gofer_local_check(struct cbox_sentry *s, struct cbox_dentry *d,
+                              struct cbox_gofer_stat *g);
 /* Whether d's cached read-only facts are still fresh (cbox_vfs_now_ns: kernel.h). */
 bool cbox_vfs_ro_fresh(const struct cbox_dentry *d);
 /* Drop the set-ID bits the sentry keeps for non-directory d as Linux drops them on a chown or an

@@ -545,6 +545,67 @@ through a hard link: 0o604 2" "$OUT"
 		"$(cat "$SCRATCH/lc")"
 }
 
+# Files stat'ed again and again (git status on each run), changed by the host meanwhile: past the
+# attribute time-out the sentry checks what it kept with its own stat of the name, which shows no
+# owners; every change must show all the same (host_restat.py). Run by the caller and, as root,
+# by uid 1000; and in a directory the sentry's host identity may not search (0700, root's, run by
+# root: the sandbox's host id is nobody), where the gofer answers.
+t_host_restat() {
+	have python $PY || return
+	local who pid f dir as=() chown=""
+	for who in caller user locked; do
+		workdir
+		dir=r
+		if [ "$who" = user ]; then
+			[ "$(id -u)" = 0 ] || continue
+			chmod 711 "$ITEST_TMP"
+			chown -R 1000:1000 "$WD"
+			as=(setpriv --reuid=1000 --regid=1000 --clear-groups)
+		elif [ "$who" = locked ]; then
+			[ "$(id -u)" = 0 ] || continue
+			dir=locked
+			as=()
+		fi
+		mkdir "$dir"
+		[ "$who" = locked ] && chmod 700 "$dir"
+		for f in $(seq -w 0 10); do echo -n a >"$dir/f$f"; done
+		[ "$who" = user ] && chown -R 1000:1000 "$dir"
+		touch -a -d @1000000000 "$dir/f10"
+		chown=""
+		[ "$(id -u)" = 0 ] && chown="chown"
+		# shellcheck disable=SC2086
+		timeout -k 5 "$CBOX_TIMEOUT" "${as[@]}" "$CBOX_RUN" $CFG -- $PY ./host_restat.py \
+			"$dir" $chown >"$SCRATCH/hr" 2>&1 &
+		pid=$!
+		wait_for -e ready
+		echo -n more >>"$dir/f01"
+		chmod 600 "$dir/f02"
+		[ -n "$chown" ] && chown 1234:1234 "$dir/f03"
+		touch -m -d @1000000000 "$dir/f04"
+		echo -n bb >"$dir/f05.new" && mv "$dir/f05.new" "$dir/f05"
+		ln "$dir/f06" "$dir/f06.link"
+		chmod 644 "$dir/f07"
+		rm "$dir/f08"
+		echo -n more >>"$dir/f09"
+		cat "$dir/f10" >/dev/null
+		: >go
+		wait $pid
+		check "the host's changes to files stat'ed again and again ($who)" \
+			"unchanged while the host changed nothing: True
+f00 unchanged: True
+f01 appended, size: 5
+f02 chmod: 0o600
+${chown:+f03 chown, owner: 65534 65534 ctime changed: True
+}f04 touch -m, mtime: 1000000000 size: 1
+f05 replaced: True 2
+f06 linked, nlink: 2
+f07 chmod to its own mode, ctime changed: True rest unchanged: True
+f08 removed: No such file or directory
+f09 appended, size by name and by fd: 5 5
+f10 read, access time advanced: True rest unchanged: True" "$(cat "$SCRATCH/hr")"
+	done
+}
+
 # A symlink the host swaps while the guest runs (ln -sfn, or Kubernetes updating a ConfigMap
 # volume through its ..data link): the guest follows and reads the new one within a few seconds,
 # in the working folder and in a read-only bind (under the guest's /tmp: a bind needs its mount point).
@@ -938,5 +999,5 @@ t_user_groups() {
 }
 
 for_each_config t_python t_pip t_gcc_make t_sanitizers t_debuggers t_bash t_owners t_git t_node t_tree t_host_changes \
-	t_listed_changes t_host_symlink t_ro_opens t_fd_limit t_user_caller t_root_view t_user_groups
+	t_listed_changes t_host_restat t_host_symlink t_ro_opens t_fd_limit t_user_caller t_root_view t_user_groups
 finish

@@ -64,11 +64,12 @@ struct cbox_dentry {
 	 * open fd kept so that later opens reopen it locally (fd + 1; 0: none) */
 	struct stat *ro_stat;
 	uint64_t ro_stat_ns;
-	/* gofer, writable file systems: the attributes a walk or a STAT brought, good for stats
-	 * within the call that fetched them (walk_trap: the sentry's trap_seq then), or shortly
-	 * after while nothing can have changed them (walk_ns, walk_changes: the gofer client's
-	 * change count then; fs_gofer.c) */
-	struct stat *walk_stat;
+	/* gofer, writable file systems: the attributes a walk or a STAT brought (the host's, as
+	 * the gofer gave them), good for stats within the call that fetched them (walk_trap: the
+	 * sentry's trap_seq then), or shortly after while nothing can have changed them (walk_ns,
+	 * walk_changes: the gofer client's change count then; fs_gofer.c), or once the sentry's
+	 * own stat of the name shows them unchanged (fs_gofer_local.c) */
+	struct cbox_gofer_stat *walk_stat;
 	uint64_t walk_trap, walk_ns, walk_changes;
 	int ro_fd1;
 	bool ro_fd_fresh; /* ro_fd1 came with the walk and was never handed out */
@@ -85,6 +86,8 @@ struct cbox_dentry {
 	uint64_t found_ns, ra_started_ns; /* a walk's last miss in it that found its file; the
 	                                   * misses' read-ahead (vfs.c, missed_again) */
 	unsigned ra_count, ra_last, ra_unused;
+	unsigned stat_checks; /* expired stats of its entries before it had an fd to check them
+	                       * with (fs_gofer_local.c, cbox_fs_gofer_local_check) */
 	bool ra_off;
 	bool ra_fresh; /* read ahead, and not looked up since */
 	/* gofer: its last STAT said the name no longer leads to this file (the host removed or
