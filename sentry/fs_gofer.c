@@ -168,6 +168,8 @@ static int g_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 	int r = cbox_fs_gofer_local_lookup(s, dir, name, out);
 	if (r <= 0)
 		return r;
+	if (cbox_fs_gofer_local_absent(s, dir, name))
+		return -ENOENT;
 	uint32_t fid, dfid;
 	struct cbox_gofer_stat st;
 	r = cbox_dentry_fid(s, dir, &dfid);
@@ -428,6 +430,11 @@ static int g_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 		if (fd >= 0)
 			return fd;
 		/* EACCES: the sentry's own host identity may not read it; the gofer may. */
+	}
+	if (!d->ro_stat) {
+		int fd = cbox_fs_gofer_local_open(s, d, flags);
+		if (fd >= 0)
+			return fd;
 	}
 	r = cbox_dentry_fid(s, d, &fid);
 	if (r < 0)

@@ -286,6 +286,12 @@ int cbox_fs_gofer_local_restat(const struct cbox_sentry *s, const struct cbox_de
  * (fs_gofer_local.c). */
 int cbox_fs_gofer_local_check(struct cbox_sentry *s, struct cbox_dentry *d,
                               struct cbox_gofer_stat *g);
+/* Writable regular file d opened for reading by the sentry itself (flags: the guest's open
+ * flags), or -1: ask the gofer (fs_gofer_local.c). */
+int cbox_fs_gofer_local_open(struct cbox_sentry *s, struct cbox_dentry *d, int flags);
+/* Whether name is absent from writable directory dir by the sentry's own stat (false: ask the
+ * gofer; fs_gofer_local.c). */
+bool cbox_fs_gofer_local_absent(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name);
 /* Whether d's cached read-only facts are still fresh (cbox_vfs_now_ns: kernel.h). */
 bool cbox_vfs_ro_fresh(const struct cbox_dentry *d);
 /* Drop the set-ID bits the sentry keeps for non-directory d as Linux drops them on a chown or an

@@ -568,7 +568,7 @@ t_host_restat() {
 		fi
 		mkdir "$dir"
 		[ "$who" = locked ] && chmod 700 "$dir"
-		for f in $(seq -w 0 10); do echo -n a >"$dir/f$f"; done
+		for f in $(seq -w 0 12); do echo -n a >"$dir/f$f"; done
 		[ "$who" = user ] && chown -R 1000:1000 "$dir"
 		touch -a -d @1000000000 "$dir/f10"
 		chown=""
@@ -588,10 +588,16 @@ t_host_restat() {
 		rm "$dir/f08"
 		echo -n more >>"$dir/f09"
 		cat "$dir/f10" >/dev/null
+		mkfifo "$dir/f11.new" && mv "$dir/f11.new" "$dir/f11"
+		chmod 600 "$dir/f12"
+		echo -n n >"$dir/n1"
 		: >go
 		wait $pid
 		check "the host's changes to files stat'ed again and again ($who)" \
-			"unchanged while the host changed nothing: True
+			"n1 absent: True
+n1 absent: True
+n1 absent: True
+unchanged while the host changed nothing: True
 f00 unchanged: True
 f01 appended, size: 5
 f02 chmod: 0o600
@@ -602,6 +608,9 @@ f06 linked, nlink: 2
 f07 chmod to its own mode, ctime changed: True rest unchanged: True
 f08 removed: No such file or directory
 f09 appended, size by name and by fd: 5 5
+f11 replaced by a FIFO, opened: FIFO
+f12 made 0600, read: a
+n1 made by the host, found: True
 f10 read, access time advanced: True rest unchanged: True" "$(cat "$SCRATCH/hr")"
 	done
 }

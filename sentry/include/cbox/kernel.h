@@ -86,8 +86,8 @@ struct cbox_dentry {
 	uint64_t found_ns, ra_started_ns; /* a walk's last miss in it that found its file; the
 	                                   * misses' read-ahead (vfs.c, missed_again) */
 	unsigned ra_count, ra_last, ra_unused;
-	unsigned stat_checks; /* expired stats of its entries before it had an fd to check them
-	                       * with (fs_gofer_local.c, cbox_fs_gofer_local_check) */
+	unsigned stat_checks; /* expired stats and opens of its entries before it had an fd for
+	                       * the sentry's own (fs_gofer_local.c, check_dir_fd) */
 	bool ra_off;
 	bool ra_fresh; /* read ahead, and not looked up since */
 	/* gofer: its last STAT said the name no longer leads to this file (the host removed or

@@ -4,15 +4,22 @@ host changes meanwhile. Past its short attribute time-out (0.1 s) the sentry che
 of a file with its own stat of the name (fs_gofer_local.c, cbox_fs_gofer_local_check), which
 cannot show owners: every change the host made must show all the same, an owner too.
 
-Usage: host_restat.py DIR [chown]. DIR holds f00 to f10 of one byte each, made by the host; f10's
+The sentry also opens such files for reading itself, and answers a lookup of a name that is not
+there itself (cbox_fs_gofer_local_open, cbox_fs_gofer_local_absent): a file the host made
+unreadable to the sandbox's host id (f12, when run by root) must still open, one the host
+replaced by a FIFO (f11) must open as the FIFO it now is without hanging the sandbox, and a name
+the guest found absent before (n1) must show once the host makes it.
+
+Usage: host_restat.py DIR [chown]. DIR holds f00 to f12 of one byte each, made by the host; f10's
 access time set to 2001 by the host. With "chown" the host gave f03 another owner (root only).
 Waits for the file "go" after making "ready"; prints one line per file."""
 import os
+import stat
 import sys
 import time
 
 D = sys.argv[1]
-NAMES = ["f%02d" % i for i in range(11)]
+NAMES = ["f%02d" % i for i in range(13)]
 
 
 def path(n):
@@ -36,6 +43,10 @@ fd9 = os.open(path("f09"), os.O_RDONLY)
 rounds = []
 for _ in range(3):
     rounds.append(snap())
+    for n in ("f11", "f12"):
+        with open(path(n)) as f:
+            f.read()
+    print("n1 absent:", not os.path.exists(path("n1")))
     time.sleep(0.15)
 print("unchanged while the host changed nothing:",
       all(same(rounds[0][n], rounds[2][n]) for n in NAMES))
@@ -69,5 +80,11 @@ print("f07 chmod to its own mode, ctime changed:",
       "rest unchanged:", same(old["f07"], new["f07"], skip=("st_ctime_ns",)))
 print("f08 removed:", new["f08"])
 print("f09 appended, size by name and by fd:", new["f09"].st_size, os.fstat(fd9).st_size)
+fd = os.open(path("f11"), os.O_RDONLY | os.O_NONBLOCK)
+print("f11 replaced by a FIFO, opened:", "FIFO" if stat.S_ISFIFO(os.fstat(fd).st_mode) else "not")
+os.close(fd)
+with open(path("f12")) as f:
+    print("f12 made 0600, read:", f.read())
+print("n1 made by the host, found:", os.path.exists(path("n1")))
 print("f10 read, access time advanced:", new["f10"].st_atime_ns > old["f10"].st_atime_ns,
       "rest unchanged:", same(old["f10"], new["f10"]))
