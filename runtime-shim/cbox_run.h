@@ -46,6 +46,9 @@ struct cbox_run_opts {
 	/* --env NAME[=VALUE] */
 	char **env;
 	size_t n_env;
+	/* the NAME[=VALUE] lines of the --env-file files, in order (before --env's, as docker) */
+	char **env_file;
+	size_t n_env_file;
 	/* built by cbox_run_tree / cbox_run_env, freed by cbox_run_opts_free */
 	struct cbox_gofer_mount *tree;
 	char **envp;

@@ -79,6 +79,11 @@ static void usage(FILE *f)
 	    "                             e.g. cbox-run --hide /etc/hosts -- cat /etc/hosts\n"
 	    "  -e, --env NAME[=VALUE]     pass NAME (with VALUE, or the caller's value)\n"
 	    "                             e.g. cbox-run --env API_TOKEN -- ./deploy.sh\n"
+	    "  --env-file FILE            pass the variables of FILE, one NAME=VALUE or NAME\n"
+	    "                             a line (# starts a comment line; values are taken\n"
+	    "                             as written, quotes too), as docker run --env-file;\n"
+	    "                             read before every --env, which overrides them\n"
+	    "                             e.g. cbox-run --env-file .env -- python3 app.py\n"
 	    "  --timeout DURATION         kill the sandbox after DURATION (s, ms, m; default s);\n"
 	    "                             exit status 137 e.g. cbox-run --timeout 10s -- ./task\n"
 	    "  --memory SIZE              limit the sandbox's memory (k, m, g); the guest is "
@@ -148,6 +153,66 @@ static int push_str(char ***v, size_t *n, const char *s)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * --env-file FILE, read as docker run reads one: a line per variable, NAME=VALUE (VALUE as
+ * written, up to the line's end: no quotes removed, no variables expanded) or NAME alone (the
+ * caller's value, if it has one); leading white space ignored, blank lines and lines starting
+ * with # skipped, a CR before the line's end dropped. A name with white space in it, or none
+ * before the =, is an error, as are NUL bytes (no environment can hold them).
+ */
+static int read_env_file(struct cbox_run_opts *o, const char *file)
+{
+	FILE *f = fopen(file, "re");
+	if (!f) {
+		fprintf(stderr, "cbox-run: --env-file %s: %s\n", file, strerror(errno));
+		return -1;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int r = 0;
+	for (unsigned no = 1; r == 0 && (len = getline(&line, &cap, f)) >= 0; no++) {
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len > 0 && line[len - 1] == '\r')
+			line[--len] = '\0';
+		char *l = line;
+		if (no == 1 && strncmp(l, "\xef\xbb\xbf", 3) == 0)
+			l += 3; /* a UTF-8 byte order mark */
+		while (*l == ' ' || *l == '\t' || *l == '\v' || *l == '\f')
+			l++;
+		if (*l == '\0' || *l == '#')
+			continue;
+		size_t name_len = strcspn(l, "=");
+		if (strlen(l) != (size_t)(len - (l - line))) {
+			fprintf(stderr, "cbox-run: --env-file %s: line %u holds a NUL byte\n", file,
+			        no);
+			r = -1;
+		} else if (name_len == 0) {
+			fprintf(stderr,
+			        "cbox-run: --env-file %s: line %u: no variable name before =\n",
+			        file, no);
+			r = -1;
+		} else if (strcspn(l, " \t\v\f") < name_len) {
+			fprintf(
+			    stderr,
+			    "cbox-run: --env-file %s: line %u: the variable name '%.*s' contains "
+			    "white space\n",
+			    file, no, (int)name_len, l);
+			r = -1;
+		} else {
+			r = push_str(&o->env_file, &o->n_env_file, l);
+		}
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "cbox-run: --env-file %s: %s\n", file, strerror(errno));
+		r = -1;
+	}
+	free(line);
+	fclose(f);
+	return r;
 }
 
 /* HOST:GUEST[:ro|:rw]; both absolute. */
@@ -321,6 +386,8 @@ static int parse_one(struct cbox_run_opts *o, int c, const char *arg)
 			return -1;
 		}
 		return push_str(&o->env, &o->n_env, arg);
+	case 'E':
+		return read_env_file(o, arg);
 	case 'T':
 		if ((o->timeout_ms = parse_duration(arg)) == 0) {
 			fprintf(stderr,
@@ -367,6 +434,7 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	                                         {"no-init", no_argument, NULL, 'i'},
 	                                         {"hide", required_argument, NULL, 'H'},
 	                                         {"env", required_argument, NULL, 'e'},
+	                                         {"env-file", required_argument, NULL, 'E'},
 	                                         {"timeout", required_argument, NULL, 'T'},
 	                                         {"memory", required_argument, NULL, 'M'},
 	                                         {"memory-swap", required_argument, NULL, 'W'},
@@ -603,17 +671,21 @@ char **cbox_run_env(struct cbox_run_opts *o)
 	if (term)
 		r |= env_add(&v, &n, "TERM", term);
 	r |= env_add(&v, &n, "LANG", lang ? lang : "C.UTF-8");
-	for (size_t i = 0; i < o->n_env && r == 0; i++) {
-		char name[256];
-		const char *eq = strchr(o->env[i], '=');
-		size_t nl = eq ? (size_t)(eq - o->env[i]) : strlen(o->env[i]);
-		if (nl >= sizeof(name))
-			continue;
-		memcpy(name, o->env[i], nl);
-		name[nl] = '\0';
+	/* --env-file's first, then --env's, whatever their order on the command line (docker's
+	 * rule): a later setting of a name replaces an earlier one. */
+	for (size_t i = 0; i < o->n_env_file + o->n_env && r == 0; i++) {
+		const char *e = i < o->n_env_file ? o->env_file[i] : o->env[i - o->n_env_file];
+		const char *eq = strchr(e, '=');
+		size_t nl = eq ? (size_t)(eq - e) : strlen(e);
+		char *name = strndup(e, nl);
+		if (!name) {
+			r = -1;
+			break;
+		}
 		const char *value = eq ? eq + 1 : getenv(name);
 		if (value)
 			r |= env_add(&v, &n, name, value);
+		free(name);
 	}
 	char *end = NULL;
 	if (r == 0)
@@ -638,6 +710,7 @@ void cbox_run_opts_free(struct cbox_run_opts *o)
 	free(o->mounts);
 	free_strv(o->hide, o->n_hide);
 	free_strv(o->env, o->n_env);
+	free_strv(o->env_file, o->n_env_file);
 	free_strv(o->group_add, o->n_group_add);
 	free(o->groups);
 	free(o->tree);

@@ -288,6 +288,16 @@ t_command_line() {
 	check_status "no program: status 125" 125
 	check_match "  ... said" "^cbox-run: no program given$" "$ERR"
 	check_match "  ... with the pointer to --help" "^Try 'cbox-run --help'" "$ERR"
+	printf 'OK=1\nA B=1\n' >"$SCRATCH/bad.env"
+	"$CBOX_RUN" --env-file "$SCRATCH/bad.env" -- /bin/true >"$SCRATCH/out" 2>"$SCRATCH/err" </dev/null
+	STATUS=$?
+	check_status "an --env-file with white space in a name: status 125" 125
+	check_match "  ... said, with its line" "--env-file .*bad.env: line 2: the variable name 'A B' contains white space" \
+		"$(cat "$SCRATCH/err")"
+	"$CBOX_RUN" --env-file "$SCRATCH/none.env" -- /bin/true >"$SCRATCH/out" 2>"$SCRATCH/err" </dev/null
+	STATUS=$?
+	check_status "a missing --env-file: status 125" 125
+	check_match "  ... said" "--env-file .*none.env: No such file or directory" "$(cat "$SCRATCH/err")"
 	local out
 	out=$("$CBOX_RUN" --version 2>&1)
 	check "--version: status 0" 0 "$?"

@@ -615,6 +615,26 @@ f10 read, access time advanced: True rest unchanged: True" "$(cat "$SCRATCH/hr")
 	done
 }
 
+# --env-file, read as docker run reads one: NAME=VALUE as written (quotes kept), NAME alone for
+# the caller's value (left out when the caller has none), comments and blank lines skipped, and
+# every --env applied after the file's, whatever the order on the command line.
+t_env_file() {
+	workdir
+	printf '# a comment\n\n  A=1\nB=two words = and more\r\nC="quoted"\nD\nE\nF=from the file\nG=\n' \
+		>vars.env
+	local cfg=$CFG
+	CFG="$cfg -e F=from-the-flag --env-file vars.env"
+	D=from-the-caller box /usr/bin/bash -c 'for v in A B C D E F G; do echo "$v${!v+ set}=${!v-}"; done'
+	CFG=$cfg
+	check "--env-file" "A set=1
+B set=two words = and more
+C set=\"quoted\"
+D set=from-the-caller
+E=
+F set=from-the-flag
+G set=" "$OUT"
+}
+
 # A symlink the host swaps while the guest runs (ln -sfn, or Kubernetes updating a ConfigMap
 # volume through its ..data link): the guest follows and reads the new one within a few seconds,
 # in the working folder and in a read-only bind (under the guest's /tmp: a bind needs its mount point).
@@ -1008,5 +1028,5 @@ t_user_groups() {
 }
 
 for_each_config t_python t_pip t_gcc_make t_sanitizers t_debuggers t_bash t_owners t_git t_node t_tree t_host_changes \
-	t_listed_changes t_host_restat t_host_symlink t_ro_opens t_fd_limit t_user_caller t_root_view t_user_groups
+	t_listed_changes t_host_restat t_env_file t_host_symlink t_ro_opens t_fd_limit t_user_caller t_root_view t_user_groups
 finish
