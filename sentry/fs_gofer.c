@@ -316,6 +316,26 @@ static int g_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	return 0;
 }
 
+int cbox_vfs_stat_fd(struct cbox_sentry *s, struct cbox_task *t, int fd, struct cbox_dentry *d,
+                     struct stat *st)
+{
+	int r = cbox_vfs_stat(s, t, d, st);
+	if (r != -ESTALE || d->mnt->ops != &cbox_fs_gofer || d->fid != CBOX_DENTRY_NO_FID)
+		return r;
+	/* An fd's own file is never stale, named or not: a file the sentry opened itself has
+	 * no fid for the gofer to stat (cbox_fs_gofer_local_open), so its fd is stat'ed. */
+	int host = cbox_task_getfd(t, fd);
+	if (host < 0)
+		return r;
+	struct cbox_gofer_stat g;
+	int k = cbox_fs_gofer_local_fd_stat(s, d, host, &g);
+	close(host);
+	if (k != 0)
+		return r;
+	fill_stat(s, &g, st);
+	return 0;
+}
+
 /*
  * A copy of fd that later opens of its file reopen through /proc/self/fd: an O_PATH open of its
  * own, not a dup. A dup would share the open file description the guest was given, and with it

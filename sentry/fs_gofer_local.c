@@ -504,14 +504,22 @@ int cbox_fs_gofer_local_check(struct cbox_sentry *s, struct cbox_dentry *d,
  * before). Only d's own file: an O_PATH open of the one checked name, never following a
  * symlink, that must be a regular file with d's host dev and ino (what the gofer walked), then
  * a reopen of that very inode through /proc/self/fd: no FIFO, device or other file is ever
- * opened, and nothing the gofer would not have opened for this open. Only for a dentry with a
- * fid: the attributes of an fd's file come from the gofer by fid when its name has moved
- * (fs_gofer.c g_stat), which a dentry the sentry looked up itself cannot give. Returns the fd or
- * -1: ask the gofer.
+ * opened, and nothing the gofer would not have opened for this open.
+ *
+ * A dentry without a fid (one the sentry looked up itself: run by a user, writable_local) was an
+ * OPEN and a WALK for its fid, two round trips. Run by a user, it is opened here too, and gets
+ * its fid when a request needs one (cbox_dentry_fid, which checks that the name still leads to
+ * the file). An fd-based stat whose name has moved since (the host renamed another file over
+ * it) is the sentry's fstat of the guest's own fd (cbox_fs_gofer_local_fd_stat), which shows the
+ * gofer's owners run by a user. Left: a call on such an fd that needs its fid (fchmod, fchown,
+ * futimens, the f*xattr calls, fstatfs) after the host renamed another file over its name gets
+ * ESTALE, where Linux would act on the open file. Returns the fd or -1: ask the gofer.
  */
 int cbox_fs_gofer_local_open(struct cbox_sentry *s, struct cbox_dentry *d, int flags)
 {
-	if (!S_ISREG(d->mode) || d->fid == CBOX_DENTRY_NO_FID ||
+	/* (run by a user, see below) */
+	bool no_fid_ok = s->local_ids && !s->view_mnt_id;
+	if (!S_ISREG(d->mode) || (d->fid == CBOX_DENTRY_NO_FID && !no_fid_ok) ||
 	    (flags & (O_ACCMODE | O_TRUNC | O_CREAT | O_PATH | O_DIRECTORY)) != O_RDONLY)
 		return -1;
 	int dfd = check_dir_fd(s, d);
@@ -557,4 +565,23 @@ bool cbox_fs_gofer_local_absent(struct cbox_sentry *s, struct cbox_dentry *dir, 
 	if (errno == EACCES) /* (not searchable by the sentry: the gofer's) */
 		dir->stat_checks = NO_CHECKS;
 	return errno == ENOENT;
+}
+
+/*
+ * The attributes of the file of hostfd (a guest's fd of d's file, which cbox_fd_lookup found to
+ * be d's), by the sentry's own fstat: only run by a user, where the sentry's stat shows the
+ * gofer's owners (local_ids, not the view's). For an fd whose name no longer leads to its file
+ * and that has no fid for the gofer to stat (cbox_fs_gofer_local_open). Returns 0, or 1: not
+ * here.
+ */
+int cbox_fs_gofer_local_fd_stat(const struct cbox_sentry *s, const struct cbox_dentry *d,
+                                int hostfd, struct cbox_gofer_stat *g)
+{
+	struct stat own;
+	if (!s->local_ids || s->view_mnt_id || d->ro_stat || fstat(hostfd, &own) < 0 ||
+	    (uint64_t)own.st_dev != d->host_dev || (uint64_t)own.st_ino != d->host_ino)
+		return 1;
+	to_gofer_ids(s, &own);
+	cbox_gofer_fill_stat(g, &own);
+	return 0;
 }

@@ -292,6 +292,10 @@ int cbox_fs_gofer_local_open(struct cbox_sentry *s, struct cbox_dentry *d, int f
 /* Whether name is absent from writable directory dir by the sentry's own stat (false: ask the
  * gofer; fs_gofer_local.c). */
 bool cbox_fs_gofer_local_absent(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name);
+/* The gofer's STAT of d made by the sentry's fstat of hostfd, a guest's fd of d's file (run by a
+ * user only): 0, or 1: ask the gofer (fs_gofer_local.c). */
+int cbox_fs_gofer_local_fd_stat(const struct cbox_sentry *s, const struct cbox_dentry *d,
+                                int hostfd, struct cbox_gofer_stat *g);
 /* Whether d's cached read-only facts are still fresh (cbox_vfs_now_ns: kernel.h). */
 bool cbox_vfs_ro_fresh(const struct cbox_dentry *d);
 /* Drop the set-ID bits the sentry keeps for non-directory d as Linux drops them on a chown or an

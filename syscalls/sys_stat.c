@@ -39,16 +39,6 @@ static int resolve(struct cbox_sysctx *c, int dirfd, uint64_t upath, int flags,
 	return cbox_vfs_walk(c->s, c->task, dirfd, path, wf, out, NULL);
 }
 
-static int64_t put_stat(struct cbox_sysctx *c, struct cbox_dentry *d, uint64_t ubuf)
-{
-	struct stat st;
-	int r = cbox_vfs_stat(c->s, c->task, d, &st);
-	cbox_dentry_put(c->s, d);
-	if (r < 0)
-		return r;
-	return cbox_sys_write(c, ubuf, &st, sizeof(st));
-}
-
 /*
  * Resolve and stat a path (or, with AT_EMPTY_PATH and "", the fd). A name the sentry had cached
  * may since lead to another file, or to none (the host removed or replaced it: an editor saves
@@ -65,7 +55,8 @@ static int stat_path(struct cbox_sysctx *c, int dirfd, uint64_t upath, int flags
 		int r = resolve(c, dirfd, upath, flags, &d, &by_fd);
 		if (r != 0)
 			return r;
-		r = cbox_vfs_stat(c->s, c->task, d, st);
+		r = by_fd ? cbox_vfs_stat_fd(c->s, c->task, dirfd, d, st)
+		          : cbox_vfs_stat(c->s, c->task, d, st);
 		bool again = tries == 0 && !by_fd && cbox_vfs_drop_stale(c->s, d, r);
 		cbox_dentry_put(c->s, d);
 		if (!again)
@@ -105,7 +96,11 @@ int64_t sys_fstat(struct cbox_sysctx *c)
 	struct cbox_dentry *d = cbox_fd_lookup(c->s, c->task, IARG(0), NULL, &err);
 	if (!d)
 		return err == -ENOENT ? CBOX_SYSRET_CONTINUE : err;
-	return put_stat(c, cbox_dentry_get(d), ARG(1));
+	struct stat st;
+	d = cbox_dentry_get(d);
+	int r = cbox_vfs_stat_fd(c->s, c->task, IARG(0), d, &st);
+	cbox_dentry_put(c->s, d);
+	return r < 0 ? r : cbox_sys_write(c, ARG(1), &st, sizeof(st));
 }
 
 int64_t sys_statx(struct cbox_sysctx *c)

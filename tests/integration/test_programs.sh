@@ -568,7 +568,7 @@ t_host_restat() {
 		fi
 		mkdir "$dir"
 		[ "$who" = locked ] && chmod 700 "$dir"
-		for f in $(seq -w 0 12); do echo -n a >"$dir/f$f"; done
+		for f in $(seq -w 0 13); do echo -n a >"$dir/f$f"; done
 		[ "$who" = user ] && chown -R 1000:1000 "$dir"
 		touch -a -d @1000000000 "$dir/f10"
 		chown=""
@@ -591,6 +591,7 @@ t_host_restat() {
 		mkfifo "$dir/f11.new" && mv "$dir/f11.new" "$dir/f11"
 		chmod 600 "$dir/f12"
 		echo -n n >"$dir/n1"
+		echo -n xyz >"$dir/f13.new" && mv "$dir/f13.new" "$dir/f13"
 		: >go
 		wait $pid
 		check "the host's changes to files stat'ed again and again ($who)" \
@@ -611,6 +612,7 @@ f09 appended, size by name and by fd: 5 5
 f11 replaced by a FIFO, opened: FIFO
 f12 made 0600, read: a
 n1 made by the host, found: True
+f13 replaced while open, the fd's file: True 1 a the name's: True 3
 f10 read, access time advanced: True rest unchanged: True" "$(cat "$SCRATCH/hr")"
 	done
 }

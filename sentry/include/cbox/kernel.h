@@ -180,6 +180,10 @@ CBOX_API const struct cbox_fs_ops *cbox_vfs_gofer_ops(void);
 /* stat of a dentry as the guest sees it. */
 CBOX_API int cbox_vfs_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d,
                            struct stat *st);
+/* The stat of task t's fd fd, whose file is d (cbox_fd_lookup): cbox_vfs_stat, or where d's name
+ * has moved and d has no fid, the fd's own file's (fs_gofer.c). */
+CBOX_API int cbox_vfs_stat_fd(struct cbox_sentry *s, struct cbox_task *t, int fd,
+                              struct cbox_dentry *d, struct stat *st);
 /* The absolute guest path of d into buf. Returns the length or -ENAMETOOLONG. */
 CBOX_API int cbox_vfs_path(struct cbox_dentry *d, char *buf, size_t size);
 /* Open d for the guest: a host fd (owned by the caller) or -errno. Checks the open flags

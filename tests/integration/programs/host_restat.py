@@ -7,10 +7,11 @@ cannot show owners: every change the host made must show all the same, an owner 
 The sentry also opens such files for reading itself, and answers a lookup of a name that is not
 there itself (cbox_fs_gofer_local_open, cbox_fs_gofer_local_absent): a file the host made
 unreadable to the sandbox's host id (f12, when run by root) must still open, one the host
-replaced by a FIFO (f11) must open as the FIFO it now is without hanging the sandbox, and a name
-the guest found absent before (n1) must show once the host makes it.
+replaced by a FIFO (f11) must open as the FIFO it now is without hanging the sandbox, a name
+the guest found absent before (n1) must show once the host makes it, and an fd of a file the host
+renamed another over (f13) must still stat as its own file.
 
-Usage: host_restat.py DIR [chown]. DIR holds f00 to f12 of one byte each, made by the host; f10's
+Usage: host_restat.py DIR [chown]. DIR holds f00 to f13 of one byte each, made by the host; f10's
 access time set to 2001 by the host. With "chown" the host gave f03 another owner (root only).
 Waits for the file "go" after making "ready"; prints one line per file."""
 import os
@@ -19,7 +20,7 @@ import sys
 import time
 
 D = sys.argv[1]
-NAMES = ["f%02d" % i for i in range(13)]
+NAMES = ["f%02d" % i for i in range(14)]
 
 
 def path(n):
@@ -38,6 +39,7 @@ def same(a, b, skip=()):
 
 # f09 is opened first: a file the guest holds an fd of (a fid) is checked the same way.
 fd9 = os.open(path("f09"), os.O_RDONLY)
+fd13 = os.open(path("f13"), os.O_RDONLY)
 # Three rounds, each past the time-out: the second makes the sentry open the directory for its
 # checks, the third is answered by them.
 rounds = []
@@ -86,5 +88,9 @@ os.close(fd)
 with open(path("f12")) as f:
     print("f12 made 0600, read:", f.read())
 print("n1 made by the host, found:", os.path.exists(path("n1")))
+st13 = os.fstat(fd13)
+print("f13 replaced while open, the fd's file:", st13.st_ino == old["f13"].st_ino, st13.st_size,
+      os.read(fd13, 10).decode(), "the name's:", new["f13"].st_ino != old["f13"].st_ino,
+      new["f13"].st_size)
 print("f10 read, access time advanced:", new["f10"].st_atime_ns > old["f10"].st_atime_ns,
       "rest unchanged:", same(old["f10"], new["f10"]))
