@@ -434,6 +434,8 @@ static int writable_dir_fd(struct cbox_sentry *s, struct cbox_dentry *dir, unsig
 		if (pfd < 0)
 			return -1;
 		fd = openat(pfd, dir->name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			fd = -errno;
 	} else {
 		uint32_t fid;
 		if (++dir->stat_checks < 2 || cbox_dentry_fid(s, dir, &fid) < 0)
@@ -446,10 +448,13 @@ static int writable_dir_fd(struct cbox_sentry *s, struct cbox_dentry *dir, unsig
 	    (cbox_gofer_stat_node(fd, &own, &mnt_id) < 0 || (uint64_t)own.st_dev != dir->host_dev ||
 	     (uint64_t)own.st_ino != dir->host_ino)) {
 		close(fd);
-		fd = -1;
+		fd = -ESTALE;
 	}
 	if (fd < 0) {
-		dir->stat_checks = NO_CHECKS; /* (the sentry may not search there, or it moved) */
+		/* Not searchable by the sentry, or moved: not tried again. Out of fds (the
+		 * sentry's or the gofer's) is only for now. */
+		if (fd != -EMFILE && fd != -ENFILE)
+			dir->stat_checks = NO_CHECKS;
 		return -1;
 	}
 	dir->ro_fd1 = fd + 1;

@@ -142,6 +142,8 @@ int cbox_vfs_mkdir(struct cbox_sentry *s, const struct cbox_task *t, struct cbox
 		return r;
 	cbox_vfs_new_owner(s, t, dir, &uid, &gid);
 	r = cbox_gofer_mkdir(s->gofer, dfid, name, mode & 07777, uid, gid);
+	if (cbox_vfs_relieve(s, r)) /* (see cbox_vfs_create) */
+		r = cbox_gofer_mkdir(s->gofer, dfid, name, mode & 07777, uid, gid);
 	if (r == 0)
 		cbox_vfs_note_new_owner(s, t, dir, name, NULL);
 	return r;
@@ -159,6 +161,8 @@ int cbox_vfs_mknod(struct cbox_sentry *s, const struct cbox_task *t, struct cbox
 		return r;
 	cbox_vfs_new_owner(s, t, dir, &uid, &gid);
 	r = cbox_gofer_mknod(s->gofer, dfid, name, mode, uid, gid, &fid, &st);
+	if (cbox_vfs_relieve(s, r)) /* (see cbox_vfs_create) */
+		r = cbox_gofer_mknod(s->gofer, dfid, name, mode, uid, gid, &fid, &st);
 	if (r == 0) {
 		cbox_gofer_clunk(s->gofer, fid);
 		cbox_vfs_note_new_owner(s, t, dir, name, &st);
@@ -177,6 +181,8 @@ int cbox_vfs_symlink(struct cbox_sentry *s, const struct cbox_task *t, struct cb
 		return r;
 	cbox_vfs_new_owner(s, t, dir, &uid, &gid);
 	r = cbox_gofer_symlink(s->gofer, dfid, name, target, uid, gid);
+	if (cbox_vfs_relieve(s, r)) /* (see cbox_vfs_create) */
+		r = cbox_gofer_symlink(s->gofer, dfid, name, target, uid, gid);
 	if (r == 0)
 		cbox_vfs_note_new_owner(s, t, dir, name, NULL);
 	return r;
@@ -303,6 +309,14 @@ int cbox_vfs_create(struct cbox_sentry *s, const struct cbox_task *t, struct cbo
 	           O_DIRECT | O_NOCTTY;
 	int fd = cbox_gofer_create(s->gofer, dfid, name, (flags & keep) | O_CLOEXEC, mode & 07777,
 	                           uid, gid, &fid, &st);
+	/* The gofer out of fds (its fids, one per cached dentry): the cache is cut and the request
+	 * made again, as for a walk (cbox_vfs_relieve). A lookup before the create used to meet
+	 * the limit first; now the sentry answers a missing name itself (fs_gofer_local.c). A
+	 * CREATE, MKDIR, MKNOD, SYMLINK or TMPFILE that fails so leaves nothing behind in the
+	 * gofer (serve_mut.c undoes what it made), so it can be made again. */
+	if (cbox_vfs_relieve(s, fd))
+		fd = cbox_gofer_create(s->gofer, dfid, name, (flags & keep) | O_CLOEXEC,
+		                       mode & 07777, uid, gid, &fid, &st);
 	if (fd < 0)
 		return fd;
 	cbox_vfs_note_new_owner(s, t, dir, name, &st);
@@ -342,6 +356,9 @@ int cbox_vfs_tmpfile(struct cbox_sentry *s, const struct cbox_task *t, struct cb
 	           O_DIRECT | O_NOCTTY;
 	int fd = cbox_gofer_tmpfile(s->gofer, dfid, (flags & keep) | O_CLOEXEC, mode & 07777, uid,
 	                            gid, &fid, &st);
+	if (cbox_vfs_relieve(s, fd)) /* (see cbox_vfs_create) */
+		fd = cbox_gofer_tmpfile(s->gofer, dfid, (flags & keep) | O_CLOEXEC, mode & 07777,
+		                        uid, gid, &fid, &st);
 	if (fd < 0)
 		return fd;
 	cbox_vfs_note_new_owner(s, t, dir, NULL, &st);
