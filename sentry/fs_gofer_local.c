@@ -380,33 +380,15 @@ int cbox_fs_gofer_local_restat(const struct cbox_sentry *s, const struct cbox_de
 	return 0;
 }
 
-/*
- * A writable file's kept attributes (fs_gofer.c keep_fetched) are good without a request for
- * WALK_STAT_TTL_NS; after that each stat was a STAT round trip (~30 us here) when cbox-run runs
- * as root, whose sentry cannot take owners from its own stat (the working folder lies beside
- * the view), and once a file had a fid (had been opened) whoever runs it. git status lstat()s
- * every file of its index each time it runs, so a second run was 400 STATs. The sentry now
- * stats the name itself through an O_PATH fd of the directory that the gofer opened (the
- * gofer's mount, as the gofer's own STAT by name would see it), and keeps what it had when
- * that shows the same file unchanged: the same dev and ino, type and mode, link count, size,
- * rdev, mtime and ctime. Every change of a file's attributes sets its ctime (multigrain
- * timestamps make it a new one after a stat has read it, ext4, xfs, btrfs and tmpfs since
- * Linux 6.13), so an owner that a host chown gave it meanwhile cannot go unseen, though the
- * sentry's stat cannot show owners: only the access time and the block count are taken from
- * it, which change without a ctime. On a kernel with coarse timestamps a chown by the host in
- * the same tick as the fetch (a few ms), with no other change, could go unseen until the file
- * next changes.
- *
- * Security: nothing the guest sees comes from the sentry's own stat but the access time and
- * block count of the file the gofer last stat'ed for it, which the gofer's STAT would give
- * too. The name is one checked component, never followed (AT_SYMLINK_NOFOLLOW); the sentry's
- * host identity needs search permission on the directory, else the gofer is asked. The
- * directory's fd is opened on the second expired stat in it (stat_checks), so that a single
- * stat in a directory does not pay an OPEN and a STAT where it paid a STAT.
- *
- * Returns 0 with g (the kept attributes) brought up to date, or 1: ask the gofer.
- */
 #define NO_CHECKS UINT_MAX /* stat_checks: the directory's fd could not be had or used */
+
+/* After the sentry's own call on a name in dir failed: EACCES says dir is not searchable by the
+ * sentry's host identity, which will not change, so its names are the gofer's from now on. */
+static void note_denied(struct cbox_dentry *dir)
+{
+	if (errno == EACCES)
+		dir->stat_checks = NO_CHECKS;
+}
 
 /*
  * An O_PATH fd of writable directory dir for the sentry's own stats and opens of its entries
@@ -475,6 +457,32 @@ static int check_dir_fd(struct cbox_sentry *s, struct cbox_dentry *d)
 	return writable_dir_fd(s, p, 0);
 }
 
+/*
+ * A writable file's kept attributes (fs_gofer.c keep_fetched) are good without a request for
+ * WALK_STAT_TTL_NS; after that each stat was a STAT round trip (~30 us here) when cbox-run runs
+ * as root, whose sentry cannot take owners from its own stat (the working folder lies beside
+ * the view), and once a file had a fid (had been opened) whoever runs it. git status lstat()s
+ * every file of its index each time it runs, so a second run was 400 STATs. The sentry now
+ * stats the name itself through an O_PATH fd of the directory that the gofer opened (the
+ * gofer's mount, as the gofer's own STAT by name would see it), and keeps what it had when
+ * that shows the same file unchanged: the same dev and ino, type and mode, link count, size,
+ * rdev, mtime and ctime. Every change of a file's attributes sets its ctime (multigrain
+ * timestamps make it a new one after a stat has read it, ext4, xfs, btrfs and tmpfs since
+ * Linux 6.13), so an owner that a host chown gave it meanwhile cannot go unseen, though the
+ * sentry's stat cannot show owners: only the access time and the block count are taken from
+ * it, which change without a ctime. On a kernel with coarse timestamps a chown by the host in
+ * the same tick as the fetch (a few ms), with no other change, could go unseen until the file
+ * next changes.
+ *
+ * Security: nothing the guest sees comes from the sentry's own stat but the access time and
+ * block count of the file the gofer last stat'ed for it, which the gofer's STAT would give
+ * too. The name is one checked component, never followed (AT_SYMLINK_NOFOLLOW); the sentry's
+ * host identity needs search permission on the directory, else the gofer is asked. The
+ * directory's fd is opened on the second expired stat in it (stat_checks), so that a single
+ * stat in a directory does not pay an OPEN and a STAT where it paid a STAT.
+ *
+ * Returns 0 with g (the kept attributes) brought up to date, or 1: ask the gofer.
+ */
 int cbox_fs_gofer_local_check(struct cbox_sentry *s, struct cbox_dentry *d,
                               struct cbox_gofer_stat *g)
 {
@@ -483,8 +491,7 @@ int cbox_fs_gofer_local_check(struct cbox_sentry *s, struct cbox_dentry *d,
 		return 1;
 	struct stat named;
 	if (fstatat(dfd, d->name, &named, AT_SYMLINK_NOFOLLOW) < 0) {
-		if (errno == EACCES) /* (not searchable by the sentry: the gofer's) */
-			d->parent->stat_checks = NO_CHECKS;
+		note_denied(d->parent);
 		return 1;
 	}
 	if ((uint64_t)named.st_dev != g->dev || (uint64_t)named.st_ino != g->ino ||
@@ -496,7 +503,6 @@ int cbox_fs_gofer_local_check(struct cbox_sentry *s, struct cbox_dentry *d,
 	g->atime_sec = named.st_atim.tv_sec;
 	g->atime_nsec = named.st_atim.tv_nsec;
 	g->blocks = named.st_blocks;
-	g->flags &= ~(uint64_t)CBOX_GOFER_STAT_STALE;
 	return 0;
 }
 
@@ -532,8 +538,7 @@ int cbox_fs_gofer_local_open(struct cbox_sentry *s, struct cbox_dentry *d, int f
 		return -1;
 	int pfd = openat(dfd, d->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (pfd < 0) {
-		if (errno == EACCES)
-			d->parent->stat_checks = NO_CHECKS;
+		note_denied(d->parent);
 		return -1;
 	}
 	struct stat st;
@@ -567,8 +572,7 @@ bool cbox_fs_gofer_local_absent(struct cbox_sentry *s, struct cbox_dentry *dir, 
 	struct stat st;
 	if (dfd < 0 || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return false;
-	if (errno == EACCES) /* (not searchable by the sentry: the gofer's) */
-		dir->stat_checks = NO_CHECKS;
+	note_denied(dir);
 	return errno == ENOENT;
 }
 
