@@ -556,13 +556,16 @@ t_host_restat() {
 	for who in caller user locked; do
 		workdir
 		dir=r
+		if [ "$who" != caller ] && [ "$(id -u)" != 0 ]; then
+			skip_check "the host's changes to files stat'ed again and again ($who)" \
+				"only root can run cbox-run as uid 1000 and own a directory nobody may search"
+			continue
+		fi
 		if [ "$who" = user ]; then
-			[ "$(id -u)" = 0 ] || continue
 			chmod 711 "$ITEST_TMP"
 			chown -R 1000:1000 "$WD"
 			as=(setpriv --reuid=1000 --regid=1000 --clear-groups)
 		elif [ "$who" = locked ]; then
-			[ "$(id -u)" = 0 ] || continue
 			dir=locked
 			as=()
 		fi
