@@ -28,10 +28,16 @@ int cbox_memfd_with(const char *name, const void *data, size_t len)
 		done += (size_t)n;
 	}
 	/* Sealed: the guest holds the only other reference and must not change what the sentry
-	 * generated (a /proc file is read-only on Linux too). */
+	 * generated (a /proc file is read-only on Linux too). And the guest gets a read-only open
+	 * of it, as Linux gives: a write is EBADF there (the seal alone answered EPERM), and
+	 * F_GETFL shows O_RDONLY. */
 	fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
-	lseek(fd, 0, SEEK_SET);
-	return fd;
+	char link[64];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	int ro = open(link, O_RDONLY | O_CLOEXEC);
+	int err = errno;
+	close(fd);
+	return ro < 0 ? -err : ro;
 }
 
 /* linux_dirent64 as getdents64 returns it. */
