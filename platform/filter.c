@@ -42,39 +42,44 @@ static const struct by_value {
 	int nr, arg;
 	uint32_t v1, v2;
 	bool listed, fd0;
+	/* Two more values for an entry without listed, both 0 when none (then unused). */
+	uint32_t x1, x2;
 } by_value[] = {
     /* Reads of terminal state: ENOTTY on any other kind of fd, as on
      * Linux; on a terminal (the sandbox's pty, or the caller's as stdin) nothing that is not
      * the guest's to know. Programs make them for every file they open (Python's isatty).
      * Requests that change a terminal or read the console still reach the sentry (sys_ioctl:
      * TIOCSTI is EPERM). */
-    {SYS_ioctl, 1, TCGETS, TIOCGWINSZ, true, true},
-    /* The commands the sentry refuses (sys_fcntl says why); the others
+    {SYS_ioctl, 1, TCGETS, TIOCGWINSZ, true, true, 0, 0},
+    /* The commands the sentry refuses (sys_fcntl says why), and F_GETFL and F_SETFL, which
+     * it answers on an O_PATH fd as Linux does: the host would show a stand-in's own flags
+     * on the seccomp platform (sys_file.c path_stand_in), and the flags of the sentry's own
+     * open on the ptrace platform (node makes ~14 at its start, python none). The others
      * run on the host fd, where the sentry would only continue them (node makes dozens). */
-    {SYS_fcntl, 1, F_NOTIFY, F_SETLEASE, false, true},
+    {SYS_fcntl, 1, F_NOTIFY, F_SETLEASE, false, true, F_GETFL, F_SETFL},
     /* The thread's name (the loader sets it at every exec), which
      * the sentry only continued; every other option still reaches it (sys_proc.c). */
-    {SYS_prctl, 0, PR_SET_NAME, PR_GET_NAME, true, false},
+    {SYS_prctl, 0, PR_SET_NAME, PR_GET_NAME, true, false, 0, 0},
     /* A task's own CPU mask (pid 0). Another task's is read or set by the sentry
      * (syscalls/sys_proc.c): never while that task is held on one CPU for an fd install
      * (seccomp.c), when its mask is not its own. */
-    {SYS_sched_setaffinity, 0, 0, 0, true, false},
-    {SYS_sched_getaffinity, 0, 0, 0, true, false},
+    {SYS_sched_setaffinity, 0, 0, 0, true, false, 0, 0},
+    {SYS_sched_getaffinity, 0, 0, 0, true, false, 0, 0},
     /* The caller's own (pid 0: glibc's getrlimit and setrlimit are prlimit64 on 0); another
      * process's goes through the sentry's permission check on the guest's ids
      * (syscalls/sys_xproc.c), which the host cannot make: every guest task is one host id. */
-    {SYS_prlimit64, 0, 0, 0, true, false},
-    {SYS_get_robust_list, 0, 0, 0, true, false},
-    {SYS_migrate_pages, 0, 0, 0, true, false},
-    {SYS_move_pages, 0, 0, 0, true, false},
-    {SYS_sched_setparam, 0, 0, 0, true, false},
-    {SYS_sched_setscheduler, 0, 0, 0, true, false},
-    {SYS_sched_setattr, 0, 0, 0, true, false},
+    {SYS_prlimit64, 0, 0, 0, true, false, 0, 0},
+    {SYS_get_robust_list, 0, 0, 0, true, false, 0, 0},
+    {SYS_migrate_pages, 0, 0, 0, true, false, 0, 0},
+    {SYS_move_pages, 0, 0, 0, true, false, 0, 0},
+    {SYS_sched_setparam, 0, 0, 0, true, false, 0, 0},
+    {SYS_sched_setscheduler, 0, 0, 0, true, false, 0, 0},
+    {SYS_sched_setattr, 0, 0, 0, true, false, 0, 0},
     /* A process or a process group (PRIO_PROCESS 0, PRIO_PGRP 1; IOPRIO_WHO_PROCESS 1,
      * IOPRIO_WHO_PGRP 2): the host resolves them in the sandbox's pid namespace, and Linux lets
      * anyone read them. A user is a guest id the host cannot tell apart (sys_sched.c). */
-    {SYS_getpriority, 0, 0, 1, true, false},
-    {SYS_ioprio_get, 0, 1, 2, true, false},
+    {SYS_getpriority, 0, 0, 1, true, false, 0, 0},
+    {SYS_ioprio_get, 0, 1, 2, true, false, 0, 0},
 };
 
 static const struct by_value *by_value_of(int nr)
@@ -83,6 +88,19 @@ static const struct by_value *by_value_of(int nr)
 		if (by_value[i].nr == nr)
 			return &by_value[i];
 	return NULL;
+}
+
+/* The values a by_value call is compared with: 2, or 4 with x1 and x2. */
+static unsigned by_value_values(const struct by_value *v, uint32_t out[4])
+{
+	unsigned n = 0;
+	out[n++] = v->v1;
+	out[n++] = v->v2;
+	if (v->x1 || v->x2) {
+		out[n++] = v->x1;
+		out[n++] = v->x2;
+	}
+	return n;
 }
 
 /* clone flags the sentry must see (see sys_clone): namespaces, which it refuses, and
@@ -149,9 +167,9 @@ const char *cbox_platform_fastpath_condition(const struct cbox_platform_ops *ops
 		                             : "trapped except TCGETS and TIOCGWINSZ";
 	if (nr == SYS_fcntl)
 		return ops->needs_install_fd
-		           ? "trapped for F_NOTIFY and F_SETLEASE, and on the install "
-		             "fd (ptrace)"
-		           : "trapped for F_NOTIFY and F_SETLEASE";
+		           ? "trapped for F_NOTIFY, F_SETLEASE, F_GETFL and F_SETFL, and on the "
+		             "install fd (ptrace)"
+		           : "trapped for F_NOTIFY, F_SETLEASE, F_GETFL and F_SETFL";
 	if (nr == SYS_prctl)
 		return "trapped except PR_SET_NAME and PR_GET_NAME";
 	if (nr == SYS_getpriority || nr == SYS_ioprio_get)
@@ -218,8 +236,11 @@ bool cbox_platform_traps(const struct cbox_platform_ops *ops, bool strict, int n
 		return (uint32_t)args[1] == CBOX_PTRACE_INSTALL_FD;
 	case ACT_BY_VALUE: {
 		const struct by_value *v = by_value_of(nr);
-		uint32_t x = (uint32_t)args[v->arg];
-		bool match = x == v->v1 || x == v->v2;
+		uint32_t x = (uint32_t)args[v->arg], val[4];
+		unsigned n = by_value_values(v, val);
+		bool match = false;
+		for (unsigned i = 0; i < n; i++)
+			match |= x == val[i];
 		if (ops->needs_install_fd && v->fd0 && fd0 == CBOX_PTRACE_INSTALL_FD)
 			return true;
 		return v->listed ? !match : match;
@@ -262,16 +283,18 @@ static int emit(struct prog *p, struct sock_filter f)
 static int emit_by_value(struct prog *p, const struct by_value *v, bool guard)
 {
 	uint8_t g = guard ? 2 : 0; /* the guard's instructions, between the tests and ALLOW */
+	uint32_t val[4];
+	unsigned n = by_value_values(v, val);
 	int r = emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(v->arg)));
 	if (v->listed) {
 		r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v->v1, 1, 0));
 		r |= emit(p,
 		          (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v->v2, 0, 1 + g));
 	} else {
-		r |= emit(p,
-		          (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v->v1, 2 + g, 0));
-		r |= emit(p,
-		          (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v->v2, 1 + g, 0));
+		/* Each match jumps over the tests after it, the guard and ALLOW, to the trap. */
+		for (unsigned i = 0; i < n; i++)
+			r |= emit(p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, val[i],
+			                                          (uint8_t)(n - i + g), 0));
 	}
 	if (guard) {
 		r |= emit(p, (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)));

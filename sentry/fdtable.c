@@ -145,9 +145,11 @@ static struct entry *adopt(struct cbox_sentry *s, struct cbox_task *t, int fd,
 		struct entry *o = v;
 		if (o->dev == (uint64_t)st->st_dev && o->ino == (uint64_t)st->st_ino) {
 			d = o->d;
-			/* A copy of an O_PATH stand-in (sys_file.c path_stand_in: its host flags
-			 * say no access) is an O_PATH fd too. */
-			if ((o->flags & O_PATH) && flags >= 0 && (flags & O_ACCMODE) == O_ACCMODE)
+			/* A copy of an O_PATH fd has its flags: of a stand-in (sys_file.c
+			 * path_stand_in), whose host flags say no access, and of the ptrace
+			 * platform's host O_PATH fd, whose flags are the sentry's open's. */
+			if ((o->flags & O_PATH) && flags >= 0 &&
+			    ((flags & O_ACCMODE) == O_ACCMODE || (flags & O_PATH)))
 				flags = o->flags & ~O_CLOEXEC;
 		}
 	}

@@ -108,9 +108,10 @@ static int64_t open_fifo(struct cbox_sysctx *c, struct cbox_dentry *d, int flags
  * readable open the answer where it is allowed: the guest could read through an fd it asked to
  * be unreadable (openat.o_path in tests/syscalls).
  *
- * What still differs from an O_PATH fd, as these run on the host fd (the filter's fast path):
- * F_GETFL shows access mode 3 and no O_PATH, lseek, fsync and flock succeed, mmap fails with
- * EACCES rather than EBADF.
+ * fcntl's F_GETFL and F_SETFL reach the sentry on this platform, which answers them as Linux
+ * does on an O_PATH fd (sys_fcntl). What still differs, as these run on the host fd (the
+ * filter's fast path): lseek, fsync, fcntl's F_GETLK and F_GET_SEALS, and unlocks (flock's
+ * LOCK_UN, F_UNLCK) succeed, and mmap fails with EACCES rather than EBADF.
  */
 static int path_stand_in(void)
 {
@@ -662,11 +663,27 @@ int64_t sys_close_range(struct cbox_sysctx *c)
 	return CBOX_SYSRET_CONTINUE;
 }
 
+/*
+ * fcntl reaches the sentry for F_NOTIFY, F_SETLEASE, F_GETFL and F_SETFL (platform/filter.c),
+ * under --strict for every command. On an O_PATH fd Linux allows only the fd's own commands and
+ * F_GETFL, which shows O_PATH with O_DIRECTORY and O_NOFOLLOW as given (check_fcntl_cmd,
+ * build_open_flags); anything else is EBADF. The host would show a stand-in's "no access" flags
+ * (seccomp) or those of the sentry's own O_PATH open (ptrace), and F_SETFL would succeed on a
+ * stand-in. Any other fd's status flags are the host's: those of a file the gofer opened show
+ * O_NOFOLLOW where it made the file, and lack it where the guest gave it to a plain open.
+ */
 int64_t sys_fcntl(struct cbox_sysctx *c)
 {
 	int cmd = IARG(1);
 	if (reserved(c, IARG(0)))
 		return -EBADF;
+	if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC && cmd != F_GETFD && cmd != F_SETFD) {
+		int err = 0, flags = 0;
+		struct cbox_dentry *d = cbox_fd_lookup(c->s, c->task, IARG(0), &flags, &err);
+		if (d && (flags & O_PATH))
+			return cmd == F_GETFL ? flags & (O_PATH | O_DIRECTORY | O_NOFOLLOW)
+			                      : -EBADF;
+	}
 	/* Directory notification and leases would report host events on files the guest only
 	 * sees through the sentry: refused as on a file system that does not support them. */
 	if (cmd == F_NOTIFY || cmd == F_SETLEASE)

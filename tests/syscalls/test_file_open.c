@@ -70,6 +70,20 @@ CT_TEST(open, proc_enoent_enotdir)
 	CT_ERR(sys_open("/proc/self/status/x", O_RDONLY, 0), ENOTDIR);
 }
 
+/* A /proc file opened for reading is a read-only fd: a write is EBADF, F_GETFL says O_RDONLY. */
+CT_TEST(open, proc_file_read_only_fd)
+{
+	int fd = CT_OK(sys_open("/proc/self/status", O_RDONLY, 0));
+	CT_ERR(write(fd, "x", 1), EBADF);
+	CT_EQ(fcntl(fd, F_GETFL) & O_ACCMODE, O_RDONLY);
+	char c;
+	CT_EQ(read(fd, &c, 1), 1);
+	close(fd);
+	fd = CT_OK(sys_open("/proc/self", O_RDONLY | O_DIRECTORY, 0));
+	CT_ERR(write(fd, "x", 1), EBADF);
+	close(fd);
+}
+
 CT_TEST(open, excl_exists)
 {
 	ct_put_file("f", "", 0644);
@@ -286,13 +300,27 @@ CT_TEST(openat, o_path)
 	close(fd);
 }
 
-/* (Apart from openat.o_path: the seccomp platform's O_PATH fd is a stand-in whose flags the
- * host reports, the syscall table's note on open says.) */
+/* F_GETFL shows O_PATH with only O_DIRECTORY and O_NOFOLLOW of the flags given (the rest is
+ * dropped at the open, O_CLOEXEC is the fd's own); the other status commands are EBADF. */
 CT_TEST(openat, o_path_getfl)
 {
 	ct_put_file("f", "abc", 0644);
+	CT_OK(mkdir("d", 0755));
 	int fd = CT_OK(openat(AT_FDCWD, "f", O_PATH));
-	CT_EQ(fcntl(fd, F_GETFL) & O_PATH, O_PATH);
+	CT_EQ(fcntl(fd, F_GETFL), O_PATH);
+	CT_ERR(fcntl(fd, F_SETFL, O_NONBLOCK), EBADF);
+	CT_EQ(fcntl(fd, F_GETFL), O_PATH);
+	CT_ERR(fcntl(fd, F_NOTIFY, DN_CREATE), EBADF);
+	int dup_fd = CT_OK(dup(fd));
+	CT_EQ(fcntl(dup_fd, F_GETFL), O_PATH);
+	close(dup_fd);
+	close(fd);
+	fd = CT_OK(openat(AT_FDCWD, "f", O_PATH | O_NOFOLLOW | O_RDWR | O_APPEND | O_CLOEXEC));
+	CT_EQ(fcntl(fd, F_GETFL), O_PATH | O_NOFOLLOW);
+	CT_EQ(fcntl(fd, F_GETFD), FD_CLOEXEC);
+	close(fd);
+	fd = CT_OK(openat(AT_FDCWD, "d", O_PATH | O_DIRECTORY));
+	CT_EQ(fcntl(fd, F_GETFL), O_PATH | O_DIRECTORY);
 	close(fd);
 }
 
