@@ -3,7 +3,7 @@
 DEB_PACKAGES := cmake make gcc pkgconf libseccomp-dev libxxhash-dev \
 	libcriterion-dev busybox-static clang libclang-rt-14-dev clang-format python3 procps \
 	python3-venv python3-pip git make nodejs libjson-c-dev \
-	docker.io iproute2 debootstrap strace gdb
+	docker.io iproute2 debootstrap strace gdb slirp4netns
 BUILD := build
 
 .PHONY: all deps build release fuzz-build run test bench format-check clean

@@ -265,6 +265,9 @@ static int wait_sandbox(pid_t sentry, int status_fd, int *status)
 	return 0;
 }
 
+/* --network slirp4netns: its process, stopped when cbox-run is done (main). */
+static struct cbox_run_slirp slirp = {.pid = -1, .exit_fd = -1, .ready_fd = -1, .log_fd = -1};
+
 static int sentry_failed(pid_t sentry, pid_t gofer)
 {
 	kill(gofer, SIGKILL);
@@ -354,9 +357,12 @@ static int run(struct cbox_run_opts *o, char **argv)
 	 * namespaces it makes itself, first thing, while this process writes its id maps: the
 	 * clone with all six took ~1.7 ms here, all of it before the maps. (It holds every
 	 * capability in its new user namespace from the start, mapped or not; each namespace is
-	 * owned by that user namespace either way.)
+	 * owned by that user namespace either way.) With --network slirp4netns the network
+	 * namespace comes with the clone, so that slirp4netns can be started on it at once.
 	 */
-	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWPID | SIGCHLD, 0, 0, 0, 0);
+	int net_flag = o->net.slirp ? CLONE_NEWNET : 0;
+	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWPID | net_flag | SIGCHLD, 0,
+	                           0, 0, 0);
 	if (pid < 0) {
 		cbox_error("creating the sandbox's namespaces: %s", strerror(errno));
 		return 125;
@@ -366,7 +372,8 @@ static int run(struct cbox_run_opts *o, char **argv)
 		close(sync[1]);
 		close(report[1]);
 		cbox_log_set_who("sentry");
-		if (unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) < 0)
+		if (unshare(CLONE_NEWNS | (CLONE_NEWNET & ~net_flag) | CLONE_NEWIPC |
+		            CLONE_NEWUTS) < 0)
 			cbox_die(125, "creating the sandbox's namespaces: %s", strerror(errno));
 		char c;
 		if (read(sync[0], &c, 1) != 1)
@@ -404,8 +411,14 @@ static int run(struct cbox_run_opts *o, char **argv)
 		kill(gpid, SIGKILL);
 		return 125;
 	}
+	if (o->net.slirp && cbox_run_net_start(&o->net, pid, &slirp) < 0) {
+		kill(pid, SIGKILL);
+		kill(gpid, SIGKILL);
+		return 125;
+	}
 	/* The sentry sets itself and the guest task up while the gofer may still be building its
-	 * tree (the second byte says it is ready): the two set-ups overlap. */
+	 * tree (the second byte says it is ready), and slirp4netns brings the sandbox's tap0 up:
+	 * the set-ups overlap. */
 	if (send(sync[1], "g", 1, MSG_NOSIGNAL) != 1)
 		return sentry_failed(pid, gpid);
 	if (cbox_gofer_spawn_finish(&gsock, gpid, &err) < 0) {
@@ -415,6 +428,11 @@ static int run(struct cbox_run_opts *o, char **argv)
 		return 125;
 	}
 	close(gsock);
+	/* The program starts with its way out up. */
+	if (o->net.slirp && cbox_run_net_ready(&slirp) < 0) {
+		kill(pid, SIGKILL);
+		return sentry_failed(pid, gpid);
+	}
 	if (send(sync[1], "r", 1, MSG_NOSIGNAL) != 1)
 		return sentry_failed(pid, gpid);
 	close(sync[1]);
@@ -497,6 +515,7 @@ int main(int argc, char **argv)
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	int status =
 	    strcmp(o.tier, "ns") == 0 ? cbox_run_ns(&o, argv + first) : run(&o, argv + first);
+	cbox_run_net_stop(&slirp);
 	struct cbox_err *err = NULL;
 	/* Whatever is left of the sandbox dies with its cgroup. */
 	if (sandbox_cg && cbox_cgroup_destroy(sandbox_cg, &err) < 0)

@@ -9,6 +9,14 @@
 /* The sandbox's host name (uname, /etc/hostname, and /etc/hosts resolves it: cbox_run_tree). */
 #define CBOX_RUN_HOSTNAME "cbox"
 
+/* --network (cbox_run_net.c). */
+struct cbox_run_net {
+	bool slirp;               /* slirp4netns: a way out through user-mode networking */
+	bool allow_host_loopback; /* :allow_host_loopback=true: 10.0.2.2 is the host's 127.0.0.1 */
+	bool ipv6;                /* :enable_ipv6=true */
+	unsigned mtu;             /* :mtu=N */
+};
+
 struct cbox_run_opts {
 	const char *platform;
 	const char *tier; /* --tier: "sentry" (default) or "ns" */
@@ -23,6 +31,7 @@ struct cbox_run_opts {
 	           * default), 0 (--no-init, the ns tier's default), -1 until parsed */
 	bool dev_shm; /* the rootfs has /dev: serve a tmpfs /dev/shm (set by cbox_run_tree) */
 	unsigned timeout_ms; /* 0: none */
+	struct cbox_run_net net;
 	/* --user USER[:GROUP] as given, and the ids it names (0:0 without); --group-add GROUP as
 	 * given; the supplementary groups both give (cbox_run_resolve_user) */
 	const char *user;
@@ -52,6 +61,7 @@ struct cbox_run_opts {
 	/* built by cbox_run_tree / cbox_run_env, freed by cbox_run_opts_free */
 	struct cbox_gofer_mount *tree;
 	char **envp;
+	char *resolv_conf; /* the sandbox's /etc/resolv.conf with --network slirp4netns */
 };
 
 /*
@@ -87,6 +97,25 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv);
 /* The seccomp profile (linux.seccomp) of those bundles (cbox_run_ns_seccomp.c says what it
  * refuses and why); a new json-c object. */
 struct json_object *cbox_run_ns_seccomp(void);
+
+/* --network's argument into n (defaults first): 0, or -1 after a message naming what is
+ * wrong. */
+int cbox_run_net_parse(struct cbox_run_net *n, const char *arg);
+
+/* A running slirp4netns for the sandbox (cbox_run_net.c). */
+struct cbox_run_slirp {
+	pid_t pid;
+	int exit_fd;  /* cbox-run's end: closing it makes slirp4netns leave */
+	int ready_fd; /* slirp4netns writes "1" there once the sandbox's tap0 is up */
+	int log_fd;   /* what it printed (a memfd) */
+};
+/* Start slirp4netns for the network namespace of the process sandbox (its user namespace's
+ * ids already mapped). 0, or -1 after a message. */
+int cbox_run_net_start(const struct cbox_run_net *n, pid_t sandbox, struct cbox_run_slirp *sl);
+/* Wait until its interface is up: 0, or -1 after saying why (with what slirp4netns said). */
+int cbox_run_net_ready(struct cbox_run_slirp *sl);
+/* Make it leave, and reap it. */
+void cbox_run_net_stop(struct cbox_run_slirp *sl);
 
 /* Free everything o holds. */
 void cbox_run_opts_free(struct cbox_run_opts *o);

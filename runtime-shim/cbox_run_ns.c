@@ -333,11 +333,11 @@ static void stop_with_container(const char *cbox, const char *state, const char 
 
 int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 {
-	if (o->tty || o->overlay || o->strict || o->strace || o->init > 0 ||
+	if (o->tty || o->overlay || o->strict || o->strace || o->init > 0 || o->net.slirp ||
 	    strcmp(o->platform, "seccomp") != 0) {
 		fprintf(stderr,
 		        "cbox-run: --tier=ns does not take -t, --overlay, --strict, --strace, "
-		        "--init or --platform yet (they are the sentry's)\n");
+		        "--init, --platform or --network slirp4netns yet\n");
 		return 125;
 	}
 	char cbox[PATH_MAX + 8];

@@ -37,11 +37,12 @@ static void usage(FILE *f)
 	    "Run PROGRAM in a new cbox sandbox: a user-space kernel (the sentry) answers its\n"
 	    "system calls. It sees the host's root read-only with secrets hidden (/root, /home\n"
 	    "but the working folder, /etc/shadow*, /etc/gshadow*, /etc/ssh, /run, /var/lib), the\n"
-	    "working folder writable, an empty /tmp, no network (its name, cbox, is in its own\n"
-	    "/etc/hostname and /etc/hosts), and an environment of PATH, HOME=/tmp/home, TERM\n"
-	    "and LANG only. It starts as root with a container root's capabilities (or as\n"
-	    "--user) and may become any user (su, setpriv); the owners it gives files (chown,\n"
-	    "tar xf) are the sandbox's to show: on the host, what it writes is yours.\n\n"
+	    "working folder writable, an empty /tmp, no network but its own loopback (see\n"
+	    "--network; its name, cbox, is in its own /etc/hostname and /etc/hosts), and an\n"
+	    "environment of PATH, HOME=/tmp/home, TERM and LANG only. It starts as root with\n"
+	    "a container root's capabilities (or as --user) and may become any user (su,\n"
+	    "setpriv); the owners it gives files (chown, tar xf) are the sandbox's to show: on\n"
+	    "the host, what it writes is yours.\n\n"
 	    "  -v, --volume HOST:GUEST[:ro]  bind a host path into the guest (writable unless "
 	    ":ro)\n"
 	    "                             e.g. cbox-run -v \"$PWD/data:/data:ro\" -- ls /data\n"
@@ -84,6 +85,15 @@ static void usage(FILE *f)
 	    "                             as written, quotes too), as docker run --env-file;\n"
 	    "                             read before every --env, which overrides them\n"
 	    "                             e.g. cbox-run --env-file .env -- python3 app.py\n"
+	    "  --network none|slirp4netns[:OPTIONS]  none (default): loopback only, a connect\n"
+	    "                             out fails (ENETUNREACH); slirp4netns: a way out through\n"
+	    "                             slirp4netns (the Debian package), as rootless Podman:\n"
+	    "                             the guest is 10.0.2.100, DNS 10.0.2.3, and the\n"
+	    "                             host's 127.0.0.1 stays out of reach unless\n"
+	    "                             allow_host_loopback=true (then at 10.0.2.2); OPTIONS,\n"
+	    "                             comma-separated: allow_host_loopback=true|false,\n"
+	    "                             enable_ipv6=true|false, mtu=N (default 65520)\n"
+	    "                             e.g. cbox-run --network slirp4netns -- pip download six\n"
 	    "  --timeout DURATION         kill the sandbox after DURATION (s, ms, m; default s);\n"
 	    "                             exit status 137 e.g. cbox-run --timeout 10s -- ./task\n"
 	    "  --memory SIZE              limit the sandbox's memory (k, m, g); the guest is "
@@ -388,6 +398,8 @@ static int parse_one(struct cbox_run_opts *o, int c, const char *arg)
 		return push_str(&o->env, &o->n_env, arg);
 	case 'E':
 		return read_env_file(o, arg);
+	case 'n':
+		return cbox_run_net_parse(&o->net, arg);
 	case 'T':
 		if ((o->timeout_ms = parse_duration(arg)) == 0) {
 			fprintf(stderr,
@@ -436,6 +448,8 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	                                         {"env", required_argument, NULL, 'e'},
 	                                         {"env-file", required_argument, NULL, 'E'},
 	                                         {"timeout", required_argument, NULL, 'T'},
+	                                         {"network", required_argument, NULL, 'n'},
+	                                         {"net", required_argument, NULL, 'n'},
 	                                         {"memory", required_argument, NULL, 'M'},
 	                                         {"memory-swap", required_argument, NULL, 'W'},
 	                                         {"cpus", required_argument, NULL, 'C'},
@@ -447,7 +461,8 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	                            .tier = "sentry",
 	                            .rootfs = "/",
 	                            .level = CBOX_LOG_WARNING,
-	                            .init = -1};
+	                            .init = -1,
+	                            .net = {.mtu = 65520}};
 	int c;
 	while ((c = getopt_long(argc, argv, "+htv:w:e:u:", longopts, NULL)) != -1)
 		if (parse_one(o, c, optarg) < 0)
@@ -546,20 +561,69 @@ static bool hidden(const struct cbox_run_opts *o, const char *path)
 	return false;
 }
 
-static size_t add_etc_files(const struct cbox_run_opts *o, struct cbox_gofer_mount *all)
+/*
+ * With --network slirp4netns, the sandbox's /etc/resolv.conf names slirp4netns's DNS forwarder
+ * (which asks the host's own servers), as rootless Podman writes it: the host's may name a
+ * resolver on its loopback (systemd-resolved's 127.0.0.53, dnsmasq), out of the sandbox's reach.
+ * The host's search domains and options are kept. NULL without --network, or on no memory.
+ */
+static char *make_resolv_conf(const struct cbox_run_opts *o)
 {
-	static const struct {
+	if (!o->net.slirp)
+		return NULL;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&buf, &size);
+	if (!out)
+		return NULL;
+	fputs("nameserver 10.0.2.3\n", out);
+	if (o->net.ipv6)
+		fputs("nameserver fd00::3\n", out);
+	char path[PATH_MAX];
+	FILE *in = NULL;
+	if (snprintf(path, sizeof(path), "%s/etc/resolv.conf", o->rootfs) < (int)sizeof(path))
+		in = fopen(path, "re");
+	char line[1024];
+	while (in && fgets(line, sizeof(line), in))
+		if (strncmp(line, "search", 6) == 0 || strncmp(line, "domain", 6) == 0 ||
+		    strncmp(line, "options", 7) == 0)
+			fputs(line, out);
+	if (in)
+		fclose(in);
+	if (fclose(out) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static size_t add_etc_files(struct cbox_run_opts *o, struct cbox_gofer_mount *all)
+{
+	struct {
 		const char *path, *content;
-	} files[] = {{"/etc/hostname", CBOX_RUN_HOSTNAME "\n"}, {"/etc/hosts", etc_hosts}};
+	} files[3] = {{"/etc/hostname", CBOX_RUN_HOSTNAME "\n"}, {"/etc/hosts", etc_hosts}};
+	size_t nf = 2;
+	free(o->resolv_conf);
+	if ((o->resolv_conf = make_resolv_conf(o))) {
+		files[nf].path = "/etc/resolv.conf";
+		files[nf++].content = o->resolv_conf;
+	}
 	size_t n = 0;
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+	for (size_t i = 0; i < nf; i++) {
 		char in_rootfs[PATH_MAX];
 		struct stat st;
 		/* (a symlink is not followed on the host: it would resolve outside the rootfs) */
 		if (snprintf(in_rootfs, sizeof(in_rootfs), "%s%s", o->rootfs, files[i].path) >=
 		        (int)sizeof(in_rootfs) ||
-		    lstat(in_rootfs, &st) < 0 || !S_ISREG(st.st_mode) || hidden(o, files[i].path))
+		    lstat(in_rootfs, &st) < 0 || !S_ISREG(st.st_mode) || hidden(o, files[i].path)) {
+			if (files[i].content == o->resolv_conf)
+				fprintf(
+				    stderr,
+				    "cbox-run: warning: --network: the rootfs's /etc/resolv.conf "
+				    "is not a file the sandbox can show its own in place of (a "
+				    "symlink, or hidden): names may not resolve\n");
 			continue;
+		}
 		/* writable with --overlay, as the rest of the root (and Docker's are) */
 		all[n++] = (struct cbox_gofer_mount){.kind = CBOX_GOFER_MOUNT_FILE,
 		                                     .target = files[i].path,
@@ -602,10 +666,11 @@ int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const c
 	struct cbox_gofer_mount work = {
 	    .kind = CBOX_GOFER_MOUNT_BIND, .source = wd, .target = wd, .readonly = o->workdir_ro};
 	/* The order is the gofer's: /tmp first, so that a working folder under /tmp or a -v into
-	 * it lands on the guest's tmpfs; then the working folder and /etc/host{s,name}; then -v,
+	 * it lands on the guest's tmpfs; then the working folder and /etc/host{s,name} (and
+	 * resolv.conf with --network); then -v,
 	 * which may cover them.
 	 * The host root itself is never made writable, even when the caller stands in "/". */
-	struct cbox_gofer_mount *all = calloc(o->n_mounts + 6, sizeof(*all));
+	struct cbox_gofer_mount *all = calloc(o->n_mounts + 7, sizeof(*all));
 	if (!all)
 		return -1;
 	free(o->tree);
@@ -714,6 +779,7 @@ void cbox_run_opts_free(struct cbox_run_opts *o)
 	free_strv(o->group_add, o->n_group_add);
 	free(o->groups);
 	free(o->tree);
+	free(o->resolv_conf);
 	size_t n = 0;
 	while (o->envp && o->envp[n])
 		n++;

@@ -1,0 +1,254 @@
+/*
+ * cbox-run --network: the sandbox's way out, if any.
+ *
+ * none (the default): the sandbox's network namespace has a loopback interface only, so that a
+ * server and a client inside work and a connect to any outside address fails (ENETUNREACH).
+ *
+ * slirp4netns[:OPTIONS]: the same namespace, and slirp4netns (rootless Podman's user-mode
+ * network) gives it a tap device whose packets it turns into the host's own sockets: the guest
+ * has 10.0.2.100, a default route through 10.0.2.2 and a DNS forwarder at 10.0.2.3, which the
+ * sandbox's /etc/resolv.conf names (cbox_run_tree). OPTIONS, comma-separated, as Podman's:
+ * allow_host_loopback=true|false, enable_ipv6=true|false, mtu=N.
+ *
+ * Security: the guest keeps a network namespace of its own, so what the namespace holds stays
+ * the sandbox's: the abstract AF_UNIX names (a host's shared network namespace would give the
+ * guest every host service listening on one: containerd's shims, X11, D-Bus), its ports and
+ * its interfaces. The host's loopback is out of reach unless allow_host_loopback=true
+ * (slirp4netns --disable-host-loopback: 10.0.2.2 is then unreachable), since services that
+ * listen on 127.0.0.1 trust whoever reaches them; the threat model's attack, a POST to such a
+ * listener, fails with the network on too (tests/integration/test_attack.sh). What the host
+ * itself reaches (the internet, the LAN, the host's services on its other addresses) the guest
+ * reaches: that is what was asked for. slirp4netns parses the guest's packets outside the
+ * sandbox, as the caller: it runs with --enable-sandbox (a mount namespace of its own holding
+ * only /etc and /run; run by root, no capability but CAP_NET_BIND_SERVICE) and --enable-seccomp.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cbox_run.h"
+
+#define DEFAULT_MTU 65520 /* slirp4netns's maximum is 65521; Podman's default */
+#define MAX_MTU     65521
+#define READY_MS    10000
+
+static int parse_bool(const char *opt, const char *v, bool *out)
+{
+	if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0) {
+		*out = strcmp(v, "true") == 0;
+		return 0;
+	}
+	fprintf(stderr, "cbox-run: --network: %s=%s: expected true or false\n", opt, v);
+	return -1;
+}
+
+static int parse_option(struct cbox_run_net *n, char *opt)
+{
+	char *v = strchr(opt, '=');
+	if (!v) {
+		fprintf(stderr, "cbox-run: --network: option '%s': expected NAME=VALUE\n", opt);
+		return -1;
+	}
+	*v++ = '\0';
+	if (strcmp(opt, "allow_host_loopback") == 0)
+		return parse_bool(opt, v, &n->allow_host_loopback);
+	if (strcmp(opt, "enable_ipv6") == 0)
+		return parse_bool(opt, v, &n->ipv6);
+	if (strcmp(opt, "mtu") == 0) {
+		char *end;
+		errno = 0;
+		unsigned long mtu = strtoul(v, &end, 10);
+		if (errno || end == v || *end || mtu < 1280 || mtu > MAX_MTU) {
+			fprintf(stderr, "cbox-run: --network: mtu=%s: expected 1280 to %d\n", v,
+			        MAX_MTU);
+			return -1;
+		}
+		n->mtu = (unsigned)mtu;
+		return 0;
+	}
+	fprintf(stderr,
+	        "cbox-run: --network: unknown slirp4netns option '%s' (allow_host_loopback, "
+	        "enable_ipv6, mtu)\n",
+	        opt);
+	return -1;
+}
+
+int cbox_run_net_parse(struct cbox_run_net *n, const char *arg)
+{
+	*n = (struct cbox_run_net){.mtu = DEFAULT_MTU};
+	if (strcmp(arg, "none") == 0)
+		return 0;
+	if (strcmp(arg, "host") == 0) {
+		/* (see the top of this file) */
+		fprintf(stderr, "cbox-run: --network host is not offered: the host's network "
+		                "namespace holds its abstract unix sockets, which the guest would "
+		                "reach; --network slirp4netns gives a way out\n");
+		return -1;
+	}
+	const char *name = "slirp4netns";
+	size_t len = strlen(name);
+	if (strncmp(arg, name, len) != 0 || (arg[len] != '\0' && arg[len] != ':')) {
+		fprintf(stderr, "cbox-run: --network %s: expected none or slirp4netns[:OPTIONS]\n",
+		        arg);
+		return -1;
+	}
+	n->slirp = true;
+	if (arg[len] == '\0')
+		return 0;
+	char *opts = strdup(arg + len + 1);
+	if (!opts)
+		return -1;
+	int r = 0;
+	char *save = NULL;
+	for (char *opt = strtok_r(opts, ",", &save); opt && r == 0;
+	     opt = strtok_r(NULL, ",", &save))
+		r = parse_option(n, opt);
+	free(opts);
+	return r;
+}
+
+/* The program: $CBOX_SLIRP4NETNS, else slirp4netns in PATH (execvp). */
+static const char *slirp_program(void)
+{
+	const char *p = getenv("CBOX_SLIRP4NETNS");
+	return p && *p ? p : "slirp4netns";
+}
+
+int cbox_run_net_start(const struct cbox_run_net *n, pid_t sandbox, struct cbox_run_slirp *sl)
+{
+	*sl = (struct cbox_run_slirp){.pid = -1, .exit_fd = -1, .ready_fd = -1, .log_fd = -1};
+	int ready[2] = {-1, -1}, quit[2] = {-1, -1};
+	/* Its messages go to a file, read only when it fails to start: a pipe nobody reads
+	 * would block it once full, and it says a few lines on every start. */
+	sl->log_fd = memfd_create("cbox-slirp4netns-log", MFD_CLOEXEC);
+	if (sl->log_fd < 0 || pipe2(ready, O_CLOEXEC) < 0 || pipe2(quit, O_CLOEXEC) < 0) {
+		fprintf(stderr, "cbox-run: --network: %s\n", strerror(errno));
+		goto fail;
+	}
+	char mtu[32], pid[32], ready_arg[32], exit_arg[32];
+	snprintf(mtu, sizeof(mtu), "--mtu=%u", n->mtu);
+	snprintf(pid, sizeof(pid), "%d", (int)sandbox);
+	snprintf(ready_arg, sizeof(ready_arg), "--ready-fd=%d", 3);
+	snprintf(exit_arg, sizeof(exit_arg), "--exit-fd=%d", 4);
+	const char *argv[16];
+	size_t a = 0;
+	argv[a++] = slirp_program();
+	argv[a++] = "--configure";
+	argv[a++] = mtu;
+	if (!n->allow_host_loopback)
+		argv[a++] = "--disable-host-loopback";
+	if (n->ipv6)
+		argv[a++] = "--enable-ipv6";
+	argv[a++] = "--enable-sandbox";
+	argv[a++] = "--enable-seccomp";
+	argv[a++] = ready_arg;
+	argv[a++] = exit_arg;
+	argv[a++] = pid;
+	argv[a++] = "tap0";
+	argv[a] = NULL;
+	pid_t child = fork();
+	if (child < 0) {
+		fprintf(stderr, "cbox-run: --network: %s\n", strerror(errno));
+		goto fail;
+	}
+	if (child == 0) {
+		/* Its own process group: a terminal's ^C is cbox-run's to pass on, not its. */
+		setpgid(0, 0);
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(sl->log_fd, 1) < 0 ||
+		    dup2(sl->log_fd, 2) < 0 || dup2(ready[1], 3) < 0 || dup2(quit[0], 4) < 0)
+			_exit(127);
+		/* Nothing else of cbox-run's (the gofer's socket, a -t terminal) goes with it. */
+		syscall(SYS_close_range, 5, ~0U, 0);
+		execvp(argv[0], (char *const *)argv);
+		dprintf(2, "%s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(child, child); /* (also done by the child: whichever runs first) */
+	close(ready[1]);
+	close(quit[0]);
+	sl->pid = child;
+	sl->ready_fd = ready[0];
+	sl->exit_fd = quit[1];
+	return 0;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (ready[i] >= 0)
+			close(ready[i]);
+		if (quit[i] >= 0)
+			close(quit[i]);
+	}
+	if (sl->log_fd >= 0)
+		close(sl->log_fd);
+	sl->log_fd = -1;
+	return -1;
+}
+
+/* What slirp4netns said, each line after "cbox-run: slirp4netns: ". */
+static void print_log(int fd)
+{
+	char buf[4096];
+	ssize_t len = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (len <= 0)
+		return;
+	buf[len] = '\0';
+	char *save = NULL;
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		fprintf(stderr, "cbox-run: slirp4netns: %s\n", line);
+}
+
+int cbox_run_net_ready(struct cbox_run_slirp *sl)
+{
+	struct pollfd p = {.fd = sl->ready_fd, .events = POLLIN};
+	int r;
+	while ((r = poll(&p, 1, READY_MS)) < 0 && errno == EINTR)
+		;
+	char c = 0;
+	ssize_t got = r > 0 ? read(sl->ready_fd, &c, 1) : -1;
+	close(sl->ready_fd);
+	sl->ready_fd = -1;
+	if (got == 1 && c == '1')
+		return 0;
+	if (r == 0)
+		fprintf(stderr, "cbox-run: --network: slirp4netns did not start within %d s\n",
+		        READY_MS / 1000);
+	int status = 0;
+	if (r != 0 && waitpid(sl->pid, &status, 0) == sl->pid) {
+		sl->pid = -1;
+		fprintf(stderr, "cbox-run: --network: slirp4netns failed (exit status %d)%s:\n",
+		        WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+		        WIFEXITED(status) && WEXITSTATUS(status) == 127
+		            ? " (is it installed? Debian's package slirp4netns)"
+		            : "");
+	}
+	print_log(sl->log_fd);
+	return -1;
+}
+
+void cbox_run_net_stop(struct cbox_run_slirp *sl)
+{
+	/* The end of its exit fd (a hang-up) makes it leave once it runs; before it said it was
+	 * ready it may not look there yet, and is killed. */
+	bool unready = sl->ready_fd >= 0;
+	if (unready)
+		close(sl->ready_fd);
+	if (sl->exit_fd >= 0)
+		close(sl->exit_fd);
+	if (sl->pid > 0) {
+		if (unready)
+			kill(sl->pid, SIGKILL);
+		while (waitpid(sl->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (sl->log_fd >= 0)
+		close(sl->log_fd);
+	*sl = (struct cbox_run_slirp){.pid = -1, .exit_fd = -1, .ready_fd = -1, .log_fd = -1};
+}

@@ -1,0 +1,58 @@
+"""Both ends of test_network.sh's connections.
+
+usage: net_peer.py listen ADDR PORTFILE OUTFILE   (a TCP listener on ADDR, port 0: writes its
+           port to PORTFILE, appends what it receives to OUTFILE, runs until killed)
+       net_peer.py listen-abstract NAME OUTFILE   (the same on the abstract AF_UNIX name NAME)
+       net_peer.py send HOST PORT TEXT             (connects and sends TEXT; prints "sent", or
+           the error's strerror)
+       net_peer.py send-abstract NAME TEXT         (the same to an abstract AF_UNIX name)
+"""
+import os
+import socket
+import sys
+
+
+def serve(srv, outfile):
+    while True:
+        conn, _ = srv.accept()
+        with conn, open(outfile, "ab") as out:
+            while True:
+                data = conn.recv(65536)
+                if not data:
+                    break
+                out.write(data)
+
+
+def send(family, addr, text):
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as s:
+            s.settimeout(5)
+            s.connect(addr)
+            s.sendall(text.encode())
+        print("sent")
+    except OSError as e:
+        print(e.strerror or str(e))
+
+
+mode = sys.argv[1]
+if mode == "listen":
+    addr, portfile, outfile = sys.argv[2:5]
+    srv = socket.socket()
+    srv.bind((addr, 0))
+    srv.listen(8)
+    with open(portfile + ".tmp", "w") as f:
+        f.write(str(srv.getsockname()[1]))
+    os.rename(portfile + ".tmp", portfile)
+    serve(srv, outfile)
+elif mode == "listen-abstract":
+    name, outfile = sys.argv[2:4]
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    srv.bind("\0" + name)
+    srv.listen(8)
+    serve(srv, outfile)
+elif mode == "send":
+    send(socket.AF_INET, (sys.argv[2], int(sys.argv[3])), sys.argv[4])
+elif mode == "send-abstract":
+    send(socket.AF_UNIX, "\0" + sys.argv[2], sys.argv[3])
+else:
+    sys.exit("unknown mode " + mode)

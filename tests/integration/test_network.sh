@@ -1,0 +1,143 @@
+#!/bin/bash
+# cbox-run --network: none (the default) leaves the sandbox its own loopback only;
+# slirp4netns[:OPTIONS] gives it a way out through slirp4netns, as rootless Podman does. Checked
+# from both sides: a listener on the host's own (non-loopback) address receives what the guest
+# sends, while the host's loopback (the threat model's drop box), the host's abstract unix
+# sockets and, without the option, every outside address stay out of reach. Each listener
+# records what it receives, so that a refusal cannot pass by the guest merely saying so.
+. "$(dirname "$0")/lib.sh"
+need_binaries
+PY=/usr/bin/python3
+[ -x "$PY" ] || skip "$PY missing: install the Debian package python3"
+command -v slirp4netns >/dev/null || skip "slirp4netns missing: install the Debian package slirp4netns"
+# (copied beside the scratch files: the source tree may be hidden inside the sandbox)
+cp "$(dirname "$0")/programs/net_peer.py" "$(dirname "$0")/demo/attack.py" "$ITEST_TMP/"
+PEER="$ITEST_TMP/net_peer.py"
+
+# The host's first global IPv4 address: what a guest reaches through slirp4netns as it would
+# reach any outside host (slirp4netns connects from the host's own network namespace).
+HOST_IP=$(ip -4 -o addr show scope global 2>/dev/null | awk '{sub("/.*", "", $4); print $4; exit}')
+
+# listen NAME ADDR: a listener on ADDR recording into $ITEST_TMP/NAME.bin; sets NAME_PORT.
+PIDS=""
+listen() {
+	local name=$1 addr=$2
+	: >"$ITEST_TMP/$name.bin"
+	"$PY" "$PEER" listen "$addr" "$ITEST_TMP/$name.port" "$ITEST_TMP/$name.bin" &
+	PIDS="$PIDS $!"
+	for _ in $(seq 100); do [ -s "$ITEST_TMP/$name.port" ] && break; sleep 0.05; done
+	printf -v "${name}_PORT" '%s' "$(cat "$ITEST_TMP/$name.port")"
+}
+trap 'kill $PIDS 2>/dev/null; kill_leftovers; rm -rf "$SCRATCH" "$ITEST_TMP"' EXIT
+listen LOOP 127.0.0.1
+[ -n "$HOST_IP" ] && listen OUT "$HOST_IP"
+ABSTRACT=cbox-test-net-$$
+: >"$ITEST_TMP/abstract.bin"
+"$PY" "$PEER" listen-abstract "$ABSTRACT" "$ITEST_TMP/abstract.bin" &
+PIDS="$PIDS $!"
+sleep 0.3
+
+# received NAME TEXT: yes when the listener NAME got TEXT.
+received() {
+	sleep 0.2
+	grep -qF "$2" "$ITEST_TMP/$1.bin" && echo yes || echo no
+}
+
+# Control: natively, each of them is reachable (so the refusals below cannot pass vacuously).
+CFG=native
+check "the host's loopback listener is reachable natively" sent \
+	"$("$PY" "$PEER" send 127.0.0.1 "$LOOP_PORT" control-loop)"
+check "the host's abstract socket is reachable natively" sent \
+	"$("$PY" "$PEER" send-abstract "$ABSTRACT" control-abstract)"
+check "  ... and it recorded it" yes "$(received abstract control-abstract)"
+
+t_net_out() {
+	local base=$CFG tag
+	tag=$(printf '%s' "$CFG" | tr -c 'a-z' '-')
+	if [ -z "$HOST_IP" ]; then
+		skip_check "a way out" "the host has no global IPv4 address to listen on"
+	else
+		CFG="$base --network slirp4netns"
+		box "$PY" "$PEER" send "$HOST_IP" "$OUT_PORT" "out-$tag"
+		check "--network slirp4netns: the guest reaches the host's $HOST_IP" sent "$OUT"
+		check "  ... which received it" yes "$(received OUT "out-$tag")"
+		CFG=$base
+		box "$PY" "$PEER" send "$HOST_IP" "$OUT_PORT" "none-$tag"
+		check "without --network the same address is unreachable" \
+			"Network is unreachable" "$OUT"
+		check "  ... and nothing arrived" no "$(received OUT "none-$tag")"
+	fi
+	CFG="$base --network slirp4netns"
+	# The threat model's attack, with the network on: its POST to 127.0.0.1 reaches the
+	# sandbox's own loopback, and the host's loopback is not behind 10.0.2.2 either.
+	CBOX_FAKE_API_KEY=sk-net-$tag box "$PY" "$ITEST_TMP/attack.py" /nonexistent "$LOOP_PORT"
+	check_match "the attack's POST to 127.0.0.1 stays inside" \
+		"step 3 \\(exfiltration\\): cannot reach 127.0.0.1:$LOOP_PORT: Connection refused" "$OUT"
+	box "$PY" "$PEER" send 10.0.2.2 "$LOOP_PORT" "gw-$tag"
+	check "the host's loopback is not behind 10.0.2.2" "Network is unreachable" "$OUT"
+	box "$PY" "$PEER" send-abstract "$ABSTRACT" "abstract-$tag"
+	check "the host's abstract unix socket is out of reach" "Connection refused" "$OUT"
+	check "the host's listeners received nothing" "no no" \
+		"$(received LOOP "gw-$tag") $(received abstract "abstract-$tag")"
+	box /bin/cat /etc/resolv.conf
+	check_match "/etc/resolv.conf names slirp4netns's DNS forwarder" "^nameserver 10\\.0\\.2\\.3$" \
+		"$(printf '%s\n' "$OUT" | head -n 1)"
+	box /bin/sh -c 'cat /sys/class/net/tap0/mtu 2>/dev/null || ip -o link show tap0'
+	check_match "tap0 has the default MTU" "65520" "$OUT"
+	# Opted into: the host's loopback at 10.0.2.2.
+	CFG="$base --network slirp4netns:allow_host_loopback=true,mtu=1500"
+	box "$PY" "$PEER" send 10.0.2.2 "$LOOP_PORT" "allowed-$tag"
+	check "allow_host_loopback=true: 10.0.2.2 is the host's 127.0.0.1" sent "$OUT"
+	check "  ... which received it" yes "$(received LOOP "allowed-$tag")"
+	CFG=$base
+	check "no slirp4netns is left after cbox-run" "" "$(pgrep -x slirp4netns)"
+	box /bin/sh -c 'cat /etc/resolv.conf'
+	check "without --network /etc/resolv.conf is the host's" "$(cat /etc/resolv.conf)" "$OUT"
+}
+
+t_net_errors() {
+	CFG="--network slirp4netns:bogus=1"
+	box /bin/true
+	check "an unknown option is refused" 125 "$STATUS"
+	check_match "  ... by name" "unknown slirp4netns option 'bogus'" "$ERR"
+	CFG="--network slirp4netns:mtu=70000"
+	box /bin/true
+	check_match "an MTU past slirp4netns's limit is refused" "mtu=70000: expected 1280 to 65521" "$ERR"
+	CFG="--network host"
+	box /bin/true
+	check "--network host is refused" 125 "$STATUS"
+	check_match "  ... saying why" "abstract unix sockets" "$ERR"
+	CFG="--tier=ns --network slirp4netns"
+	box /bin/true
+	check "--tier=ns does not take it yet" 125 "$STATUS"
+	CFG="--network slirp4netns"
+	CBOX_SLIRP4NETNS=/nonexistent/slirp4netns box /bin/true
+	check "a missing slirp4netns fails the start" 125 "$STATUS"
+	check_match "  ... naming the package" "Debian's package slirp4netns" "$ERR"
+	# Run by a user: slirp4netns opens /dev/net/tun as that user, which some hosts keep
+	# root's (0600, as this VM); there it must fail plainly, elsewhere work.
+	if [ "$(id -u)" != 0 ]; then
+		skip_check "--network run by a user" "needs root to become uid 1000"
+	else
+		local can
+		can=$(setpriv --reuid 1000 --regid 1000 --clear-groups sh -c 'exec 3<>/dev/net/tun' \
+			2>/dev/null && echo yes || echo no)
+		CFG="--network slirp4netns"
+		local out
+		out=$(cd /tmp && setpriv --reuid 1000 --regid 1000 --clear-groups \
+			timeout 60 "$CBOX_RUN" --network slirp4netns -- /bin/cat /etc/resolv.conf 2>&1)
+		STATUS=$?
+		if [ "$can" = yes ]; then
+			check "run by a user, --network works" 0 "$STATUS"
+			check_match "  ... with the sandbox's resolv.conf" "nameserver 10\\.0\\.2\\.3" "$out"
+		else
+			check "run by a user without access to /dev/net/tun: the start fails" 125 "$STATUS"
+			check_match "  ... saying so" "/dev/net/tun.*Permission denied" "$out"
+		fi
+	fi
+	CFG=""
+}
+
+for_each_config t_net_out
+t_net_errors
+finish
