@@ -234,4 +234,45 @@ oci exec --user 4294967295 box true
 check_status "exec --user -1: refused" 1
 oci delete --force box
 
+# Rootless: `cbox run` run by a user (uid 1000) on `cbox spec --rootless`'s config. It failed at
+# the network namespace (EPERM: the monitor may not setns into the sandbox's from the host's user
+# namespace), so the sandbox's net.* keys are written from inside it; the IPC namespace's keys
+# too. Port 80 is then open to the container's root, who holds no host capability: without the
+# key it stays closed.
+RL="$SCRATCH/rootless"
+mkdir -p "$RL/bundle"
+cp -a "$BUNDLE/rootfs" "$RL/bundle/"
+chmod 0711 "$SCRATCH"
+chown -R 1000:1000 "$RL"
+as_user() {
+	timeout -k 5 30 setpriv --reuid 1000 --regid 1000 --clear-groups "$@"
+}
+as_user "$CBOX" spec --rootless --bundle "$RL/bundle"
+rootless_run() {
+	python3 - "$RL/bundle/config.json" "$1" "$2" <<'PYEOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["process"]["args"] = ["sh", "-c", sys.argv[2]]
+c["process"]["terminal"] = False
+c["linux"]["sysctl"] = json.loads(sys.argv[3])
+json.dump(c, open(sys.argv[1], "w"))
+PYEOF
+	OUT=$(cd "$RL" && as_user "$CBOX" --root "$RL/state" run --bundle bundle "rl$RANDOM" 2>"$SCRATCH/err" </dev/null)
+	STATUS=$?
+	ERR=$(cat "$SCRATCH/err")
+}
+CFG=rootless
+host_ports=$(cat /proc/sys/net/ipv4/ip_unprivileged_port_start)
+rootless_run 'id -u; nc -l -p 80 -e echo served & sleep 0.3; nc 127.0.0.1 80 </dev/null; cbox-test-guest shmmax' \
+	'{"net.ipv4.ip_unprivileged_port_start": "0", "kernel.shmmax": "1048576"}'
+check "cbox run by uid 1000: runs, with the sysctls of its network and IPC namespaces" "0
+served
+shmmax 1048576" "$OUT"
+check_status "  ... status 0" 0
+rootless_run 'nc -l -p 80 -e echo served 2>&1 | head -1' '{}'
+check_match "  ... without the key, port 80 stays closed" "Permission denied" "$OUT"
+check "  ... and the host's own value is untouched" "$host_ports" \
+	"$(cat /proc/sys/net/ipv4/ip_unprivileged_port_start)"
+CFG=""
+
 finish

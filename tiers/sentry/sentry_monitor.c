@@ -172,12 +172,22 @@ static int clone_sentry(struct monitor *m, struct cbox_err **err)
 }
 
 /* Enter the sandbox's new network namespace too, so that /proc/<container pid>/ns/net names
- * it for the hooks (Docker's libnetwork-setkey configures the container's network there). */
+ * it for the hooks (Docker's libnetwork-setkey configures the container's network there).
+ * Only as root: setns needs CAP_SYS_ADMIN in the joiner's own user namespace as well, which a
+ * rootless runtime (a user's `cbox run`) lacks in the host's, and `cbox run` failed there
+ * with EPERM. Such a monitor stays in the host's network namespace; its net.* sysctls are
+ * written from inside (apply_sysctls), and a hook that opens /proc/<pid>/ns/net sees the
+ * host's. */
+static bool follows_netns(const struct monitor *m)
+{
+	return !m->p->netns_path && geteuid() == 0;
+}
+
 static int follow_netns(struct monitor *m, struct cbox_err **err)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)m->sentry);
-	return join_netns(path, err);
+	return follows_netns(m) ? join_netns(path, err) : 0;
 }
 
 /* process.rlimits on the sentry (the guest inherits them). Set from here, as host root: inside
@@ -218,37 +228,51 @@ static int write_sysctl(const char *key, const char *value)
  * sandbox's user namespace, because the kernel lets only that namespace's root write them (not
  * even host root: ipc_permissions).
  */
+/* Whether key is written from inside the sandbox's namespaces (the child of apply_sysctls):
+ * the IPC namespace's, and net.* when net (the monitor is not in the sandbox's network
+ * namespace; decided by the monitor: the child is root of the sandbox's user namespace). */
+static bool sysctl_inside(const char *key, bool net)
+{
+	return sentry_sysctl_is_ipc(key) || (net && strncmp(key, "net.", 4) == 0);
+}
+
 static int apply_sysctls(struct monitor *m, struct cbox_err **err)
 {
-	bool ipc = false;
+	bool inside = false;
+	/* The network namespace only when the monitor is not in it: one given by path (Docker's)
+	 * belongs to the host's user namespace, which root of the sandbox's may not join. */
+	bool net = !m->p->netns_path && !follows_netns(m);
 	for (size_t i = 0; i < m->p->n_sysctl; i++) {
 		const struct cbox_oci_kv *kv = &m->p->sysctl[i];
-		if (sentry_sysctl_is_ipc(kv->key)) {
-			ipc = true;
+		if (sysctl_inside(kv->key, net)) {
+			inside = true;
 			continue;
 		}
 		int r = write_sysctl(kv->key, kv->value);
 		if (r < 0)
 			return cbox_err_set(err, -r, "linux.sysctl: set %s", kv->key);
 	}
-	if (!ipc)
+	if (!inside)
 		return 0;
 	pid_t pid = fork();
 	if (pid < 0)
 		return cbox_err_set(err, errno, "linux.sysctl: fork");
 	if (pid == 0) {
-		char user[64], ipc_ns[64];
+		char user[64], ipc_ns[64], net_ns[64];
 		snprintf(user, sizeof(user), "/proc/%d/ns/user", (int)m->sentry);
 		snprintf(ipc_ns, sizeof(ipc_ns), "/proc/%d/ns/ipc", (int)m->sentry);
+		snprintf(net_ns, sizeof(net_ns), "/proc/%d/ns/net", (int)m->sentry);
 		int ufd = open(user, O_RDONLY | O_CLOEXEC),
-		    ifd = open(ipc_ns, O_RDONLY | O_CLOEXEC);
+		    ifd = open(ipc_ns, O_RDONLY | O_CLOEXEC),
+		    nfd = net ? open(net_ns, O_RDONLY | O_CLOEXEC) : -1;
 		/* As root of the sandbox's user namespace (its host id), which owns the keys. */
-		if (ufd < 0 || ifd < 0 || setns(ufd, CLONE_NEWUSER) < 0 || setresgid(0, 0, 0) < 0 ||
-		    setresuid(0, 0, 0) < 0 || setns(ifd, CLONE_NEWIPC) < 0)
+		if (ufd < 0 || ifd < 0 || (net && nfd < 0) || setns(ufd, CLONE_NEWUSER) < 0 ||
+		    setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0 ||
+		    setns(ifd, CLONE_NEWIPC) < 0 || (net && setns(nfd, CLONE_NEWNET) < 0))
 			_exit(1);
 		for (size_t i = 0; i < m->p->n_sysctl; i++) {
 			const struct cbox_oci_kv *kv = &m->p->sysctl[i];
-			if (sentry_sysctl_is_ipc(kv->key) && write_sysctl(kv->key, kv->value) < 0)
+			if (sysctl_inside(kv->key, net) && write_sysctl(kv->key, kv->value) < 0)
 				_exit(2);
 		}
 		_exit(0);
@@ -256,7 +280,8 @@ static int apply_sysctls(struct monitor *m, struct cbox_err **err)
 	int st;
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return cbox_err_set(err, EIO,
-		                    "linux.sysctl: setting the IPC namespace's keys failed");
+		                    "linux.sysctl: setting the sandbox's own keys (IPC, and net.* "
+		                    "run rootless) failed");
 	return 0;
 }
 
@@ -382,7 +407,7 @@ void sentry_monitor_main(struct sentry_plan *p, const char *state_dir, int sock)
 	 * twice (`cbox run` forwards them). */
 	setsid();
 	if (join_netns(p->netns_path, &err) < 0 || clone_sentry(&m, &err) < 0 ||
-	    (!p->netns_path && follow_netns(&m, &err) < 0) || apply_sysctls(&m, &err) < 0)
+	    follow_netns(&m, &err) < 0 || apply_sysctls(&m, &err) < 0)
 		fail(&m, &err);
 	if (cbox_tier_msg_send(sock, SENTRY_MSG_HOOKS, 0, NULL) < 0 ||
 	    cbox_tier_msg_recv(sock, &msg) <= 0 || msg.type != SENTRY_MSG_GO) {
