@@ -12,6 +12,8 @@
  * target does.
  */
 #include <dirent.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -199,7 +202,9 @@ static json_object *caps(void)
 	return c;
 }
 
-static int write_bundle(struct cbox_run_opts *o, char **argv, const char *dir)
+/* netns: the network namespace the container joins (--network slirp4netns), or NULL for a new
+ * one holding loopback only. */
+static int write_bundle(struct cbox_run_opts *o, char **argv, const char *dir, const char *netns)
 {
 	struct cbox_gofer_config gc;
 	const char *cwd;
@@ -253,6 +258,8 @@ static int write_bundle(struct cbox_run_opts *o, char **argv, const char *dir)
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		json_object *t = json_object_new_object();
 		json_object_object_add(t, "type", jstr(types[i]));
+		if (netns && strcmp(types[i], "network") == 0)
+			json_object_object_add(t, "path", jstr(netns));
 		json_object_array_add(ns, t);
 	}
 	json_object_object_add(linux_, "namespaces", ns);
@@ -265,6 +272,44 @@ static int write_bundle(struct cbox_run_opts *o, char **argv, const char *dir)
 		r = -EIO;
 	json_object_put(c);
 	return r < 0 ? -1 : 0; /* envp and the tree are o's (cbox_run_opts_free) */
+}
+
+/*
+ * --network slirp4netns: the container's network namespace, made by a process of cbox-run's that
+ * holds it until the end (killed then, or with cbox-run: PR_SET_PDEATHSIG), so that slirp4netns
+ * can bring its tap0 up before the container starts; the bundle joins it by path. The ns tier's
+ * bundle has no user namespace, so root makes it, owned by the host's user namespace, as
+ * Docker's are. Its pid, or -1 after a message.
+ */
+static pid_t netns_holder(void)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() == 1 ||
+		    unshare(CLONE_NEWNET) < 0) {
+			dprintf(2, "cbox-run: --network: a network namespace: %s\n",
+			        strerror(errno));
+			_exit(1);
+		}
+		if (write(p[1], "n", 1) != 1)
+			_exit(1);
+		close(p[1]);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	char c;
+	bool ok = pid > 0 && read(p[0], &c, 1) == 1;
+	close(p[0]);
+	if (!ok && pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	return ok ? pid : -1;
 }
 
 /* cbox, beside cbox-run. */
@@ -333,11 +378,11 @@ static void stop_with_container(const char *cbox, const char *state, const char 
 
 int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 {
-	if (o->tty || o->overlay || o->strict || o->strace || o->init > 0 || o->net.slirp ||
+	if (o->tty || o->overlay || o->strict || o->strace || o->init > 0 ||
 	    strcmp(o->platform, "seccomp") != 0) {
 		fprintf(stderr,
 		        "cbox-run: --tier=ns does not take -t, --overlay, --strict, --strace, "
-		        "--init, --platform or --network slirp4netns yet\n");
+		        "--init or --platform yet (they are the sentry's)\n");
 		return 125;
 	}
 	char cbox[PATH_MAX + 8];
@@ -355,7 +400,18 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 	snprintf(state, sizeof(state), "%s/state", dir);
 	snprintf(id, sizeof(id), "cbox-run-%d", (int)getpid());
 	int status = 125;
-	if (mkdir(bundle, 0700) < 0 || write_bundle(o, argv, bundle) < 0) {
+	struct cbox_run_slirp slirp = {.pid = -1, .exit_fd = -1, .ready_fd = -1, .log_fd = -1};
+	pid_t holder = -1;
+	char netns[64] = "";
+	if (o->net.slirp) {
+		if ((holder = netns_holder()) < 0)
+			goto out;
+		snprintf(netns, sizeof(netns), "/proc/%d/ns/net", (int)holder);
+		if (cbox_run_net_start(&o->net, holder, &slirp) < 0 ||
+		    cbox_run_net_ready(&slirp) < 0)
+			goto out;
+	}
+	if (mkdir(bundle, 0700) < 0 || write_bundle(o, argv, bundle, netns[0] ? netns : NULL) < 0) {
 		fprintf(stderr, "cbox-run: writing the ns tier's bundle failed\n");
 		goto out;
 	}
@@ -449,6 +505,11 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 		status = 128 + forced;
 	}
 out:
+	cbox_run_net_stop(&slirp);
+	if (holder > 0) {
+		kill(holder, SIGKILL);
+		waitpid(holder, NULL, 0);
+	}
 	/* Only the bundle's own files (symlinks, empty directories): never across a mount. */
 	cbox_rm_tree(dir);
 	return status;

@@ -107,9 +107,6 @@ t_net_errors() {
 	box /bin/true
 	check "--network host is refused" 125 "$STATUS"
 	check_match "  ... saying why" "abstract unix sockets" "$ERR"
-	CFG="--tier=ns --network slirp4netns"
-	box /bin/true
-	check "--tier=ns does not take it yet" 125 "$STATUS"
 	CFG="--network slirp4netns"
 	CBOX_SLIRP4NETNS=/nonexistent/slirp4netns box /bin/true
 	check "a missing slirp4netns fails the start" 125 "$STATUS"
@@ -138,6 +135,31 @@ t_net_errors() {
 	CFG=""
 }
 
+# The ns tier (plain namespaces, as root): the container joins a network namespace cbox-run made
+# and slirp4netns brought up, by path; the same way out, and the same walls.
+t_net_ns() {
+	[ "$(id -u)" = 0 ] || { skip_check "--tier=ns --network" "the ns tier runs as root"; return; }
+	local tag=ns-$$
+	CFG="--tier=ns --network slirp4netns"
+	if [ -n "$HOST_IP" ]; then
+		box "$PY" "$PEER" send "$HOST_IP" "$OUT_PORT" "out-$tag"
+		check "the guest reaches the host's $HOST_IP" sent "$OUT"
+		check "  ... which received it" yes "$(received OUT "out-$tag")"
+	fi
+	box "$PY" "$PEER" send 10.0.2.2 "$LOOP_PORT" "gw-$tag"
+	check "the host's loopback is not behind 10.0.2.2" "Network is unreachable" "$OUT"
+	box "$PY" "$PEER" send-abstract "$ABSTRACT" "abstract-$tag"
+	check "the host's abstract unix socket is out of reach" "Connection refused" "$OUT"
+	check "the host's listeners received nothing" "no no" \
+		"$(received LOOP "gw-$tag") $(received abstract "abstract-$tag")"
+	box /bin/cat /etc/resolv.conf
+	check_match "/etc/resolv.conf names slirp4netns's DNS forwarder" "^nameserver 10\\.0\\.2\\.3$" \
+		"$(printf '%s\n' "$OUT" | head -n 1)"
+	CFG=""
+	check "no slirp4netns is left" "" "$(pgrep -x slirp4netns)"
+}
+
 for_each_config t_net_out
+t_net_ns
 t_net_errors
 finish
