@@ -429,7 +429,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 	}
 	close(gsock);
 	/* The program starts with its way out up. */
-	if (o->net.slirp && cbox_run_net_ready(&slirp) < 0) {
+	if (o->net.slirp && cbox_run_net_ready(&o->net, &slirp) < 0) {
 		kill(pid, SIGKILL);
 		return sentry_failed(pid, gpid);
 	}

@@ -9,12 +9,21 @@
 /* The sandbox's host name (uname, /etc/hostname, and /etc/hosts resolves it: cbox_run_tree). */
 #define CBOX_RUN_HOSTNAME "cbox"
 
-/* --network (cbox_run_net.c). */
+/* -p [HOSTIP:]HOSTPORT:PORT[/tcp|/udp] */
+struct cbox_run_publish {
+	char host_addr[16]; /* an IPv4 address (slirp4netns forwards IPv4 only) */
+	unsigned host_port, guest_port;
+	bool udp;
+};
+
+/* --network and -p (cbox_run_net.c). */
 struct cbox_run_net {
 	bool slirp;               /* slirp4netns: a way out through user-mode networking */
 	bool allow_host_loopback; /* :allow_host_loopback=true: 10.0.2.2 is the host's 127.0.0.1 */
 	bool ipv6;                /* :enable_ipv6=true */
 	unsigned mtu;             /* :mtu=N */
+	struct cbox_run_publish *publish;
+	size_t n_publish;
 };
 
 struct cbox_run_opts {
@@ -101,19 +110,23 @@ struct json_object *cbox_run_ns_seccomp(void);
 /* --network's argument into n (defaults first): 0, or -1 after a message naming what is
  * wrong. */
 int cbox_run_net_parse(struct cbox_run_net *n, const char *arg);
+/* One -p into n->publish: 0, or -1 after a message. */
+int cbox_run_net_publish(struct cbox_run_net *n, const char *arg);
 
 /* A running slirp4netns for the sandbox (cbox_run_net.c). */
 struct cbox_run_slirp {
 	pid_t pid;
-	int exit_fd;  /* cbox-run's end: closing it makes slirp4netns leave */
-	int ready_fd; /* slirp4netns writes "1" there once the sandbox's tap0 is up */
-	int log_fd;   /* what it printed (a memfd) */
+	int exit_fd;      /* cbox-run's end: closing it makes slirp4netns leave */
+	int ready_fd;     /* slirp4netns writes "1" there once the sandbox's tap0 is up */
+	int log_fd;       /* what it printed (a memfd) */
+	char api_dir[64]; /* with -p: the private directory of its API socket, or "" */
 };
 /* Start slirp4netns for the network namespace of the process sandbox (its user namespace's
  * ids already mapped). 0, or -1 after a message. */
 int cbox_run_net_start(const struct cbox_run_net *n, pid_t sandbox, struct cbox_run_slirp *sl);
-/* Wait until its interface is up: 0, or -1 after saying why (with what slirp4netns said). */
-int cbox_run_net_ready(struct cbox_run_slirp *sl);
+/* Wait until its interface is up, then publish n's ports: 0, or -1 after saying why (with what
+ * slirp4netns said). */
+int cbox_run_net_ready(const struct cbox_run_net *n, struct cbox_run_slirp *sl);
 /* Make it leave, and reap it. */
 void cbox_run_net_stop(struct cbox_run_slirp *sl);
 

@@ -23,13 +23,17 @@
  * only /etc and /run; run by root, no capability but CAP_NET_BIND_SERVICE) and --enable-seccomp.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -83,7 +87,9 @@ static int parse_option(struct cbox_run_net *n, char *opt)
 
 int cbox_run_net_parse(struct cbox_run_net *n, const char *arg)
 {
-	*n = (struct cbox_run_net){.mtu = DEFAULT_MTU};
+	/* (a later --network replaces an earlier one; -p's stay) */
+	*n = (struct cbox_run_net){
+	    .mtu = DEFAULT_MTU, .publish = n->publish, .n_publish = n->n_publish};
 	if (strcmp(arg, "none") == 0)
 		return 0;
 	if (strcmp(arg, "host") == 0) {
@@ -115,6 +121,72 @@ int cbox_run_net_parse(struct cbox_run_net *n, const char *arg)
 	return r;
 }
 
+/* A port number from 1 to 65535 in [s, end) */
+static bool parse_port(const char *s, const char *end, unsigned *port)
+{
+	if (s == end || end - s > 5)
+		return false;
+	unsigned v = 0;
+	for (const char *c = s; c < end; c++) {
+		if (*c < '0' || *c > '9')
+			return false;
+		v = v * 10 + (unsigned)(*c - '0');
+	}
+	*port = v;
+	return v >= 1 && v <= 65535;
+}
+
+/*
+ * -p [HOSTIP:]HOSTPORT:PORT[/tcp|/udp], as docker run's, but for the host address: 127.0.0.1
+ * unless HOSTIP is given. Docker binds 0.0.0.0, which would put a server of a program nobody
+ * reviewed in front of the whole network the host is on; whoever wants that writes 0.0.0.0.
+ */
+int cbox_run_net_publish(struct cbox_run_net *n, const char *arg)
+{
+	struct cbox_run_publish p = {.host_addr = "127.0.0.1"};
+	const char *proto = strchr(arg, '/');
+	const char *end = proto ? proto : arg + strlen(arg);
+	if (proto && strcmp(proto, "/tcp") != 0 && strcmp(proto, "/udp") != 0)
+		goto bad;
+	p.udp = proto && strcmp(proto, "/udp") == 0;
+	const char *last = NULL, *first = NULL;
+	for (const char *c = arg; c < end; c++)
+		if (*c == ':') {
+			first = first ? first : c;
+			last = c;
+		}
+	if (!last || !parse_port(last + 1, end, &p.guest_port))
+		goto bad;
+	const char *hp = arg;
+	if (first != last) {
+		size_t len = (size_t)(first - arg);
+		struct in_addr a;
+		char addr[sizeof(p.host_addr)];
+		if (len == 0 || len >= sizeof(addr))
+			goto bad;
+		memcpy(addr, arg, len);
+		addr[len] = '\0';
+		if (inet_pton(AF_INET, addr, &a) != 1)
+			goto bad;
+		memcpy(p.host_addr, addr, len + 1);
+		hp = first + 1;
+	}
+	if (!parse_port(hp, last, &p.host_port))
+		goto bad;
+	struct cbox_run_publish *v = realloc(n->publish, (n->n_publish + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	v[n->n_publish++] = p;
+	n->publish = v;
+	return 0;
+bad:
+	fprintf(stderr,
+	        "cbox-run: -p %s: expected [HOSTIP:]HOSTPORT:PORT[/tcp|/udp], an IPv4 HOSTIP and "
+	        "ports from 1 to 65535\n",
+	        arg);
+	return -1;
+}
+
 /* The program: $CBOX_SLIRP4NETNS, else slirp4netns in PATH (execvp). */
 static const char *slirp_program(void)
 {
@@ -126,6 +198,19 @@ int cbox_run_net_start(const struct cbox_run_net *n, pid_t sandbox, struct cbox_
 {
 	*sl = (struct cbox_run_slirp){.pid = -1, .exit_fd = -1, .ready_fd = -1, .log_fd = -1};
 	int ready[2] = {-1, -1}, quit[2] = {-1, -1};
+	/* -p goes through its API socket, in a directory only the caller may enter. */
+	char api[sizeof(sl->api_dir) + 32] = "";
+	if (n->n_publish) {
+		snprintf(sl->api_dir, sizeof(sl->api_dir), "/tmp/cbox-run-slirp.XXXXXX");
+		if (!mkdtemp(sl->api_dir)) {
+			fprintf(stderr,
+			        "cbox-run: -p: a directory for slirp4netns's API socket: %s\n",
+			        strerror(errno));
+			sl->api_dir[0] = '\0';
+			return -1;
+		}
+		snprintf(api, sizeof(api), "--api-socket=%s/api.sock", sl->api_dir);
+	}
 	/* Its messages go to a file, read only when it fails to start: a pipe nobody reads
 	 * would block it once full, and it says a few lines on every start. */
 	sl->log_fd = memfd_create("cbox-slirp4netns-log", MFD_CLOEXEC);
@@ -147,6 +232,8 @@ int cbox_run_net_start(const struct cbox_run_net *n, pid_t sandbox, struct cbox_
 		argv[a++] = "--disable-host-loopback";
 	if (n->ipv6)
 		argv[a++] = "--enable-ipv6";
+	if (api[0])
+		argv[a++] = api;
 	argv[a++] = "--enable-sandbox";
 	argv[a++] = "--enable-seccomp";
 	argv[a++] = ready_arg;
@@ -205,7 +292,50 @@ static void print_log(int fd)
 		fprintf(stderr, "cbox-run: slirp4netns: %s\n", line);
 }
 
-int cbox_run_net_ready(struct cbox_run_slirp *sl)
+/* One API request: 0 when slirp4netns's answer has no "error", else -1 after printing it. */
+static int api_request(const struct cbox_run_slirp *sl, const char *req, const char *what)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s/api.sock", sl->api_dir);
+	char resp[4096];
+	ssize_t got = 0, k;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int r = fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	                write(fd, req, strlen(req)) != (ssize_t)strlen(req) ||
+	                shutdown(fd, SHUT_WR) < 0
+	            ? -1
+	            : 0;
+	while (r == 0 && got < (ssize_t)sizeof(resp) - 1 &&
+	       (k = read(fd, resp + got, sizeof(resp) - 1 - (size_t)got)) > 0)
+		got += k;
+	resp[got] = '\0';
+	if (fd >= 0)
+		close(fd);
+	if (r == 0 && got > 0 && !strstr(resp, "\"error\""))
+		return 0;
+	fprintf(stderr, "cbox-run: %s: slirp4netns said: %s\n", what,
+	        got > 0 ? resp : strerror(errno));
+	return -1;
+}
+
+static int publish_ports(const struct cbox_run_net *n, const struct cbox_run_slirp *sl)
+{
+	for (size_t i = 0; i < n->n_publish; i++) {
+		const struct cbox_run_publish *p = &n->publish[i];
+		char req[256], what[64];
+		snprintf(req, sizeof(req),
+		         "{\"execute\": \"add_hostfwd\", \"arguments\": {\"proto\": \"%s\", "
+		         "\"host_addr\": \"%s\", \"host_port\": %u, \"guest_port\": %u}}",
+		         p->udp ? "udp" : "tcp", p->host_addr, p->host_port, p->guest_port);
+		snprintf(what, sizeof(what), "-p %s:%u:%u/%s", p->host_addr, p->host_port,
+		         p->guest_port, p->udp ? "udp" : "tcp");
+		if (api_request(sl, req, what) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int cbox_run_net_ready(const struct cbox_run_net *n, struct cbox_run_slirp *sl)
 {
 	struct pollfd p = {.fd = sl->ready_fd, .events = POLLIN};
 	int r;
@@ -216,7 +346,7 @@ int cbox_run_net_ready(struct cbox_run_slirp *sl)
 	close(sl->ready_fd);
 	sl->ready_fd = -1;
 	if (got == 1 && c == '1')
-		return 0;
+		return publish_ports(n, sl);
 	if (r == 0)
 		fprintf(stderr, "cbox-run: --network: slirp4netns did not start within %d s\n",
 		        READY_MS / 1000);
@@ -250,5 +380,11 @@ void cbox_run_net_stop(struct cbox_run_slirp *sl)
 	}
 	if (sl->log_fd >= 0)
 		close(sl->log_fd);
+	if (sl->api_dir[0]) {
+		char sock[sizeof(sl->api_dir) + 16];
+		snprintf(sock, sizeof(sock), "%s/api.sock", sl->api_dir);
+		unlink(sock);
+		rmdir(sl->api_dir);
+	}
 	*sl = (struct cbox_run_slirp){.pid = -1, .exit_fd = -1, .ready_fd = -1, .log_fd = -1};
 }

@@ -408,7 +408,7 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 			goto out;
 		snprintf(netns, sizeof(netns), "/proc/%d/ns/net", (int)holder);
 		if (cbox_run_net_start(&o->net, holder, &slirp) < 0 ||
-		    cbox_run_net_ready(&slirp) < 0)
+		    cbox_run_net_ready(&o->net, &slirp) < 0)
 			goto out;
 	}
 	if (mkdir(bundle, 0700) < 0 || write_bundle(o, argv, bundle, netns[0] ? netns : NULL) < 0) {

@@ -94,6 +94,13 @@ static void usage(FILE *f)
 	    "                             comma-separated: allow_host_loopback=true|false,\n"
 	    "                             enable_ipv6=true|false, mtu=N (default 65520)\n"
 	    "                             e.g. cbox-run --network slirp4netns -- pip download six\n"
+	    "  -p, --publish [HOSTIP:]HOSTPORT:PORT[/tcp|/udp]  with --network slirp4netns: the\n"
+	    "                             guest's PORT at HOSTPORT of the host, on HOSTIP "
+	    "(default\n"
+	    "                             127.0.0.1: docker's 0.0.0.0 would show an unreviewed\n"
+	    "                             program's server to the whole network; give 0.0.0.0)\n"
+	    "                             e.g. cbox-run --network slirp4netns -p 8000:8000 --\n"
+	    "                             python3 -m http.server\n"
 	    "  --timeout DURATION         kill the sandbox after DURATION (s, ms, m; default s);\n"
 	    "                             exit status 137 e.g. cbox-run --timeout 10s -- ./task\n"
 	    "  --memory SIZE              limit the sandbox's memory (k, m, g); the guest is "
@@ -334,9 +341,11 @@ static int parse_level_format(struct cbox_run_opts *o, int c, const char *arg)
 static int parse_one(struct cbox_run_opts *o, int c, const char *arg)
 {
 	switch (c) {
-	case 'p':
+	case 'Q':
 		o->platform = arg;
 		return 0;
+	case 'p':
+		return cbox_run_net_publish(&o->net, arg);
 	case 'N':
 		if (strcmp(arg, "sentry") != 0 && strcmp(arg, "ns") != 0) {
 			fprintf(stderr,
@@ -428,7 +437,7 @@ static int parse_one(struct cbox_run_opts *o, int c, const char *arg)
 
 int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 {
-	static const struct option longopts[] = {{"platform", required_argument, NULL, 'p'},
+	static const struct option longopts[] = {{"platform", required_argument, NULL, 'Q'},
 	                                         {"tier", required_argument, NULL, 'N'},
 	                                         {"strict", no_argument, NULL, 's'},
 	                                         {"strace", no_argument, NULL, 'S'},
@@ -450,6 +459,7 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	                                         {"timeout", required_argument, NULL, 'T'},
 	                                         {"network", required_argument, NULL, 'n'},
 	                                         {"net", required_argument, NULL, 'n'},
+	                                         {"publish", required_argument, NULL, 'p'},
 	                                         {"memory", required_argument, NULL, 'M'},
 	                                         {"memory-swap", required_argument, NULL, 'W'},
 	                                         {"cpus", required_argument, NULL, 'C'},
@@ -464,7 +474,7 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	                            .init = -1,
 	                            .net = {.mtu = 65520}};
 	int c;
-	while ((c = getopt_long(argc, argv, "+htv:w:e:u:", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+htv:w:e:u:p:", longopts, NULL)) != -1)
 		if (parse_one(o, c, optarg) < 0)
 			return -1;
 	/* The program is not pid 1 unless asked (--no-init): a pid 1 ignores every signal it has
@@ -480,6 +490,10 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 		fprintf(stderr,
 		        "cbox-run: --memory-swap must be at least --memory: it counts memory plus "
 		        "swap\n");
+		return -1;
+	}
+	if (o->net.n_publish && !o->net.slirp) {
+		fprintf(stderr, "cbox-run: -p needs a way in: --network slirp4netns\n");
 		return -1;
 	}
 	if (cbox_run_resolve_user(o) < 0)
@@ -780,6 +794,7 @@ void cbox_run_opts_free(struct cbox_run_opts *o)
 	free(o->groups);
 	free(o->tree);
 	free(o->resolv_conf);
+	free(o->net.publish);
 	size_t n = 0;
 	while (o->envp && o->envp[n])
 		n++;

@@ -159,7 +159,42 @@ t_net_ns() {
 	check "no slirp4netns is left" "" "$(pgrep -x slirp4netns)"
 }
 
+# -p: the guest's server at a port of the host's 127.0.0.1 (not on its other addresses unless
+# asked), through slirp4netns's API; the errors.
+t_net_publish() {
+	local hp out_log="$SCRATCH/serve.out" srv tag=pub-$$
+	hp=$("$PY" "$PEER" free-port)
+	CFG="--platform=seccomp --network slirp4netns -p $hp:8000"
+	: >"$out_log"
+	# shellcheck disable=SC2086
+	timeout 30 "$CBOX_RUN" $CFG -- "$PY" "$PEER" serve 8000 "$tag" >"$out_log" 2>&1 &
+	srv=$!
+	for _ in $(seq 100); do grep -q listening "$out_log" && break; sleep 0.1; done
+	if [ -n "$HOST_IP" ]; then
+		check "-p: not on the host's other addresses by default" "Connection refused" \
+			"$("$PY" "$PEER" recv "$HOST_IP" "$hp")"
+	fi
+	check "-p HOSTPORT:PORT: the guest's server answers at the host's 127.0.0.1" "$tag" \
+		"$("$PY" "$PEER" recv 127.0.0.1 "$hp")"
+	wait "$srv"
+	check "  ... and cbox-run ends with it" 0 "$?"
+	CFG="-p $hp:8000"
+	box /bin/true
+	check "-p without --network is refused" 125 "$STATUS"
+	check_match "  ... saying what it needs" "needs a way in: --network slirp4netns" "$ERR"
+	CFG="--network slirp4netns -p 1.2.3:$hp:8000"
+	box /bin/true
+	check_match "a malformed -p is refused" "expected \\[HOSTIP:\\]HOSTPORT:PORT" "$ERR"
+	CFG="--network slirp4netns -p $LOOP_PORT:8000"
+	box /bin/echo started
+	check "a host port already taken fails the start" "125 " "$STATUS $OUT"
+	check_match "  ... with slirp4netns's answer" "-p 127.0.0.1:$LOOP_PORT:8000/tcp: slirp4netns said: .*error" "$ERR"
+	check "  ... and leaves no API socket directory" "" "$(ls /tmp | grep cbox-run-slirp)"
+	CFG=""
+}
+
 for_each_config t_net_out
 t_net_ns
+t_net_publish
 t_net_errors
 finish

@@ -6,6 +6,11 @@ usage: net_peer.py listen ADDR PORTFILE OUTFILE   (a TCP listener on ADDR, port 
        net_peer.py send HOST PORT TEXT             (connects and sends TEXT; prints "sent", or
            the error's strerror)
        net_peer.py send-abstract NAME TEXT         (the same to an abstract AF_UNIX name)
+       net_peer.py serve PORT TEXT                  (a TCP listener on every address's PORT:
+           prints "listening", sends TEXT to its first client, exits)
+       net_peer.py recv HOST PORT                   (connects and prints what it receives, or
+           the error's strerror)
+       net_peer.py free-port                        (prints a TCP port free on 127.0.0.1)
 """
 import os
 import socket
@@ -54,5 +59,24 @@ elif mode == "send":
     send(socket.AF_INET, (sys.argv[2], int(sys.argv[3])), sys.argv[4])
 elif mode == "send-abstract":
     send(socket.AF_UNIX, "\0" + sys.argv[2], sys.argv[3])
+elif mode == "serve":
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("0.0.0.0", int(sys.argv[2])))
+    srv.listen(1)
+    print("listening", flush=True)
+    conn, _ = srv.accept()
+    with conn:
+        conn.sendall(sys.argv[3].encode())
+elif mode == "recv":
+    try:
+        with socket.create_connection((sys.argv[2], int(sys.argv[3])), timeout=5) as s:
+            print(s.recv(4096).decode())
+    except OSError as e:
+        print(e.strerror or str(e))
+elif mode == "free-port":
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        print(s.getsockname()[1])
 else:
     sys.exit("unknown mode " + mode)
