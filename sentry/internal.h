@@ -355,3 +355,6 @@ int cbox_dev_tty_name(const struct cbox_sentry *s, const struct stat *st, char *
 void cbox_dev_pts_setup(struct cbox_sentry *s, const char *dir);
 /* A memfd holding data, sealed against writes, positioned at 0 (synthetic files). */
 int cbox_memfd_with(const char *name, const void *data, size_t len);
+/* A new open of fd's file with flags, through the sentry's /proc/self/fd; fd is closed either
+ * way. The new fd, or -errno. */
+int cbox_reopen_fd(int fd, int flags);

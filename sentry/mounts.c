@@ -32,12 +32,17 @@ int cbox_memfd_with(const char *name, const void *data, size_t len)
 	 * of it, as Linux gives: a write is EBADF there (the seal alone answered EPERM), and
 	 * F_GETFL shows O_RDONLY. */
 	fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
+	return cbox_reopen_fd(fd, O_RDONLY);
+}
+
+int cbox_reopen_fd(int fd, int flags)
+{
 	char link[64];
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	int ro = open(link, O_RDONLY | O_CLOEXEC);
+	int n = open(link, flags | O_CLOEXEC);
 	int err = errno;
 	close(fd);
-	return ro < 0 ? -err : ro;
+	return n < 0 ? -err : n;
 }
 
 /* linux_dirent64 as getdents64 returns it. */

@@ -584,14 +584,7 @@ static int open_path(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 	int fd = S_ISDIR(d->mode) && d->mnt->ops->readdir ? cbox_vfs_open_synthetic_dir(s, t, d)
 	         : d->mnt->ops->open                      ? d->mnt->ops->open(s, t, d, O_RDONLY)
 	                                                  : -ENXIO;
-	if (fd < 0)
-		return fd;
-	char link[64];
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	int p = open(link, O_PATH | O_CLOEXEC);
-	int e = errno;
-	close(fd);
-	return p < 0 ? -e : p;
+	return fd < 0 ? fd : cbox_reopen_fd(fd, O_PATH);
 }
 
 int cbox_vfs_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags)

@@ -51,6 +51,22 @@ check "the host's abstract socket is reachable natively" sent \
 	"$("$PY" "$PEER" send-abstract "$ABSTRACT" control-abstract)"
 check "  ... and it recorded it" yes "$(received abstract control-abstract)"
 
+# walls TAG (under a --network slirp4netns configuration): the host's loopback behind 10.0.2.2
+# and a host abstract socket are out of reach, their listeners get nothing, and resolv.conf
+# names slirp4netns's DNS forwarder.
+walls() {
+	local tag=$1
+	box "$PY" "$PEER" send 10.0.2.2 "$LOOP_PORT" "gw-$tag"
+	check "the host's loopback is not behind 10.0.2.2" "Network is unreachable" "$OUT"
+	box "$PY" "$PEER" send-abstract "$ABSTRACT" "abstract-$tag"
+	check "the host's abstract unix socket is out of reach" "Connection refused" "$OUT"
+	check "the host's listeners received nothing" "no no" \
+		"$(received LOOP "gw-$tag") $(received abstract "abstract-$tag")"
+	box /bin/cat /etc/resolv.conf
+	check_match "/etc/resolv.conf names slirp4netns's DNS forwarder" "^nameserver 10\\.0\\.2\\.3$" \
+		"$(printf '%s\n' "$OUT" | head -n 1)"
+}
+
 t_net_out() {
 	local base=$CFG tag
 	tag=$(printf '%s' "$CFG" | tr -c 'a-z' '-')
@@ -73,15 +89,7 @@ t_net_out() {
 	CBOX_FAKE_API_KEY=sk-net-$tag box "$PY" "$ITEST_TMP/attack.py" /nonexistent "$LOOP_PORT"
 	check_match "the attack's POST to 127.0.0.1 stays inside" \
 		"step 3 \\(exfiltration\\): cannot reach 127.0.0.1:$LOOP_PORT: Connection refused" "$OUT"
-	box "$PY" "$PEER" send 10.0.2.2 "$LOOP_PORT" "gw-$tag"
-	check "the host's loopback is not behind 10.0.2.2" "Network is unreachable" "$OUT"
-	box "$PY" "$PEER" send-abstract "$ABSTRACT" "abstract-$tag"
-	check "the host's abstract unix socket is out of reach" "Connection refused" "$OUT"
-	check "the host's listeners received nothing" "no no" \
-		"$(received LOOP "gw-$tag") $(received abstract "abstract-$tag")"
-	box /bin/cat /etc/resolv.conf
-	check_match "/etc/resolv.conf names slirp4netns's DNS forwarder" "^nameserver 10\\.0\\.2\\.3$" \
-		"$(printf '%s\n' "$OUT" | head -n 1)"
+	walls "$tag"
 	box /bin/sh -c 'cat /sys/class/net/tap0/mtu 2>/dev/null || ip -o link show tap0'
 	check_match "tap0 has the default MTU" "65520" "$OUT"
 	# Opted into: the host's loopback at 10.0.2.2.
@@ -146,15 +154,7 @@ t_net_ns() {
 		check "the guest reaches the host's $HOST_IP" sent "$OUT"
 		check "  ... which received it" yes "$(received OUT "out-$tag")"
 	fi
-	box "$PY" "$PEER" send 10.0.2.2 "$LOOP_PORT" "gw-$tag"
-	check "the host's loopback is not behind 10.0.2.2" "Network is unreachable" "$OUT"
-	box "$PY" "$PEER" send-abstract "$ABSTRACT" "abstract-$tag"
-	check "the host's abstract unix socket is out of reach" "Connection refused" "$OUT"
-	check "the host's listeners received nothing" "no no" \
-		"$(received LOOP "gw-$tag") $(received abstract "abstract-$tag")"
-	box /bin/cat /etc/resolv.conf
-	check_match "/etc/resolv.conf names slirp4netns's DNS forwarder" "^nameserver 10\\.0\\.2\\.3$" \
-		"$(printf '%s\n' "$OUT" | head -n 1)"
+	walls "$tag"
 	CFG=""
 	check "no slirp4netns is left" "" "$(pgrep -x slirp4netns)"
 }
