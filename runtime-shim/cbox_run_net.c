@@ -318,7 +318,20 @@ static int api_request(const struct cbox_run_slirp *sl, const char *req, const c
 	return -1;
 }
 
-static int publish_ports(const struct cbox_run_net *n, const struct cbox_run_slirp *sl)
+/* The API socket's name and directory, once the forwards are made (slirp4netns keeps its
+ * listening socket): nothing is left in /tmp even when cbox-run is killed. */
+static void remove_api_dir(struct cbox_run_slirp *sl)
+{
+	if (!sl->api_dir[0])
+		return;
+	char sock[sizeof(sl->api_dir) + 16];
+	snprintf(sock, sizeof(sock), "%s/api.sock", sl->api_dir);
+	unlink(sock);
+	rmdir(sl->api_dir);
+	sl->api_dir[0] = '\0';
+}
+
+static int publish_ports(const struct cbox_run_net *n, struct cbox_run_slirp *sl)
 {
 	for (size_t i = 0; i < n->n_publish; i++) {
 		const struct cbox_run_publish *p = &n->publish[i];
@@ -332,6 +345,7 @@ static int publish_ports(const struct cbox_run_net *n, const struct cbox_run_sli
 		if (api_request(sl, req, what) < 0)
 			return -1;
 	}
+	remove_api_dir(sl);
 	return 0;
 }
 
@@ -380,11 +394,6 @@ void cbox_run_net_stop(struct cbox_run_slirp *sl)
 	}
 	if (sl->log_fd >= 0)
 		close(sl->log_fd);
-	if (sl->api_dir[0]) {
-		char sock[sizeof(sl->api_dir) + 16];
-		snprintf(sock, sizeof(sock), "%s/api.sock", sl->api_dir);
-		unlink(sock);
-		rmdir(sl->api_dir);
-	}
+	remove_api_dir(sl);
 	*sl = (struct cbox_run_slirp){.pid = -1, .exit_fd = -1, .ready_fd = -1, .log_fd = -1};
 }
