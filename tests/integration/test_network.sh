@@ -190,6 +190,18 @@ t_net_publish() {
 	check "a host port already taken fails the start" "125 " "$STATUS $OUT"
 	check_match "  ... with slirp4netns's answer" "-p 127.0.0.1:$LOOP_PORT:8000/tcp: slirp4netns said: .*error" "$ERR"
 	check "  ... and leaves no API socket directory" "" "$(ls /tmp | grep cbox-run-slirp)"
+	# cbox-run killed outright: slirp4netns leaves through its exit fd, and nothing of the
+	# forwards is left in /tmp.
+	CFG="--network slirp4netns -p $hp:8000"
+	"$CBOX_RUN" --network slirp4netns -p "$hp:8000" -- /bin/sleep 30 </dev/null >/dev/null 2>&1 &
+	local run=$!
+	for _ in $(seq 50); do pgrep -x slirp4netns >/dev/null && break; sleep 0.1; done
+	sleep 0.3
+	kill -KILL "$run"
+	wait "$run" 2>/dev/null
+	for _ in $(seq 50); do pgrep -x slirp4netns >/dev/null || break; sleep 0.1; done
+	check "cbox-run killed: no slirp4netns is left" "" "$(pgrep -x slirp4netns)"
+	check "  ... nor its API socket directory" "" "$(ls /tmp | grep cbox-run-slirp)"
 	CFG=""
 }
 
