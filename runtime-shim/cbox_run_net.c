@@ -361,17 +361,22 @@ int cbox_run_net_ready(const struct cbox_run_net *n, struct cbox_run_slirp *sl)
 	sl->ready_fd = -1;
 	if (got == 1 && c == '1')
 		return publish_ports(n, sl);
+	/* Nothing in time (or not its "1"): it is killed. An end of file: it is leaving. */
+	if (got != 0)
+		kill(sl->pid, SIGKILL);
 	if (r == 0)
 		fprintf(stderr, "cbox-run: --network: slirp4netns did not start within %d s\n",
 		        READY_MS / 1000);
 	int status = 0;
-	if (r != 0 && waitpid(sl->pid, &status, 0) == sl->pid) {
+	if (waitpid(sl->pid, &status, 0) == sl->pid) {
 		sl->pid = -1;
-		fprintf(stderr, "cbox-run: --network: slirp4netns failed (exit status %d)%s:\n",
-		        WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
-		        WIFEXITED(status) && WEXITSTATUS(status) == 127
-		            ? " (is it installed? Debian's package slirp4netns)"
-		            : "");
+		if (got == 0)
+			fprintf(stderr,
+			        "cbox-run: --network: slirp4netns failed (exit status %d)%s:\n",
+			        WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+			        WIFEXITED(status) && WEXITSTATUS(status) == 127
+			            ? " (is it installed? Debian's package slirp4netns)"
+			            : "");
 	}
 	print_log(sl->log_fd);
 	return -1;

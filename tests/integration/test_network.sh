@@ -119,6 +119,13 @@ t_net_errors() {
 	CBOX_SLIRP4NETNS=/nonexistent/slirp4netns box /bin/true
 	check "a missing slirp4netns fails the start" 125 "$STATUS"
 	check_match "  ... naming the package" "Debian's package slirp4netns" "$ERR"
+	# One that never says it is ready: the start gives up after 10 s and kills it.
+	printf '#!/bin/bash\nexec -a cbox-net-test-%s sleep 600\n' "$$" >"$ITEST_TMP/hang.sh"
+	chmod +x "$ITEST_TMP/hang.sh"
+	CBOX_SLIRP4NETNS=$ITEST_TMP/hang.sh box /bin/true
+	check "a slirp4netns that hangs fails the start" 125 "$STATUS"
+	check_match "  ... after its 10 s" "did not start within 10 s" "$ERR"
+	check "  ... and is killed" "" "$(pgrep -f "cbox-net-test-$$")"
 	# Run by a user: slirp4netns opens /dev/net/tun as that user, which some hosts keep
 	# root's (0600, as this VM); there it must fail plainly, elsewhere work.
 	if [ "$(id -u)" != 0 ]; then
