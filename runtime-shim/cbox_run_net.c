@@ -16,7 +16,7 @@
  * its interfaces. The host's loopback is out of reach unless allow_host_loopback=true
  * (slirp4netns --disable-host-loopback: 10.0.2.2 is then unreachable), since services that
  * listen on 127.0.0.1 trust whoever reaches them; the threat model's attack, a POST to such a
- * listener, fails with the network on too (tests/integration/test_attack.sh). What the host
+ * listener, fails with the network on too (tests/integration/test_network.sh). What the host
  * itself reaches (the internet, the LAN, the host's services on its other addresses) the guest
  * reaches: that is what was asked for. slirp4netns parses the guest's packets outside the
  * sandbox, as the caller: it runs with --enable-sandbox (a mount namespace of its own holding
