@@ -346,6 +346,77 @@ check_match "a missing program is named" 'exec: "nosuchprogram": executable file
 console_create_checks nsc
 oci tiers
 check_match "cbox tiers lists the ns tier" '^ns +available' "$OUT"
+
+# Rootless: uid 1000 runs the ns tier on `cbox spec --rootless`'s config (its ids mapped to the
+# container's root, setgroups denied as the kernel requires for a gid_map written by a user),
+# through create, start, exec, state, kill and delete; without a user namespace it is told what
+# to write. Before, the tier said "needs root".
+RL="$SCRATCH/rootless"
+mkdir -p "$RL/bundle"
+cp -a "$BUNDLE/rootfs" "$RL/bundle/"
+chmod 0711 "$SCRATCH"
+chown -R 1000:1000 "$RL"
+as_user() {
+	timeout -k 5 30 setpriv --reuid 1000 --regid 1000 --clear-groups "$@"
+}
+as_user "$CBOX" spec --rootless --bundle "$RL/bundle"
+rl_edit() {
+	python3 - "$RL/bundle/config.json" "$1" <<'PYEOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["annotations"] = {"dev.cbox.tier": "ns"}
+c["process"]["terminal"] = False
+c["mounts"] = [m for m in c["mounts"] if m["destination"] != "/sys/fs/cgroup"]
+exec(sys.argv[2])
+json.dump(c, open(sys.argv[1], "w"))
+PYEOF
+}
+# (into files, as oci: create's init holds its stdout until start, which a pipe would wait for)
+rl() {
+	(cd "$RL" && as_user "$CBOX" --root "$RL/state" "$@" >"$SCRATCH/out" 2>"$SCRATCH/err" </dev/null)
+	STATUS=$?
+	OUT=$(cat "$SCRATCH/out")
+	ERR=$(cat "$SCRATCH/err")
+}
+CFG="ns rootless"
+rl_edit "c['process']['args'] = ['sh', '-c', 'id -u; cat /proc/self/uid_map; cat /proc/self/setgroups']"
+rl run --bundle bundle rl1
+check_status "run by uid 1000: the container runs" 0
+check_match "  ... as root inside, mapped to host id 1000" "^ *0 +1000 +1$" "$OUT"
+check_match "  ... with setgroups denied" "^deny$" "$OUT"
+rl_edit "c['process']['args'] = ['sleep', '30']"
+rl create --bundle bundle rl2
+check_status "create" 0
+rl start rl2
+check_status "start" 0
+rl exec rl2 sh -c 'echo in; id -u'
+check "exec" "in
+0" "$OUT"
+rl state rl2
+check_match "state: running" '"status": ?"running"' "$OUT"
+rl kill rl2 KILL
+check_status "kill" 0
+for _ in $(seq 30); do
+	rl state rl2
+	printf '%s' "$OUT" | grep -q '"stopped"' && break
+	sleep 0.1
+done
+rl delete rl2
+check_status "delete" 0
+python3 - "$RL/bundle/config.json" <<'PYEOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["linux"]["namespaces"] = [n for n in c["linux"]["namespaces"] if n["type"] != "user"]
+c["linux"].pop("uidMappings", None)
+c["linux"].pop("gidMappings", None)
+json.dump(c, open(sys.argv[1], "w"))
+PYEOF
+rl run --bundle bundle rl3
+check_status "without a user namespace: refused" 1
+check_match "  ... saying what to write" "needs a new user namespace mapping your ids" "$ERR"
+chmod 0700 "$SCRATCH"
+CFG="ns"
+
 oci features
 check_match "features: ociVersionMax" '"ociVersionMax": ?"1\.2\.0"' "$OUT"
 finish

@@ -138,6 +138,24 @@ static int write_map(pid_t pid, const char *file, const struct cbox_oci_idmap *m
 	return 0;
 }
 
+/*
+ * Run by a user (rootless), the kernel takes a gid_map only once setgroups(2) is denied in the
+ * new user namespace (user_namespaces(7)): otherwise the container's root could drop the
+ * supplementary groups the user holds on the host and get past a file's "no access for this
+ * group". The container then cannot change its groups (runc's rootless mode, the same).
+ */
+static int deny_setgroups(pid_t pid, struct cbox_err **err)
+{
+	if (geteuid() == 0)
+		return 0;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
+	CBOX_AUTOCLOSE int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "deny", 4) != 4)
+		return cbox_err_set(err, errno, "write %s", path);
+	return 0;
+}
+
 /* The runtime's side of the set-up conversation, until the init waits for start. */
 static int converse(struct cbox_tier_container *c, int sock, pid_t stage1_pid,
                     cbox_tier_created_fn created, void *data, struct cbox_err **err)
@@ -152,7 +170,8 @@ static int converse(struct cbox_tier_container *c, int sock, pid_t stage1_pid,
 			return cbox_err_set(err, 0, "the container's init exited during set-up");
 		switch (m.type) {
 		case NS_MSG_USERNS:
-			if (write_map(stage1_pid, "uid_map", l->uid_mappings, l->n_uid_mappings,
+			if (deny_setgroups(stage1_pid, err) < 0 ||
+			    write_map(stage1_pid, "uid_map", l->uid_mappings, l->n_uid_mappings,
 			              err) < 0 ||
 			    write_map(stage1_pid, "gid_map", l->gid_mappings, l->n_gid_mappings,
 			              err) < 0)
@@ -221,6 +240,13 @@ int ns_create(struct cbox_tier_container *c, cbox_tier_created_fn created, void 
 		                    "new user namespace");
 	if (cfg->hostname && cfg->hostname[0] && !has_ns(&cfg->linux_, CLONE_NEWUTS))
 		return cbox_err_set(err, EINVAL, "config.json: hostname: needs a uts namespace");
+	/* Run by a user (rootless), every other namespace needs the capabilities a new user
+	 * namespace gives its root. */
+	if (geteuid() != 0 && !(flags & CLONE_NEWUSER))
+		return cbox_err_set(
+		    err, EPERM,
+		    "run by a user (rootless), config.json needs a new user "
+		    "namespace mapping your ids (`cbox spec --rootless` writes one)");
 	/* The tier writes into its rootfs (mount points, /dev nodes it unlinks and makes again):
 	 * the host's own root must never be one. */
 	struct stat rs, hs;
