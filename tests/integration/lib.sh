@@ -389,6 +389,22 @@ wait_stopped() {
 	return 1
 }
 
+# as_user CMD...: CMD as uid and gid 1000 without groups, bounded in time (the rootless tests).
+as_user() {
+	timeout -k 5 30 setpriv --reuid 1000 --regid 1000 --clear-groups "$@"
+}
+
+# rootless_bundle DIR ROOTFS: DIR/bundle holding a copy of ROOTFS and the config.json that
+# `cbox spec --rootless` writes for uid 1000, who owns all of it; the scratch directory lets that
+# user through (the caller makes it 0700 again).
+rootless_bundle() {
+	mkdir -p "$1/bundle"
+	cp -a "$2" "$1/bundle/"
+	chmod 0711 "$SCRATCH"
+	chown -R 1000:1000 "$1"
+	as_user "$CBOX" spec --rootless --bundle "$1/bundle"
+}
+
 # runsh SCRIPT [PYTHON]: `cbox run` of sh -c SCRIPT with the config edits.
 runsh() {
 	edit "c['process']['args'] = ['sh', '-c', '''$1''']

@@ -352,14 +352,7 @@ check_match "cbox tiers lists the ns tier" '^ns +available' "$OUT"
 # through create, start, exec, state, kill and delete; without a user namespace it is told what
 # to write. Before, the tier said "needs root".
 RL="$SCRATCH/rootless"
-mkdir -p "$RL/bundle"
-cp -a "$BUNDLE/rootfs" "$RL/bundle/"
-chmod 0711 "$SCRATCH"
-chown -R 1000:1000 "$RL"
-as_user() {
-	timeout -k 5 30 setpriv --reuid 1000 --regid 1000 --clear-groups "$@"
-}
-as_user "$CBOX" spec --rootless --bundle "$RL/bundle"
+rootless_bundle "$RL" "$BUNDLE/rootfs"
 rl_edit() {
 	python3 - "$RL/bundle/config.json" "$1" <<'PYEOF'
 import json, sys

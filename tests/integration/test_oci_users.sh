@@ -240,14 +240,7 @@ oci delete --force box
 # too. Port 80 is then open to the container's root, who holds no host capability: without the
 # key it stays closed.
 RL="$SCRATCH/rootless"
-mkdir -p "$RL/bundle"
-cp -a "$BUNDLE/rootfs" "$RL/bundle/"
-chmod 0711 "$SCRATCH"
-chown -R 1000:1000 "$RL"
-as_user() {
-	timeout -k 5 30 setpriv --reuid 1000 --regid 1000 --clear-groups "$@"
-}
-as_user "$CBOX" spec --rootless --bundle "$RL/bundle"
+rootless_bundle "$RL" "$BUNDLE/rootfs"
 rootless_run() {
 	python3 - "$RL/bundle/config.json" "$1" "$2" <<'PYEOF'
 import json, sys
