@@ -221,13 +221,6 @@ static int write_sysctl(const char *key, const char *value)
 	return 0;
 }
 
-/*
- * linux.sysctl (keys checked by sentry_plan.c). The monitor is host root and already in the
- * sandbox's network namespace: /proc/sys/net shows the opener's namespace, so net.* are written
- * here. The IPC namespace is the sentry's own: a child joins it for those keys, through the
- * sandbox's user namespace, because the kernel lets only that namespace's root write them (not
- * even host root: ipc_permissions).
- */
 /* Whether key is written from inside the sandbox's namespaces (the child of apply_sysctls):
  * the IPC namespace's, and net.* when net (the monitor is not in the sandbox's network
  * namespace; decided by the monitor: the child is root of the sandbox's user namespace). */
@@ -236,11 +229,20 @@ static bool sysctl_inside(const char *key, bool net)
 	return sentry_sysctl_is_ipc(key) || (net && strncmp(key, "net.", 4) == 0);
 }
 
+/*
+ * linux.sysctl (keys checked by sentry_plan.c). A root monitor is already in the sandbox's network
+ * namespace: /proc/sys/net shows the opener's namespace, so net.* are written here. The IPC
+ * namespace is the sentry's own: a child joins it for those keys, through the sandbox's user
+ * namespace, because the kernel lets only that namespace's root write them (not even host root:
+ * ipc_permissions). A rootless monitor stays outside the network namespace (follows_netns), so
+ * the child writes net.* too.
+ */
 static int apply_sysctls(struct monitor *m, struct cbox_err **err)
 {
 	bool inside = false;
-	/* The network namespace only when the monitor is not in it: one given by path (Docker's)
-	 * belongs to the host's user namespace, which root of the sandbox's may not join. */
+	/* The network namespace only when the monitor is not in it; never one given by path
+	 * (Docker's): it belongs to the host's user namespace, which root of the sandbox's may not
+	 * join. */
 	bool net = !m->p->netns_path && !follows_netns(m);
 	for (size_t i = 0; i < m->p->n_sysctl; i++) {
 		const struct cbox_oci_kv *kv = &m->p->sysctl[i];
