@@ -1,5 +1,6 @@
 #pragma once
-/* cbox-run's options and the sandbox they describe (cbox_run_opts.c). */
+/* cbox-run's options (cbox_run_opts.c) and the sandbox they describe (cbox_run_tree.c, and
+ * cbox_run_net.c for --network). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -8,6 +9,8 @@
 
 /* The sandbox's host name (uname, /etc/hostname, and /etc/hosts resolves it: cbox_run_tree). */
 #define CBOX_RUN_HOSTNAME "cbox"
+/* The guest's HOME, made in its /tmp (cbox_run_env, cbox_run_tree). */
+#define CBOX_RUN_GUEST_HOME "/tmp/home"
 
 /* -p [HOSTIP:]HOSTPORT:PORT[/tcp|/udp] */
 struct cbox_run_publish {
@@ -86,13 +89,15 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o);
  */
 int cbox_run_resolve_user(struct cbox_run_opts *o);
 
+/* Append a copy of s to the array *v of *n strings: 0, or -1 out of memory. */
+int cbox_run_push_str(char ***v, size_t *n, const char *s);
+
 /*
- * The gofer's view of the guest's tree for o: the rootfs read-only; the working folder writable
- * at its own path (unless it is "/" or --ro); a tmpfs at /tmp with /tmp/home; the sandbox's own
- * /etc/hostname and /etc/hosts (where the rootfs has them); the -v mounts; the hidden paths (the
- * defaults of a host root: secrets and host runtime state, then --hide).
- * *cwd gets the guest's working directory. Storage lives in o. Returns 0 or -1 (message
- * printed).
+ * The gofer's view of the guest's tree for o (cbox_run_tree.c): the rootfs read-only; the working
+ * folder writable at its own path (unless it is "/" or --ro); a tmpfs at /tmp with /tmp/home; the
+ * sandbox's own /etc/hostname and /etc/hosts (where the rootfs has them); the -v mounts; the hidden
+ * paths (the defaults of a host root: secrets and host runtime state, then --hide). *cwd gets the
+ * guest's working directory. Storage lives in o. Returns 0 or -1 (message printed).
  */
 int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const char **cwd);
 

@@ -1,0 +1,228 @@
+/*
+ * What the guest of cbox-run sees: the gofer's tree for the options (the rootfs read-only with the
+ * host's secrets hidden, the working folder, /tmp, the sandbox's own /etc/hostname, /etc/hosts and,
+ * with --network, /etc/resolv.conf, the -v mounts). The command line is cbox_run_opts.c's.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cbox_run.h"
+
+/* The host's secrets and runtime state, hidden when the guest's root is the host's own. Paths
+ * that do not exist are skipped by the gofer. */
+static const char *const default_hide[] = {
+    "/root", "/home", "/etc/ssh", "/etc/ssl/private", "/run", "/var/run/docker.sock", "/var/lib",
+};
+/* /etc/shadow*, /etc/gshadow*: the password files and their backups (shadow-, shadow.old). */
+static const char *const default_hide_etc[] = {"shadow*", "gshadow*"};
+
+/* The default hides with a wildcard, matched against one listing of their directory (a glob()
+ * each read /etc twice over, 0.1 ms of every start). */
+static int add_wildcard_hides(struct cbox_run_opts *o, const char *dir, const char *const *patterns,
+                              size_t n)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0; /* nothing there to hide */
+	int r = 0;
+	for (struct dirent *e; r == 0 && (e = readdir(d));) {
+		for (size_t i = 0; i < n; i++) {
+			if (fnmatch(patterns[i], e->d_name, FNM_PERIOD) != 0)
+				continue;
+			char path[PATH_MAX];
+			if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >=
+			        (int)sizeof(path) ||
+			    cbox_run_push_str(&o->hide, &o->n_hide, path) < 0)
+				r = -1;
+			break;
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+static int add_default_hides(struct cbox_run_opts *o)
+{
+	for (size_t i = 0; i < sizeof(default_hide) / sizeof(default_hide[0]); i++)
+		if (cbox_run_push_str(&o->hide, &o->n_hide, default_hide[i]) < 0)
+			return -1;
+	return add_wildcard_hides(o, "/etc", default_hide_etc,
+	                          sizeof(default_hide_etc) / sizeof(default_hide_etc[0]));
+}
+
+/*
+ * The sandbox's /etc/hostname and /etc/hosts, as Docker gives a container its own: the host's
+ * name in /etc/hostname would contradict uname's, and a host name /etc/hosts cannot resolve
+ * breaks programs that look their own up (Java's InetAddress.getLocalHost() threw
+ * UnknownHostException, python's gethostbyname(gethostname()) said "Temporary failure in name
+ * resolution": with no network, the resolver's DNS servers are out of reach). The name is on
+ * 127.0.1.1, as Debian's installer writes it, since the sandbox has loopback only. The host's
+ * own entries are not shown (nothing outside is reachable by them). Not where the user hid the
+ * path or a directory above it (--hide /etc/hosts shows an empty file, as before), and not
+ * where the rootfs lacks the file (room for it would have to be made in the rootfs's /etc).
+ */
+static const char etc_hosts[] = "127.0.0.1\tlocalhost\n"
+                                "::1\tlocalhost ip6-localhost ip6-loopback\n"
+                                "fe00::0\tip6-localnet\n"
+                                "ff00::0\tip6-mcastprefix\n"
+                                "ff02::1\tip6-allnodes\n"
+                                "ff02::2\tip6-allrouters\n"
+                                "127.0.1.1\t" CBOX_RUN_HOSTNAME "\n";
+
+static bool hidden(const struct cbox_run_opts *o, const char *path)
+{
+	for (size_t i = 0; i < o->n_hide; i++)
+		if (cbox_gofer_path_at_or_below(path, o->hide[i]))
+			return true;
+	return false;
+}
+
+/*
+ * With --network slirp4netns, the sandbox's /etc/resolv.conf names slirp4netns's DNS forwarder
+ * (which asks the host's own servers), as rootless Podman writes it: the host's may name a
+ * resolver on its loopback (systemd-resolved's 127.0.0.53, dnsmasq), out of the sandbox's reach.
+ * The host's search domains and options are kept. NULL without --network, or on no memory.
+ */
+static char *make_resolv_conf(const struct cbox_run_opts *o)
+{
+	if (!o->net.slirp)
+		return NULL;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&buf, &size);
+	if (!out)
+		return NULL;
+	fputs("nameserver 10.0.2.3\n", out);
+	if (o->net.ipv6)
+		fputs("nameserver fd00::3\n", out);
+	char path[PATH_MAX];
+	FILE *in = NULL;
+	if (snprintf(path, sizeof(path), "%s/etc/resolv.conf", o->rootfs) < (int)sizeof(path))
+		in = fopen(path, "re");
+	char line[1024];
+	while (in && fgets(line, sizeof(line), in))
+		if (strncmp(line, "search", 6) == 0 || strncmp(line, "domain", 6) == 0 ||
+		    strncmp(line, "options", 7) == 0)
+			fputs(line, out);
+	if (in)
+		fclose(in);
+	if (fclose(out) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static size_t add_etc_files(struct cbox_run_opts *o, struct cbox_gofer_mount *all)
+{
+	struct {
+		const char *path, *content;
+	} files[3] = {{"/etc/hostname", CBOX_RUN_HOSTNAME "\n"}, {"/etc/hosts", etc_hosts}};
+	size_t nf = 2;
+	free(o->resolv_conf);
+	if ((o->resolv_conf = make_resolv_conf(o))) {
+		files[nf].path = "/etc/resolv.conf";
+		files[nf++].content = o->resolv_conf;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < nf; i++) {
+		char in_rootfs[PATH_MAX];
+		struct stat st;
+		/* (a symlink is not followed on the host: it would resolve outside the rootfs) */
+		if (snprintf(in_rootfs, sizeof(in_rootfs), "%s%s", o->rootfs, files[i].path) >=
+		        (int)sizeof(in_rootfs) ||
+		    lstat(in_rootfs, &st) < 0 || !S_ISREG(st.st_mode) || hidden(o, files[i].path)) {
+			if (files[i].content == o->resolv_conf)
+				fprintf(
+				    stderr,
+				    "cbox-run: warning: --network: the rootfs's /etc/resolv.conf "
+				    "is not a file the sandbox can show its own in place of (a "
+				    "symlink, or hidden): names may not resolve\n");
+			continue;
+		}
+		/* writable with --overlay, as the rest of the root (and Docker's are) */
+		all[n++] = (struct cbox_gofer_mount){.kind = CBOX_GOFER_MOUNT_FILE,
+		                                     .target = files[i].path,
+		                                     .content = files[i].content,
+		                                     .readonly = !o->overlay};
+	}
+	return n;
+}
+
+int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const char **cwd)
+{
+	bool host_root = strcmp(o->rootfs, "/") == 0;
+	char devdir[PATH_MAX];
+	struct stat st;
+	snprintf(devdir, sizeof(devdir), "%s/dev", o->rootfs);
+	o->dev_shm = stat(devdir, &st) == 0 && S_ISDIR(st.st_mode);
+	static char wd[PATH_MAX];
+	/* The working folder: the caller's directory when the guest's root is the host's (as
+	 * bwrap --bind "$PWD" "$PWD"); the rootfs's / otherwise. */
+	if (o->workdir) {
+		if (!realpath(o->workdir, wd)) {
+			fprintf(stderr, "cbox-run: --workdir %s: %s\n", o->workdir,
+			        strerror(errno));
+			return -1;
+		}
+	} else if (!host_root) {
+		strcpy(wd, "/");
+	} else if (!getcwd(wd, sizeof(wd))) {
+		/* (a directory removed while the caller stood in it, or one it cannot name) */
+		fprintf(stderr,
+		        "cbox-run: warning: the current directory cannot be named (%s): the "
+		        "program starts in / with no writable working folder (see --workdir)\n",
+		        strerror(errno));
+		strcpy(wd, "/");
+	}
+	*cwd = wd;
+	if (host_root && add_default_hides(o) < 0)
+		return -1;
+	struct cbox_gofer_mount tmp = {.kind = CBOX_GOFER_MOUNT_TMPFS, .target = "/tmp"};
+	struct cbox_gofer_mount work = {
+	    .kind = CBOX_GOFER_MOUNT_BIND, .source = wd, .target = wd, .readonly = o->workdir_ro};
+	/* The order is the gofer's: /tmp first, so that a working folder under /tmp or a -v into
+	 * it lands on the guest's tmpfs; then the working folder and /etc/host{s,name} (and
+	 * resolv.conf with --network); then -v,
+	 * which may cover them.
+	 * The host root itself is never made writable, even when the caller stands in "/". */
+	struct cbox_gofer_mount *all = calloc(o->n_mounts + 7, sizeof(*all));
+	if (!all)
+		return -1;
+	free(o->tree);
+	o->tree = all;
+	size_t n = 0;
+	all[n++] = tmp;
+	/* /dev/shm for POSIX shared memory and semaphores: a tmpfs in the gofer's tree (on an
+	 * empty tmpfs /dev of its own, since the host's /dev is never served); the sentry shows
+	 * it inside its own /dev. */
+	if (o->dev_shm) {
+		all[n++] =
+		    (struct cbox_gofer_mount){.kind = CBOX_GOFER_MOUNT_TMPFS, .target = "/dev"};
+		all[n++] =
+		    (struct cbox_gofer_mount){.kind = CBOX_GOFER_MOUNT_TMPFS, .target = "/dev/shm"};
+	}
+	if (host_root && strcmp(wd, "/") != 0)
+		all[n++] = work;
+	n += add_etc_files(o, all + n); /* before -v: a -v on them wins */
+	for (size_t i = 0; i < o->n_mounts; i++)
+		all[n++] = o->mounts[i];
+	static const char *const mkdirs[] = {CBOX_RUN_GUEST_HOME};
+	*gc = (struct cbox_gofer_config){.rootfs = o->rootfs,
+	                                 .readonly = true,
+	                                 .hide = (const char *const *)o->hide,
+	                                 .n_hide = o->n_hide,
+	                                 .mounts = all,
+	                                 .n_mounts = n,
+	                                 .mkdirs = mkdirs,
+	                                 .n_mkdirs = 1,
+	                                 .overlay = o->overlay};
+	return 0;
+}
