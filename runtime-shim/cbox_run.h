@@ -12,12 +12,21 @@
 /* The guest's HOME, made in its /tmp (cbox_run_env, cbox_run_tree). */
 #define CBOX_RUN_GUEST_HOME "/tmp/home"
 
-/* -p [HOSTIP:]HOSTPORT:PORT[/tcp|/udp] */
+/* One forward of a -p [[HOSTIP:][HOSTPORT[-END]]:]PORT[-END][/tcp|/udp] (a range gives one per
+ * port) */
 struct cbox_run_publish {
+	const char *arg;    /* the -p as given (for messages) */
 	char host_addr[16]; /* an IPv4 address (slirp4netns forwards IPv4 only) */
-	unsigned host_port, guest_port;
+	/* the host's port; a range: the first of it that is free; 0 and 0: a free one the
+	 * kernel picks (cbox-run says which) */
+	unsigned host_port, host_port_end;
+	unsigned guest_port;
 	bool udp;
 };
+
+/* -p's forwards in all: each is a listening socket of slirp4netns's, which has the fd limit
+ * cbox-run had */
+#define CBOX_RUN_MAX_FORWARDS 512
 
 /* --network and -p (cbox_run_net.c). */
 struct cbox_run_net {

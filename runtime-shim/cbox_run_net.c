@@ -136,30 +136,57 @@ static bool parse_port(const char *s, const char *end, unsigned *port)
 	return v >= 1 && v <= 65535;
 }
 
+/* PORT or PORT-END (END not below PORT) in [s, end) */
+static bool parse_range(const char *s, const char *end, unsigned *lo, unsigned *hi)
+{
+	const char *dash = memchr(s, '-', (size_t)(end - s));
+	if (!dash)
+		return parse_port(s, end, lo) && parse_port(s, end, hi);
+	return parse_port(s, dash, lo) && parse_port(dash + 1, end, hi) && *lo <= *hi;
+}
+
+/* One forward more in n->publish: 0, or -1 (out of memory) */
+static int add_forward(struct cbox_run_net *n, const struct cbox_run_publish *p)
+{
+	struct cbox_run_publish *v = realloc(n->publish, (n->n_publish + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	v[n->n_publish++] = *p;
+	n->publish = v;
+	return 0;
+}
+
 /*
- * -p [HOSTIP:]HOSTPORT:PORT[/tcp|/udp], as docker run's, but for the host address: 127.0.0.1
- * unless HOSTIP is given. Docker binds 0.0.0.0, which would put a server of a program nobody
- * reviewed in front of the whole network the host is on; whoever wants that writes 0.0.0.0.
+ * -p [[HOSTIP:][HOSTPORT[-END]]:]PORT[-END][/tcp|/udp], docker run's forms: HOSTIP:HOSTPORT:PORT,
+ * HOSTIP::PORT and PORT alone (a free host port, which cbox-run names once it is published),
+ * HOSTPORT:PORT, and ranges (as many host ports as guest ports, or one guest port and the first
+ * free host port of a range). But for the host address: 127.0.0.1 unless HOSTIP is given.
+ * Docker binds 0.0.0.0, which would put a server of a program nobody reviewed in front of the
+ * whole network the host is on; whoever wants that writes 0.0.0.0.
  */
 int cbox_run_net_publish(struct cbox_run_net *n, const char *arg)
 {
-	struct cbox_run_publish p = {.host_addr = "127.0.0.1"};
+	struct cbox_run_publish p = {.arg = arg, .host_addr = "127.0.0.1"};
 	const char *proto = strchr(arg, '/');
 	const char *end = proto ? proto : arg + strlen(arg);
 	if (proto && strcmp(proto, "/tcp") != 0 && strcmp(proto, "/udp") != 0)
 		goto bad;
 	p.udp = proto && strcmp(proto, "/udp") == 0;
-	const char *last = NULL, *first = NULL;
+	const char *colon[3];
+	size_t ncolons = 0;
 	for (const char *c = arg; c < end; c++)
 		if (*c == ':') {
-			first = first ? first : c;
-			last = c;
+			if (ncolons == 2)
+				goto bad;
+			colon[ncolons++] = c;
 		}
-	if (!last || !parse_port(last + 1, end, &p.guest_port))
+	unsigned guest_lo, guest_hi;
+	const char *guest = ncolons ? colon[ncolons - 1] + 1 : arg;
+	if (!parse_range(guest, end, &guest_lo, &guest_hi))
 		goto bad;
-	const char *hp = arg;
-	if (first != last) {
-		size_t len = (size_t)(first - arg);
+	const char *host = ncolons == 2 ? colon[0] + 1 : arg;
+	if (ncolons == 2) {
+		size_t len = (size_t)(colon[0] - arg);
 		struct in_addr a;
 		char addr[sizeof(p.host_addr)];
 		if (len == 0 || len >= sizeof(addr))
@@ -169,20 +196,41 @@ int cbox_run_net_publish(struct cbox_run_net *n, const char *arg)
 		if (inet_pton(AF_INET, addr, &a) != 1)
 			goto bad;
 		memcpy(p.host_addr, addr, len + 1);
-		hp = first + 1;
 	}
-	if (!parse_port(hp, last, &p.host_port))
+	/* (HOSTIP::PORT and PORT: no host port; HOSTPORT: must be one) */
+	bool any_host = ncolons == 0 || (ncolons == 2 && host == colon[1]);
+	unsigned host_lo = 0, host_hi = 0;
+	if (!any_host && !parse_range(host, colon[ncolons - 1], &host_lo, &host_hi))
 		goto bad;
-	struct cbox_run_publish *v = realloc(n->publish, (n->n_publish + 1) * sizeof(*v));
-	if (!v)
+	unsigned count = guest_hi - guest_lo + 1;
+	if (!any_host && host_hi - host_lo + 1 != count && count != 1) {
+		fprintf(stderr,
+		        "cbox-run: -p %s: the host's range and the guest's differ in size (a "
+		        "range of host ports goes with one guest port, or with as many)\n",
+		        arg);
 		return -1;
-	v[n->n_publish++] = p;
-	n->publish = v;
+	}
+	if (n->n_publish + count > CBOX_RUN_MAX_FORWARDS) {
+		fprintf(stderr, "cbox-run: -p %s: more than %d forwards in all\n", arg,
+		        CBOX_RUN_MAX_FORWARDS);
+		return -1;
+	}
+	for (unsigned i = 0; i < count; i++) {
+		p.guest_port = guest_lo + i;
+		if (any_host)
+			p.host_port = p.host_port_end = 0;
+		else if (count == 1)
+			p.host_port = host_lo, p.host_port_end = host_hi;
+		else
+			p.host_port = p.host_port_end = host_lo + i;
+		if (add_forward(n, &p) < 0)
+			return -1;
+	}
 	return 0;
 bad:
 	fprintf(stderr,
-	        "cbox-run: -p %s: expected [HOSTIP:]HOSTPORT:PORT[/tcp|/udp], an IPv4 HOSTIP and "
-	        "ports from 1 to 65535\n",
+	        "cbox-run: -p %s: expected [[HOSTIP:][HOSTPORT[-END]]:]PORT[-END][/tcp|/udp], an "
+	        "IPv4 HOSTIP and ports from 1 to 65535\n",
 	        arg);
 	return -1;
 }
@@ -292,12 +340,12 @@ static void print_log(int fd)
 		fprintf(stderr, "cbox-run: slirp4netns: %s\n", line);
 }
 
-/* One API request: 0 when slirp4netns's answer has no "error", else -1 after printing it. */
-static int api_request(const struct cbox_run_slirp *sl, const char *req, const char *what)
+/* One API request: 0 when slirp4netns's answer (in resp) has no "error", else -1 (resp has the
+ * answer, or the error of the exchange). */
+static int api_request(const struct cbox_run_slirp *sl, const char *req, char *resp, size_t size)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s/api.sock", sl->api_dir);
-	char resp[4096];
 	ssize_t got = 0, k;
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	int r = fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
@@ -305,16 +353,19 @@ static int api_request(const struct cbox_run_slirp *sl, const char *req, const c
 	                shutdown(fd, SHUT_WR) < 0
 	            ? -1
 	            : 0;
-	while (r == 0 && got < (ssize_t)sizeof(resp) - 1 &&
-	       (k = read(fd, resp + got, sizeof(resp) - 1 - (size_t)got)) > 0)
+	int err = errno;
+	while (r == 0 && got < (ssize_t)size - 1 &&
+	       (k = read(fd, resp + got, size - 1 - (size_t)got)) > 0)
 		got += k;
+	if (got <= 0 && r == 0)
+		err = errno;
 	resp[got] = '\0';
 	if (fd >= 0)
 		close(fd);
 	if (r == 0 && got > 0 && !strstr(resp, "\"error\""))
 		return 0;
-	fprintf(stderr, "cbox-run: %s: slirp4netns said: %s\n", what,
-	        got > 0 ? resp : strerror(errno));
+	if (got <= 0)
+		snprintf(resp, size, "%s", err ? strerror(err) : "no answer");
 	return -1;
 }
 
@@ -331,19 +382,83 @@ static void remove_api_dir(struct cbox_run_slirp *sl)
 	sl->api_dir[0] = '\0';
 }
 
+/* One forward of port on the host: 0, or -1 with slirp4netns's answer in resp. */
+static int add_hostfwd(const struct cbox_run_slirp *sl, const struct cbox_run_publish *p,
+                       unsigned port, char *resp, size_t size)
+{
+	char req[256];
+	snprintf(req, sizeof(req),
+	         "{\"execute\": \"add_hostfwd\", \"arguments\": {\"proto\": \"%s\", "
+	         "\"host_addr\": \"%s\", \"host_port\": %u, \"guest_port\": %u}}",
+	         p->udp ? "udp" : "tcp", p->host_addr, port, p->guest_port);
+	return api_request(sl, req, resp, size);
+}
+
+/* A port of p's host address free now (the kernel's pick, as docker's allocator takes one of
+ * the same range): 0 after saying why there is none. */
+static unsigned free_port(const struct cbox_run_publish *p)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t len = sizeof(a);
+	inet_pton(AF_INET, p->host_addr, &a.sin_addr);
+	int fd = socket(AF_INET, (p->udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0);
+	int r = fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	                getsockname(fd, (struct sockaddr *)&a, &len) < 0
+	            ? -1
+	            : 0;
+	int err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (r == 0)
+		return ntohs(a.sin_port);
+	fprintf(stderr, "cbox-run: -p %s: no free port on %s: %s\n", p->arg, p->host_addr,
+	        strerror(err));
+	return 0;
+}
+
+/* A forward whose host port is cbox-run's to choose: a free one (tried again should another
+ * process take it first), or the first free of a range. Says which it took. */
+static int publish_chosen(const struct cbox_run_slirp *sl, const struct cbox_run_publish *p,
+                          char *resp, size_t size)
+{
+	bool range = p->host_port != 0;
+	unsigned tries = range ? p->host_port_end - p->host_port + 1 : 5;
+	for (unsigned i = 0; i < tries; i++) {
+		unsigned port = range ? p->host_port + i : free_port(p);
+		if (port == 0)
+			return -1;
+		if (add_hostfwd(sl, p, port, resp, size) == 0) {
+			fprintf(stderr, "cbox-run: -p %s: the guest's port %u/%s is at %s:%u\n",
+			        p->arg, p->guest_port, p->udp ? "udp" : "tcp", p->host_addr, port);
+			return 0;
+		}
+	}
+	if (range)
+		fprintf(stderr,
+		        "cbox-run: -p %s: no port of %s:%u-%u could be taken; slirp4netns "
+		        "said, for the last: %s\n",
+		        p->arg, p->host_addr, p->host_port, p->host_port_end, resp);
+	else
+		fprintf(stderr, "cbox-run: -p %s: slirp4netns said: %s\n", p->arg, resp);
+	return -1;
+}
+
 static int publish_ports(const struct cbox_run_net *n, struct cbox_run_slirp *sl)
 {
+	char resp[4096];
 	for (size_t i = 0; i < n->n_publish; i++) {
 		const struct cbox_run_publish *p = &n->publish[i];
-		char req[256], what[64];
-		snprintf(req, sizeof(req),
-		         "{\"execute\": \"add_hostfwd\", \"arguments\": {\"proto\": \"%s\", "
-		         "\"host_addr\": \"%s\", \"host_port\": %u, \"guest_port\": %u}}",
-		         p->udp ? "udp" : "tcp", p->host_addr, p->host_port, p->guest_port);
-		snprintf(what, sizeof(what), "-p %s:%u:%u/%s", p->host_addr, p->host_port,
-		         p->guest_port, p->udp ? "udp" : "tcp");
-		if (api_request(sl, req, what) < 0)
+		if (p->host_port && p->host_port == p->host_port_end) {
+			if (add_hostfwd(sl, p, p->host_port, resp, sizeof(resp)) < 0) {
+				fprintf(stderr,
+				        "cbox-run: -p %s: %s:%u to %u/%s: slirp4netns said: %s\n",
+				        p->arg, p->host_addr, p->host_port, p->guest_port,
+				        p->udp ? "udp" : "tcp", resp);
+				return -1;
+			}
+		} else if (publish_chosen(sl, p, resp, sizeof(resp)) < 0) {
 			return -1;
+		}
 	}
 	remove_api_dir(sl);
 	return 0;

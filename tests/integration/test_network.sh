@@ -166,6 +166,61 @@ t_net_ns() {
 	check "no slirp4netns is left" "" "$(pgrep -x slirp4netns)"
 }
 
+# serve_published N -p ...: cbox-run --network slirp4netns with the -p's given, in the background
+# (PUB), its guest serving "pub-PORT" on the guest's ports 8000 to 8000+N-1; returns once they
+# listen. AT is the host address and port cbox-run said it took for guest port 8000, if any.
+serve_published() {
+	local n=$1 script="" i
+	shift
+	CFG="--network slirp4netns $*"
+	for ((i = 0; i < n; i++)); do
+		script="$script $PY $PEER serve $((8000 + i)) pub-$((8000 + i)) &"
+	done
+	timeout 30 "$CBOX_RUN" --network slirp4netns "$@" -- /bin/sh -c "$script wait" \
+		>"$SCRATCH/pub.out" 2>"$SCRATCH/pub.err" </dev/null &
+	PUB=$!
+	for _ in $(seq 100); do
+		[ "$(grep -c listening "$SCRATCH/pub.out")" -ge "$n" ] && break
+		sleep 0.1
+	done
+	AT=$(sed -n "s|.*: the guest's port 8000/tcp is at ||p" "$SCRATCH/pub.err")
+}
+
+# -p forms where cbox-run picks the host port: PORT alone, HOSTIP::PORT, a range of host ports
+# for one guest port (the first free one); and ranges, port for port.
+t_net_publish_chosen() {
+	local hp holder
+	serve_published 1 -p 8000
+	check_match "-p PORT: cbox-run names the free port of 127.0.0.1 it took" \
+		'^127\.0\.0\.1:[0-9]+$' "$AT"
+	check "  ... where the guest's server answers" pub-8000 \
+		"$("$PY" "$PEER" recv "${AT%:*}" "${AT#*:}")"
+	wait "$PUB"
+	check "  ... and cbox-run ends with it" 0 "$?"
+	if [ -n "$HOST_IP" ]; then
+		serve_published 1 -p "$HOST_IP::8000"
+		check_match "-p HOSTIP::PORT: a free port of HOSTIP" "^$HOST_IP:[0-9]+\$" "$AT"
+		check "  ... where the guest's server answers" pub-8000 \
+			"$("$PY" "$PEER" recv "${AT%:*}" "${AT#*:}")"
+		wait "$PUB"
+	fi
+	hp=$("$PY" "$PEER" free-port 2)
+	serve_published 2 -p "$hp-$((hp + 1)):8000-8001"
+	check "-p HOSTPORT-END:PORT-END: each guest port at its host port" "pub-8000 pub-8001" \
+		"$("$PY" "$PEER" recv 127.0.0.1 "$hp") $("$PY" "$PEER" recv 127.0.0.1 $((hp + 1)))"
+	wait "$PUB"
+	hp=$("$PY" "$PEER" free-port 2)
+	"$PY" "$PEER" hold "$hp" >"$SCRATCH/hold.out" &
+	holder=$!
+	for _ in $(seq 50); do grep -q held "$SCRATCH/hold.out" && break; sleep 0.1; done
+	serve_published 1 -p "$hp-$((hp + 1)):8000"
+	check "-p HOSTPORT-END:PORT, the first taken: the next one" "127.0.0.1:$((hp + 1))" "$AT"
+	check "  ... where the guest's server answers" pub-8000 \
+		"$("$PY" "$PEER" recv 127.0.0.1 $((hp + 1)))"
+	kill "$holder"
+	wait "$PUB"
+}
+
 # -p: the guest's server at a port of the host's 127.0.0.1 (not on its other addresses unless
 # asked), through slirp4netns's API; the errors.
 t_net_publish() {
@@ -185,17 +240,21 @@ t_net_publish() {
 		"$("$PY" "$PEER" recv 127.0.0.1 "$hp")"
 	wait "$srv"
 	check "  ... and cbox-run ends with it" 0 "$?"
+	t_net_publish_chosen
 	CFG="-p $hp:8000"
 	box /bin/true
 	check "-p without --network is refused" 125 "$STATUS"
 	check_match "  ... saying what it needs" "needs a way in: --network slirp4netns" "$ERR"
 	CFG="--network slirp4netns -p 1.2.3:$hp:8000"
 	box /bin/true
-	check_match "a malformed -p is refused" "expected \\[HOSTIP:\\]HOSTPORT:PORT" "$ERR"
+	check_match "a malformed -p is refused" "expected \\[\\[HOSTIP:\\]\\[HOSTPORT" "$ERR"
+	CFG="--network slirp4netns -p 8000-8002:80-81"
+	box /bin/true
+	check_match "ranges of different sizes are refused" "the host's range and the guest's differ in size" "$ERR"
 	CFG="--network slirp4netns -p $LOOP_PORT:8000"
 	box /bin/echo started
 	check "a host port already taken fails the start" "125 " "$STATUS $OUT"
-	check_match "  ... with slirp4netns's answer" "-p 127.0.0.1:$LOOP_PORT:8000/tcp: slirp4netns said: .*error" "$ERR"
+	check_match "  ... with slirp4netns's answer" "-p $LOOP_PORT:8000: 127.0.0.1:$LOOP_PORT to 8000/tcp: slirp4netns said: .*error" "$ERR"
 	check "  ... and leaves no API socket directory" "" "$(ls /tmp | grep cbox-run-slirp)"
 	# cbox-run killed outright: slirp4netns leaves through its exit fd, and nothing of the
 	# forwards is left in /tmp.

@@ -10,9 +10,13 @@ usage: net_peer.py listen ADDR PORTFILE OUTFILE   (a TCP listener on ADDR, port 
            prints "listening", sends TEXT to its first client, exits)
        net_peer.py recv HOST PORT                   (connects and prints what it receives, or
            the error's strerror)
-       net_peer.py free-port                        (prints a TCP port free on 127.0.0.1)
+       net_peer.py free-port [N]                    (prints a TCP port of 127.0.0.1 free
+           with the N-1 after it; N defaults to 1)
+       net_peer.py hold PORT                        (listens on 127.0.0.1:PORT, prints "held",
+           runs until killed)
 """
 import os
+import signal
 import socket
 import sys
 
@@ -75,8 +79,30 @@ elif mode == "recv":
     except OSError as e:
         print(e.strerror or str(e))
 elif mode == "free-port":
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        print(s.getsockname()[1])
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    for _ in range(100):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        held = []
+        try:
+            for p in range(port, port + n):
+                h = socket.socket()
+                held.append(h)
+                h.bind(("127.0.0.1", p))
+            print(port)
+            break
+        except OSError:
+            pass
+        finally:
+            for h in held:
+                h.close()
+elif mode == "hold":
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", int(sys.argv[2])))
+    srv.listen(1)
+    print("held", flush=True)
+    signal.pause()
 else:
     sys.exit("unknown mode " + mode)
