@@ -15,6 +15,7 @@
 
 #include "cbox/cgroup.h"
 #include "cbox/crash.h"
+#include "cbox/fdpass.h"
 #include "cbox/cred.h"
 #include "cbox/gofer.h"
 #include "cbox/log.h"
@@ -276,6 +277,30 @@ static int sentry_failed(pid_t sentry, pid_t gofer)
 	return 125;
 }
 
+/* --allow-net: the listener from the sandbox (sock, closed), and cbox-proxy on it, in the
+ * sandbox's cgroup: 0, or -1 after a message. */
+static int start_proxy(const struct cbox_run_opts *o, int sock)
+{
+	int l = -1, nfds = 0;
+	char c;
+	ssize_t got = cbox_recv_fds(sock, &c, 1, &l, 1, &nfds, 0);
+	close(sock);
+	if (got != 1 || nfds != 1) {
+		if (nfds == 1)
+			close(l);
+		return -1; /* (the sentry's process said why it could not make it) */
+	}
+	int r = cbox_run_proxy_start(&o->net, l);
+	close(l);
+	struct cbox_err *err = NULL;
+	if (r == 0 && sandbox_cg &&
+	    cbox_cgroup_add_pid(sandbox_cg, cbox_run_proxy_pid(), &err) < 0) {
+		cbox_err_report(&err, "cbox-run: moving the proxy into the sandbox's cgroup");
+		r = -1;
+	}
+	return r;
+}
+
 static int run(struct cbox_run_opts *o, char **argv)
 {
 	const struct cbox_platform_ops *platform = cbox_platform_find(o->platform);
@@ -360,6 +385,11 @@ static int run(struct cbox_run_opts *o, char **argv)
 	 * owned by that user namespace either way.) With --network slirp4netns the network
 	 * namespace comes with the clone, so that slirp4netns can be started on it at once.
 	 */
+	/* --allow-net: the proxy's listening socket comes out of the sandbox's network namespace
+	 * through this pair (cbox_run_proxy.c). */
+	int lpair[2] = {-1, -1};
+	if (o->net.n_allow && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, lpair) < 0)
+		return 125;
 	int net_flag = o->net.slirp ? CLONE_NEWNET : 0;
 	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWPID | net_flag | SIGCHLD, 0,
 	                           0, 0, 0);
@@ -375,6 +405,16 @@ static int run(struct cbox_run_opts *o, char **argv)
 		if (unshare(CLONE_NEWNS | (CLONE_NEWNET & ~net_flag) | CLONE_NEWIPC |
 		            CLONE_NEWUTS) < 0)
 			cbox_die(125, "creating the sandbox's namespaces: %s", strerror(errno));
+		if (lpair[1] >= 0) {
+			int l = cbox_run_proxy_listener();
+			if (l < 0)
+				cbox_die(125, "--allow-net: the proxy's port in the sandbox: %s",
+				         strerror(-l));
+			if (cbox_send_fds(lpair[1], "l", 1, &l, 1) < 0)
+				_exit(125);
+			close(l);
+			close(lpair[1]);
+		}
 		char c;
 		if (read(sync[0], &c, 1) != 1)
 			_exit(125);
@@ -390,6 +430,8 @@ static int run(struct cbox_run_opts *o, char **argv)
 	}
 	close(sync[0]);
 	close(report[0]);
+	if (lpair[1] >= 0)
+		close(lpair[1]);
 	setpgid(pid, pid); /* (also done by the child: whichever runs first) */
 	sentry_pid = pid;
 	/* The sentry waits on the sync pipe: in the cgroup before it starts the guest, every
@@ -430,6 +472,10 @@ static int run(struct cbox_run_opts *o, char **argv)
 	close(gsock);
 	/* The program starts with its way out up. */
 	if (o->net.slirp && cbox_run_net_ready(&o->net, &slirp) < 0) {
+		kill(pid, SIGKILL);
+		return sentry_failed(pid, gpid);
+	}
+	if (lpair[0] >= 0 && start_proxy(o, lpair[0]) < 0) {
 		kill(pid, SIGKILL);
 		return sentry_failed(pid, gpid);
 	}
@@ -516,6 +562,7 @@ int main(int argc, char **argv)
 	int status =
 	    strcmp(o.tier, "ns") == 0 ? cbox_run_ns(&o, argv + first) : run(&o, argv + first);
 	cbox_run_net_stop(&slirp);
+	cbox_run_proxy_stop();
 	struct cbox_err *err = NULL;
 	/* Whatever is left of the sandbox dies with its cgroup. */
 	if (sandbox_cg && cbox_cgroup_destroy(sandbox_cg, &err) < 0)

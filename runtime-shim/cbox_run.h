@@ -27,6 +27,8 @@ struct cbox_run_publish {
 /* -p's forwards in all: each is a listening socket of slirp4netns's, which has the fd limit
  * cbox-run had */
 #define CBOX_RUN_MAX_FORWARDS 512
+/* --allow-net's entries in all */
+#define CBOX_RUN_MAX_ALLOW 256
 
 /* --network and -p (cbox_run_net.c). */
 struct cbox_run_net {
@@ -36,6 +38,8 @@ struct cbox_run_net {
 	unsigned mtu;             /* :mtu=N */
 	struct cbox_run_publish *publish;
 	size_t n_publish;
+	char **allow; /* --allow-net's entries, each checked (cbox_proxy_rule_parse) */
+	size_t n_allow;
 };
 
 struct cbox_run_opts {
@@ -126,6 +130,19 @@ struct json_object *cbox_run_ns_seccomp(void);
 int cbox_run_net_parse(struct cbox_run_net *n, const char *arg);
 /* One -p into n->publish: 0, or -1 after a message. */
 int cbox_run_net_publish(struct cbox_run_net *n, const char *arg);
+
+/* --allow-net LIST (cbox_run_proxy.c): its entries into n->allow: 0, or -1 after a message. */
+int cbox_run_allow_net(struct cbox_run_net *n, const char *arg);
+/* In the sandbox's network namespace: a socket listening on its 127.0.0.1:CBOX_PROXY_PORT, or
+ * -errno. */
+int cbox_run_proxy_listener(void);
+/* Bring up the loopback interface of the network namespace the caller is in: 0, or -1 (errno). */
+int cbox_run_loopback_up(void);
+/* Start cbox-proxy on listener with n's rules (stopped by cbox_run_proxy_stop): 0, or -1 after
+ * a message. */
+int cbox_run_proxy_start(const struct cbox_run_net *n, int listener);
+pid_t cbox_run_proxy_pid(void); /* -1 when none runs */
+void cbox_run_proxy_stop(void);
 
 /* A running slirp4netns for the sandbox (cbox_run_net.c). */
 struct cbox_run_slirp {

@@ -87,9 +87,12 @@ static int parse_option(struct cbox_run_net *n, char *opt)
 
 int cbox_run_net_parse(struct cbox_run_net *n, const char *arg)
 {
-	/* (a later --network replaces an earlier one; -p's stay) */
-	*n = (struct cbox_run_net){
-	    .mtu = DEFAULT_MTU, .publish = n->publish, .n_publish = n->n_publish};
+	/* (a later --network replaces an earlier one; -p's and --allow-net's stay) */
+	*n = (struct cbox_run_net){.mtu = DEFAULT_MTU,
+	                           .publish = n->publish,
+	                           .n_publish = n->n_publish,
+	                           .allow = n->allow,
+	                           .n_allow = n->n_allow};
 	if (strcmp(arg, "none") == 0)
 		return 0;
 	if (strcmp(arg, "host") == 0) {

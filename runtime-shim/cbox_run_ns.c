@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -30,6 +31,7 @@
 
 #include <json-c/json.h>
 
+#include "cbox/fdpass.h"
 #include "cbox/rmtree.h"
 #include "cbox/log.h"
 #include "cbox_run.h"
@@ -275,16 +277,18 @@ static int write_bundle(struct cbox_run_opts *o, char **argv, const char *dir, c
 }
 
 /*
- * --network slirp4netns: the container's network namespace, made by a process of cbox-run's that
- * holds it until the end (killed then, or with cbox-run: PR_SET_PDEATHSIG), so that slirp4netns
- * can bring its tap0 up before the container starts; the bundle joins it by path. The ns tier's
- * bundle has no user namespace, so root makes it, owned by the host's user namespace, as
- * Docker's are. Its pid, or -1 after a message.
+ * --network slirp4netns and --allow-net: the container's network namespace, made by a process of
+ * cbox-run's that holds it until the end (killed then, or with cbox-run: PR_SET_PDEATHSIG), so
+ * that slirp4netns can bring its tap0 up, or the proxy listen in it, before the container starts;
+ * the bundle joins it by path. The ns tier's bundle has no user namespace, so root makes it,
+ * owned by the host's user namespace, as Docker's are. With --allow-net the holder brings the
+ * namespace's loopback up and hands out the proxy's listener (*listener). Its pid, or -1 after a
+ * message.
  */
-static pid_t netns_holder(void)
+static pid_t netns_holder(bool proxy, int *listener)
 {
 	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0)
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) < 0)
 		return -1;
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -295,17 +299,31 @@ static pid_t netns_holder(void)
 			        strerror(errno));
 			_exit(1);
 		}
-		if (write(p[1], "n", 1) != 1)
+		int l = -1;
+		if (proxy && (cbox_run_loopback_up() < 0 || (l = cbox_run_proxy_listener()) < 0)) {
+			dprintf(2, "cbox-run: --allow-net: the proxy's port in the sandbox: %s\n",
+			        strerror(l < 0 && l != -1 ? -l : errno));
 			_exit(1);
+		}
+		if (cbox_send_fds(p[1], "n", 1, &l, l >= 0 ? 1 : 0) < 0)
+			_exit(1);
+		if (l >= 0)
+			close(l);
 		close(p[1]);
 		for (;;)
 			pause();
 	}
 	close(p[1]);
 	char c;
-	bool ok = pid > 0 && read(p[0], &c, 1) == 1;
+	int nfds = 0;
+	*listener = -1;
+	bool ok = pid > 0 && cbox_recv_fds(p[0], &c, 1, listener, 1, &nfds, 0) == 1 &&
+	          nfds == (proxy ? 1 : 0);
 	close(p[0]);
 	if (!ok && pid > 0) {
+		if (nfds == 1)
+			close(*listener);
+		*listener = -1;
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 	}
@@ -403,13 +421,20 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 	struct cbox_run_slirp slirp = {.pid = -1, .exit_fd = -1, .ready_fd = -1, .log_fd = -1};
 	pid_t holder = -1;
 	char netns[64] = "";
-	if (o->net.slirp) {
-		if ((holder = netns_holder()) < 0)
+	if (o->net.slirp || o->net.n_allow) {
+		int listener;
+		if ((holder = netns_holder(o->net.n_allow > 0, &listener)) < 0)
 			goto out;
 		snprintf(netns, sizeof(netns), "/proc/%d/ns/net", (int)holder);
-		if (cbox_run_net_start(&o->net, holder, &slirp) < 0 ||
-		    cbox_run_net_ready(&o->net, &slirp) < 0)
+		if (o->net.slirp && (cbox_run_net_start(&o->net, holder, &slirp) < 0 ||
+		                     cbox_run_net_ready(&o->net, &slirp) < 0))
 			goto out;
+		if (listener >= 0) {
+			int r = cbox_run_proxy_start(&o->net, listener);
+			close(listener);
+			if (r < 0)
+				goto out;
+		}
 	}
 	if (mkdir(bundle, 0700) < 0 || write_bundle(o, argv, bundle, netns[0] ? netns : NULL) < 0) {
 		fprintf(stderr, "cbox-run: writing the ns tier's bundle failed\n");

@@ -14,6 +14,7 @@
 
 #include "cbox/cgroup.h"
 #include "cbox/log.h"
+#include "cbox_proxy.h"
 #include "cbox_run.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -91,6 +92,14 @@ static void usage(FILE *f)
 	    "                             comma-separated: allow_host_loopback=true|false,\n"
 	    "                             enable_ipv6=true|false, mtu=N (default 65520)\n"
 	    "                             e.g. cbox-run --network slirp4netns -- pip download six\n"
+	    "  --allow-net HOST[:PORT],...  a way out to these hosts only, through a proxy that\n"
+	    "                             HTTP_PROXY and HTTPS_PROXY name (CONNECT, and http://\n"
+	    "                             URLs; the host resolves names); HOST: a name, *.DOMAIN\n"
+	    "                             (its subdomains), an IPv4 address or [an IPv6 one]; any\n"
+	    "                             port unless given; a name that resolves to the host's\n"
+	    "                             loopback is refused (name localhost or 127.0.0.1 to\n"
+	    "                             allow it); refusals are said on stderr\n"
+	    "                             e.g. cbox-run --allow-net registry.npmjs.org -- npm ci\n"
 	    "  -p, --publish [[HOSTIP:][HOSTPORT]:]PORT[/tcp|/udp]  with --network slirp4netns:\n"
 	    "                             the guest's PORT at HOSTPORT of the host, on HOSTIP\n"
 	    "                             (default 127.0.0.1: docker's 0.0.0.0 would show an\n"
@@ -345,6 +354,8 @@ static int parse_one(struct cbox_run_opts *o, int c, const char *arg)
 		return 0;
 	case 'p':
 		return cbox_run_net_publish(&o->net, arg);
+	case 'A':
+		return cbox_run_allow_net(&o->net, arg);
 	case 'N':
 		if (strcmp(arg, "sentry") != 0 && strcmp(arg, "ns") != 0) {
 			fprintf(stderr,
@@ -459,6 +470,7 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	                                         {"network", required_argument, NULL, 'n'},
 	                                         {"net", required_argument, NULL, 'n'},
 	                                         {"publish", required_argument, NULL, 'p'},
+	                                         {"allow-net", required_argument, NULL, 'A'},
 	                                         {"memory", required_argument, NULL, 'M'},
 	                                         {"memory-swap", required_argument, NULL, 'W'},
 	                                         {"cpus", required_argument, NULL, 'C'},
@@ -493,6 +505,12 @@ int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o)
 	}
 	if (o->net.n_publish && !o->net.slirp) {
 		fprintf(stderr, "cbox-run: -p needs a way in: --network slirp4netns\n");
+		return -1;
+	}
+	if (o->net.n_allow && o->net.slirp) {
+		fprintf(stderr, "cbox-run: --allow-net limits the way out to the hosts it names, "
+		                "and --network slirp4netns opens it to every host: give one of "
+		                "them\n");
 		return -1;
 	}
 	if (cbox_run_resolve_user(o) < 0)
@@ -537,6 +555,18 @@ char **cbox_run_env(struct cbox_run_opts *o)
 	if (term)
 		r |= env_add(&v, &n, "TERM", term);
 	r |= env_add(&v, &n, "LANG", lang ? lang : "C.UTF-8");
+	/* --allow-net: the proxy, which programs find by these names (before --env's, which may
+	 * replace them); the sandbox's own loopback is reached directly. */
+	if (o->net.n_allow) {
+		char url[64];
+		snprintf(url, sizeof(url), "http://127.0.0.1:%d", CBOX_PROXY_PORT);
+		static const char *const names[] = {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy",
+		                                    "https_proxy"};
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			r |= env_add(&v, &n, names[i], url);
+		r |= env_add(&v, &n, "NO_PROXY", "localhost,127.0.0.1,::1");
+		r |= env_add(&v, &n, "no_proxy", "localhost,127.0.0.1,::1");
+	}
 	/* --env-file's first, then --env's, whatever their order on the command line (docker's
 	 * rule): a later setting of a name replaces an earlier one. */
 	for (size_t i = 0; i < o->n_env_file + o->n_env && r == 0; i++) {
@@ -582,6 +612,7 @@ void cbox_run_opts_free(struct cbox_run_opts *o)
 	free(o->tree);
 	free(o->resolv_conf);
 	free(o->net.publish);
+	free_strv(o->net.allow, o->net.n_allow);
 	size_t n = 0;
 	while (o->envp && o->envp[n])
 		n++;

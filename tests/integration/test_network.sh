@@ -271,7 +271,118 @@ t_net_publish() {
 	CFG=""
 }
 
+# --allow-net: the hosts named and nothing else, through the proxy the environment names, on every
+# configuration given (both tiers): what is named is reached and receives what was sent, another
+# port of it, a connection around the proxy and the host's loopback do not, and a refusal is said
+# on stderr; plain http goes through in origin form.
+t_net_allow() {
+	local base=$CFG tag
+	tag=allow-$(printf '%s' "$CFG" | tr -c 'a-z' '-')
+	if [ -z "$HOST_IP" ]; then
+		skip_check "--allow-net" "the host has no global IPv4 address to listen on"
+		return
+	fi
+	CFG="$base --allow-net $HOST_IP:$OUT_PORT,$HOST_IP:$HTTP_PORT"
+	box "$PY" "$PEER" tunnel "$HOST_IP" "$OUT_PORT" "tun-$tag"
+	check "--allow-net HOST:PORT: a tunnel through the proxy reaches it" sent "$OUT"
+	check "  ... which received it" yes "$(received OUT "tun-$tag")"
+	box "$PY" "$PEER" tunnel "$HOST_IP" "$LOOP_PORT" "port-$tag"
+	check "  ... another port of the host is refused" \
+		"Tunnel connection failed: 403 Forbidden" "$OUT"
+	check_match "  ... and cbox-run says so" \
+		"cbox-run: --allow-net: $HOST_IP:$LOOP_PORT: refused: not in the list" "$ERR"
+	box "$PY" "$PEER" send "$HOST_IP" "$OUT_PORT" "direct-$tag"
+	check "  ... a connection around the proxy is unreachable" "Network is unreachable" "$OUT"
+	check "  ... and nothing arrived" no "$(received OUT "direct-$tag")"
+	box "$PY" "$PEER" tunnel 127.0.0.1 "$LOOP_PORT" "loop-$tag"
+	check "  ... the host's loopback, not named, is refused" \
+		"Tunnel connection failed: 403 Forbidden" "$OUT"
+	CBOX_FAKE_API_KEY=sk-net-$tag box "$PY" "$ITEST_TMP/attack.py" /nonexistent "$LOOP_PORT"
+	check_match "  ... the attack's POST to 127.0.0.1 stays inside" \
+		"step 3 \\(exfiltration\\): cannot reach 127.0.0.1:$LOOP_PORT: Connection refused" "$OUT"
+	check "  ... and the host's loopback listener received nothing" "no no" \
+		"$(received LOOP "loop-$tag") $(received LOOP "sk-net-$tag")"
+	box "$PY" "$PEER" fetch "http://$HOST_IP:$HTTP_PORT/page.txt"
+	check "  ... an http:// URL is fetched through it" "page-of-$$" "$OUT"
+	check_match "  ... the server is asked in origin form" '"GET /page.txt HTTP/1.1" 200' \
+		"$(cat "$ITEST_TMP/http.log")"
+	box "$PY" "$PEER" fetch "http://$HOST_IP:$LOOP_PORT/page.txt"
+	check "  ... and refused for a port not named" "HTTP Error 403: Forbidden" "$OUT"
+	# The host's loopback through a name: refused unless the rule names the loopback.
+	if [ -n "$LOOP_NAME" ]; then
+		CFG="$base --allow-net $LOOP_NAME"
+		box "$PY" "$PEER" tunnel "$LOOP_NAME" "$LOOP_PORT" "name-$tag"
+		check "--allow-net NAME, NAME the host's loopback ($LOOP_NAME): refused" \
+			"Tunnel connection failed: 403 Forbidden" "$OUT"
+		check_match "  ... saying why" "$LOOP_NAME:$LOOP_PORT: refused: the name is the host's loopback" "$ERR"
+		check "  ... and nothing arrived" no "$(received LOOP "name-$tag")"
+	else
+		skip_check "a name of the host's loopback is refused" "/etc/hosts names no 127.x address but localhost"
+	fi
+	CFG="$base --allow-net localhost:$LOOP_PORT"
+	box "$PY" "$PEER" tunnel localhost "$LOOP_PORT" "localhost-$tag"
+	check "--allow-net localhost:PORT opens the host's loopback port, as asked" sent "$OUT"
+	check "  ... which received it" yes "$(received LOOP "localhost-$tag")"
+	CFG=$base
+	check "no cbox-proxy is left" "" "$(pgrep -x cbox-proxy)"
+}
+
+t_net_allow_errors() {
+	# Run by a user: nothing needs a privilege (cbox-proxy runs as that user).
+	if [ "$(id -u)" != 0 ]; then
+		skip_check "--allow-net run by a user" "needs root to become uid 1000"
+	elif [ -n "$HOST_IP" ]; then
+		CFG="--allow-net $HOST_IP:$OUT_PORT (uid 1000)"
+		local out
+		# (the peer where that user may read it)
+		mkdir -p "$SCRATCH/user" && cp "$PEER" "$SCRATCH/user/" && chmod 0711 "$SCRATCH" &&
+			chmod 0755 "$SCRATCH/user"
+		out=$(cd /tmp && as_user "$CBOX_RUN" --allow-net "$HOST_IP:$OUT_PORT" -- \
+			"$PY" "$SCRATCH/user/net_peer.py" tunnel "$HOST_IP" "$OUT_PORT" "user-$$" 2>&1)
+		chmod 0700 "$SCRATCH"
+		check "--allow-net run by a user: a tunnel to the host named" sent "$out"
+		check "  ... which received it" yes "$(received OUT "user-$$")"
+	fi
+	CFG="--allow-net exa_mple..com"
+	box /bin/true
+	check "--allow-net: a malformed entry is refused" 125 "$STATUS"
+	check_match "  ... naming it" "--allow-net 'exa_mple..com': expected HOST" "$ERR"
+	CFG="--allow-net example.com --network slirp4netns"
+	box /bin/true
+	check_match "--allow-net with --network slirp4netns is refused" \
+		"--allow-net limits the way out .* give one of them" "$ERR"
+	CFG="--allow-net example.com"
+	box /bin/sh -c 'echo "$HTTPS_PROXY $https_proxy $HTTP_PROXY $no_proxy"'
+	check "--allow-net: the environment names the proxy" \
+		"http://127.0.0.1:3128 http://127.0.0.1:3128 http://127.0.0.1:3128 localhost,127.0.0.1,::1" "$OUT"
+	CFG=""
+}
+
+# A web server on the host's own address for --allow-net's plain-http checks, and a name of the
+# host's loopback from /etc/hosts other than localhost (Debian's 127.0.1.1 HOSTNAME), if any.
+if [ -n "$HOST_IP" ]; then
+	mkdir -p "$ITEST_TMP/www"
+	echo "page-of-$$" >"$ITEST_TMP/www/page.txt"
+	HTTP_PORT=$("$PY" "$PEER" free-port)
+	"$PY" -m http.server --bind "$HOST_IP" --directory "$ITEST_TMP/www" "$HTTP_PORT" \
+		>"$ITEST_TMP/http.log" 2>&1 &
+	PIDS="$PIDS $!"
+	for _ in $(seq 50); do grep -q Serving "$ITEST_TMP/http.log" && break; sleep 0.1; done
+fi
+LOOP_NAME=$(awk '$1 ~ /^127\./ { for (i = 2; i <= NF; i++) if ($i != "localhost" && $i !~ /^#/) { print $i; exit } }' /etc/hosts)
+
 for_each_config t_net_out
+for CFG in --platform=seccomp --platform=ptrace; do
+	t_net_allow
+done
+if [ "$(id -u)" = 0 ]; then
+	CFG=--tier=ns
+	t_net_allow
+else
+	skip_check "--tier=ns --allow-net" "the ns tier runs as root"
+fi
+CFG=""
+t_net_allow_errors
 t_net_ns
 t_net_publish
 t_net_errors

@@ -12,6 +12,10 @@ usage: net_peer.py listen ADDR PORTFILE OUTFILE   (a TCP listener on ADDR, port 
            the error's strerror)
        net_peer.py free-port [N]                    (prints a TCP port of 127.0.0.1 free
            with the N-1 after it; N defaults to 1)
+       net_peer.py tunnel HOST PORT TEXT            (through the proxy $https_proxy names:
+           CONNECT HOST:PORT, then sends TEXT; prints "sent", or the error)
+       net_peer.py fetch URL                        (urllib, which follows $http_proxy: prints
+           the body, or the error)
        net_peer.py hold PORT                        (listens on 127.0.0.1:PORT, prints "held",
            runs until killed)
 """
@@ -97,6 +101,29 @@ elif mode == "free-port":
         finally:
             for h in held:
                 h.close()
+elif mode == "tunnel":
+    import http.client
+    import urllib.parse
+    proxy = urllib.parse.urlsplit(os.environ["https_proxy"])
+    try:
+        conn = http.client.HTTPConnection(proxy.hostname, proxy.port, timeout=10)
+        conn.set_tunnel(sys.argv[2], int(sys.argv[3]))
+        conn.connect()
+        conn.sock.sendall(sys.argv[4].encode())
+        conn.close()
+        print("sent")
+    except OSError as e:
+        print(e.strerror or str(e))
+elif mode == "fetch":
+    import urllib.error
+    import urllib.request
+    try:
+        with urllib.request.urlopen(sys.argv[2], timeout=10) as r:
+            print(r.read().decode())
+    except urllib.error.HTTPError as e:
+        print("HTTP Error %d: %s" % (e.code, e.reason))
+    except urllib.error.URLError as e:
+        print(getattr(e.reason, "strerror", None) or str(e.reason))
 elif mode == "hold":
     srv = socket.socket()
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
