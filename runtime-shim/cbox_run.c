@@ -377,6 +377,11 @@ static int run(struct cbox_run_opts *o, char **argv)
 	                                 .status_fd = report[0],
 	                                 .gofer_pending = true,
 	                                 .gofer_ready_fd = sync[0]};
+	/* --allow-net: the proxy's listening socket comes out of the sandbox's network namespace
+	 * through this pair (cbox_run_proxy.c). */
+	int lpair[2] = {-1, -1};
+	if (o->net.n_allow && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, lpair) < 0)
+		return 125;
 	/*
 	 * The sentry's user and pid namespaces come with the clone; its mount, network, IPC and UTS
 	 * namespaces it makes itself, first thing, while this process writes its id maps: the
@@ -385,11 +390,6 @@ static int run(struct cbox_run_opts *o, char **argv)
 	 * owned by that user namespace either way.) With --network slirp4netns the network
 	 * namespace comes with the clone, so that slirp4netns can be started on it at once.
 	 */
-	/* --allow-net: the proxy's listening socket comes out of the sandbox's network namespace
-	 * through this pair (cbox_run_proxy.c). */
-	int lpair[2] = {-1, -1};
-	if (o->net.n_allow && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, lpair) < 0)
-		return 125;
 	int net_flag = o->net.slirp ? CLONE_NEWNET : 0;
 	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWPID | net_flag | SIGCHLD, 0,
 	                           0, 0, 0);

@@ -299,10 +299,14 @@ static pid_t netns_holder(bool proxy, int *listener)
 			        strerror(errno));
 			_exit(1);
 		}
-		int l = -1;
-		if (proxy && (cbox_run_loopback_up() < 0 || (l = cbox_run_proxy_listener()) < 0)) {
+		int l = -1, e = 0;
+		if (proxy && cbox_run_loopback_up() < 0)
+			e = errno;
+		else if (proxy && (l = cbox_run_proxy_listener()) < 0)
+			e = -l;
+		if (e) {
 			dprintf(2, "cbox-run: --allow-net: the proxy's port in the sandbox: %s\n",
-			        strerror(l < 0 && l != -1 ? -l : errno));
+			        strerror(e));
 			_exit(1);
 		}
 		if (cbox_send_fds(p[1], "n", 1, &l, l >= 0 ? 1 : 0) < 0)
