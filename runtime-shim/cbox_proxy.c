@@ -1,16 +1,17 @@
 /*
- * cbox-proxy RULE...: the way out that cbox-run --allow-net gives a sandbox. fd 3 is a listening
- * TCP socket of the sandbox's own network namespace (127.0.0.1:3128 there), which the guest's
- * HTTP_PROXY and HTTPS_PROXY name; this process runs in the host's namespace and is the only way
- * from one to the other. Each connection gets a process of its own, which reads the request's
- * head, checks the host against the rules (cbox_proxy_parse.c) and then either tunnels (CONNECT
- * HOST:PORT, for https and anything else over TCP) or passes one plain-http request on
+ * cbox-proxy RULE...: the way out that cbox-run --allow-net gives a sandbox. Through fd 3 comes a
+ * listening TCP socket of the sandbox's own network namespace (127.0.0.1:3128 there), which the
+ * guest's HTTP_PROXY and HTTPS_PROXY name; this process runs in the host's namespace and is the
+ * only way from one to the other. Each connection gets a process of its own, which reads the
+ * request's head, checks the host against the rules (cbox_proxy_parse.c) and then either tunnels
+ * (CONNECT HOST:PORT, for https and anything else over TCP) or passes one plain-http request on
  * (absolute-form GET http://HOST/...), with "Connection: close".
  *
  * Security: the guest chooses every byte this process reads, so it runs with as little as it
  * needs: started by root it becomes nobody (it only accepts, resolves names and connects out),
  * it cannot gain privileges (no_new_privs), it keeps no fd of cbox-run's but the listener, and it
- * is exec'd, so nothing of cbox-run's memory is in it. It dies with cbox-run (PR_SET_PDEATHSIG).
+ * is exec'd without an environment, so nothing of cbox-run's memory or of the caller's variables
+ * (API keys the guest was not given) is in it. It dies with cbox-run (PR_SET_PDEATHSIG).
  * What the rules let through is decided on the name the guest gives, which is the name the
  * connection is made to: the host resolves it, and a name that resolves to the host's loopback
  * is refused unless the rule names the loopback itself (cbox_proxy_addr_allowed). Not prevented:
@@ -33,7 +34,7 @@
 
 #include "cbox_proxy.h"
 
-#define LISTEN_FD  3
+#define FEED_FD    3
 #define MAX_CONNS  256   /* connections at once; more wait to be accepted */
 #define HEAD_MS    30000 /* for the request's head */
 #define CONNECT_MS 30000 /* for the server to answer a connect */
@@ -235,6 +236,33 @@ static int serve(int c)
 }
 
 static volatile sig_atomic_t stopping;
+static int listener = -1;
+
+/* The listening socket, the one message on fd 3 (cbox-run's sandbox makes it and sends it there
+ * once its network namespace exists), or -1 when none comes (EOF: the sandbox failed to start;
+ * SIGTERM). */
+static int receive_listener(void)
+{
+	char c;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec io = {.iov_base = &c, .iov_len = 1};
+	struct msghdr m = {
+	    .msg_iov = &io, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+	ssize_t n;
+	while ((n = recvmsg(FEED_FD, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR && !stopping)
+		;
+	close(FEED_FD);
+	struct cmsghdr *h = n == 1 ? CMSG_FIRSTHDR(&m) : NULL;
+	if (!h || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
+	    h->cmsg_len != CMSG_LEN(sizeof(int)) || (m.msg_flags & MSG_CTRUNC))
+		return -1;
+	int fd;
+	memcpy(&fd, CMSG_DATA(h), sizeof(fd));
+	return fd;
+}
 
 static void on_term(int sig)
 {
@@ -250,7 +278,7 @@ static void on_term(int sig)
  */
 static void drain(void)
 {
-	close(LISTEN_FD);
+	close(listener);
 	for (int waited = 0; waited < DRAIN_MS; waited += 10) {
 		pid_t p;
 		while ((p = waitpid(-1, NULL, WNOHANG)) > 0)
@@ -276,8 +304,8 @@ static int drop_root(void)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: cbox-proxy RULE... (the listener is fd 3; cbox-run "
-		                "--allow-net starts it)\n");
+		fprintf(stderr, "usage: cbox-proxy RULE... (the listener comes through fd 3; "
+		                "cbox-run --allow-net starts it)\n");
 		return 2;
 	}
 	rules = calloc((size_t)argc - 1, sizeof(*rules));
@@ -296,10 +324,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	/* (no SA_RESTART: the accept below returns on it) */
+	/* (no SA_RESTART: the waits below return on it) */
 	struct sigaction sa = {.sa_handler = on_term};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
+	listener = receive_listener();
+	if (listener < 0)
+		return stopping ? 0 : 1; /* (the sandbox did not start, and said why) */
 	unsigned active = 0;
 	while (!stopping) {
 		while (waitpid(-1, NULL, WNOHANG) > 0)
@@ -309,10 +340,10 @@ int main(int argc, char **argv)
 				active--;
 			continue;
 		}
-		int c = accept4(LISTEN_FD, NULL, NULL, SOCK_CLOEXEC);
+		int c = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
 		if (c < 0) {
 			if (errno == EBADF || errno == EINVAL || errno == ENOTSOCK) {
-				fprintf(stderr, "cbox-proxy: fd 3 is not a listening socket: %s\n",
+				fprintf(stderr, "cbox-proxy: not a listening socket: %s\n",
 				        strerror(errno));
 				return 1;
 			}
@@ -322,7 +353,7 @@ int main(int argc, char **argv)
 		}
 		pid_t pid = fork();
 		if (pid == 0) {
-			close(LISTEN_FD);
+			close(listener);
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			_exit(serve(c));
 		}

@@ -277,30 +277,6 @@ static int sentry_failed(pid_t sentry, pid_t gofer)
 	return 125;
 }
 
-/* --allow-net: the listener from the sandbox (sock, closed), and cbox-proxy on it, in the
- * sandbox's cgroup: 0, or -1 after a message. */
-static int start_proxy(const struct cbox_run_opts *o, int sock)
-{
-	int l = -1, nfds = 0;
-	char c;
-	ssize_t got = cbox_recv_fds(sock, &c, 1, &l, 1, &nfds, 0);
-	close(sock);
-	if (got != 1 || nfds != 1) {
-		if (nfds == 1)
-			close(l);
-		return -1; /* (the sentry's process said why it could not make it) */
-	}
-	int r = cbox_run_proxy_start(&o->net, l);
-	close(l);
-	struct cbox_err *err = NULL;
-	if (r == 0 && sandbox_cg &&
-	    cbox_cgroup_add_pid(sandbox_cg, cbox_run_proxy_pid(), &err) < 0) {
-		cbox_err_report(&err, "cbox-run: moving the proxy into the sandbox's cgroup");
-		r = -1;
-	}
-	return r;
-}
-
 static int run(struct cbox_run_opts *o, char **argv)
 {
 	const struct cbox_platform_ops *platform = cbox_platform_find(o->platform);
@@ -341,6 +317,26 @@ static int run(struct cbox_run_opts *o, char **argv)
 		waitpid(gpid, NULL, 0);
 		return 125;
 	}
+	/* --allow-net: cbox-proxy, whose listening socket will come out of the sandbox's network
+	 * namespace through proxy_feed (cbox_run_proxy.c): started now, its exec overlaps the rest
+	 * of the set-up, and it may accept once the listener comes (a connection made before
+	 * waits in the listener's backlog). */
+	int proxy_feed = -1;
+	if (o->net.n_allow) {
+		proxy_feed = cbox_run_proxy_start(&o->net);
+		bool failed = proxy_feed < 0;
+		if (!failed && sandbox_cg &&
+		    cbox_cgroup_add_pid(sandbox_cg, cbox_run_proxy_pid(), &err) < 0) {
+			cbox_err_report(&err,
+			                "cbox-run: moving the proxy into the sandbox's cgroup");
+			failed = true;
+		}
+		if (failed) {
+			kill(gpid, SIGKILL);
+			waitpid(gpid, NULL, 0);
+			return 125;
+		}
+	}
 	struct cbox_run_tty tty = {.master = -1, .slave = -1};
 	if (o->tty && cbox_run_tty_open(&tty, sandbox_uid()) < 0)
 		return 125;
@@ -377,11 +373,6 @@ static int run(struct cbox_run_opts *o, char **argv)
 	                                 .status_fd = report[0],
 	                                 .gofer_pending = true,
 	                                 .gofer_ready_fd = sync[0]};
-	/* --allow-net: the proxy's listening socket comes out of the sandbox's network namespace
-	 * through this pair (cbox_run_proxy.c). */
-	int lpair[2] = {-1, -1};
-	if (o->net.n_allow && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, lpair) < 0)
-		return 125;
 	/*
 	 * The sentry's user and pid namespaces come with the clone; its mount, network, IPC and UTS
 	 * namespaces it makes itself, first thing, while this process writes its id maps: the
@@ -405,15 +396,15 @@ static int run(struct cbox_run_opts *o, char **argv)
 		if (unshare(CLONE_NEWNS | (CLONE_NEWNET & ~net_flag) | CLONE_NEWIPC |
 		            CLONE_NEWUTS) < 0)
 			cbox_die(125, "creating the sandbox's namespaces: %s", strerror(errno));
-		if (lpair[1] >= 0) {
+		if (proxy_feed >= 0) {
 			int l = cbox_run_proxy_listener();
 			if (l < 0)
 				cbox_die(125, "--allow-net: the proxy's port in the sandbox: %s",
 				         strerror(-l));
-			if (cbox_send_fds(lpair[1], "l", 1, &l, 1) < 0)
+			if (cbox_send_fds(proxy_feed, "l", 1, &l, 1) < 0)
 				_exit(125);
 			close(l);
-			close(lpair[1]);
+			close(proxy_feed);
 		}
 		char c;
 		if (read(sync[0], &c, 1) != 1)
@@ -430,8 +421,8 @@ static int run(struct cbox_run_opts *o, char **argv)
 	}
 	close(sync[0]);
 	close(report[0]);
-	if (lpair[1] >= 0)
-		close(lpair[1]);
+	if (proxy_feed >= 0)
+		close(proxy_feed);
 	setpgid(pid, pid); /* (also done by the child: whichever runs first) */
 	sentry_pid = pid;
 	/* The sentry waits on the sync pipe: in the cgroup before it starts the guest, every
@@ -472,10 +463,6 @@ static int run(struct cbox_run_opts *o, char **argv)
 	close(gsock);
 	/* The program starts with its way out up. */
 	if (o->net.slirp && cbox_run_net_ready(&o->net, &slirp) < 0) {
-		kill(pid, SIGKILL);
-		return sentry_failed(pid, gpid);
-	}
-	if (lpair[0] >= 0 && start_proxy(o, lpair[0]) < 0) {
 		kill(pid, SIGKILL);
 		return sentry_failed(pid, gpid);
 	}

@@ -138,9 +138,10 @@ int cbox_run_allow_net(struct cbox_run_net *n, const char *arg);
 int cbox_run_proxy_listener(void);
 /* Bring up the loopback interface of the network namespace the caller is in: 0, or -1 (errno). */
 int cbox_run_loopback_up(void);
-/* Start cbox-proxy on listener with n's rules (stopped by cbox_run_proxy_stop): 0, or -1 after
- * a message. */
-int cbox_run_proxy_start(const struct cbox_run_net *n, int listener);
+/* Start cbox-proxy with n's rules (stopped by cbox_run_proxy_stop), early, so that its exec
+ * overlaps the sandbox's set-up: the socket to send it the listener through (one message, with
+ * the listener's fd: cbox_send_fds), or -1 after a message. */
+int cbox_run_proxy_start(const struct cbox_run_net *n);
 pid_t cbox_run_proxy_pid(void); /* -1 when none runs */
 void cbox_run_proxy_stop(void);
 

@@ -115,7 +115,7 @@ static int proxy_path(char *buf, size_t n)
 	return w < 0 || (size_t)w >= n ? -1 : access(buf, X_OK);
 }
 
-int cbox_run_proxy_start(const struct cbox_run_net *n, int listener)
+int cbox_run_proxy_start(const struct cbox_run_net *n)
 {
 	char path[PATH_MAX];
 	if (proxy_path(path, sizeof(path)) < 0) {
@@ -123,37 +123,46 @@ int cbox_run_proxy_start(const struct cbox_run_net *n, int listener)
 		        path);
 		return -1;
 	}
+	int sp[2];
 	char **argv = calloc(n->n_allow + 2, sizeof(*argv));
-	if (!argv)
+	if (!argv || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
+		free(argv);
+		fprintf(stderr, "cbox-run: --allow-net: %s\n", strerror(errno));
 		return -1;
+	}
 	argv[0] = path;
 	for (size_t i = 0; i < n->n_allow; i++)
 		argv[i + 1] = n->allow[i];
 	pid_t pid = fork();
 	if (pid == 0) {
-		/* Its own process group (a terminal's ^C is cbox-run's to pass on); the listener
-		 * as fd 3, stdin /dev/null, cbox-run's stdout and stderr; nothing else of
-		 * cbox-run's. */
+		/* Its own process group (a terminal's ^C is cbox-run's to pass on); the socket the
+		 * listener will come through as fd 3, stdin /dev/null, cbox-run's stdout and
+		 * stderr; nothing else of cbox-run's. */
 		setpgid(0, 0);
 		/* (dup2 onto itself would keep its close-on-exec) */
-		if (listener == 3 ? fcntl(3, F_SETFD, 0) < 0 : dup2(listener, 3) < 0)
+		if (sp[1] == 3 ? fcntl(3, F_SETFD, 0) < 0 : dup2(sp[1], 3) < 0)
 			_exit(127);
 		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (null < 0 || dup2(null, 0) < 0)
 			_exit(127);
 		syscall(SYS_close_range, 4, ~0U, 0);
-		execv(path, argv);
+		/* No environment: the caller's (its API keys, which the guest was not given) stays
+		 * out of a process that reads what the guest sends. */
+		char *const noenv[] = {NULL};
+		execve(path, argv, noenv);
 		dprintf(2, "cbox-run: --allow-net: %s: %s\n", path, strerror(errno));
 		_exit(127);
 	}
 	free(argv);
+	close(sp[1]);
 	if (pid < 0) {
 		fprintf(stderr, "cbox-run: --allow-net: %s\n", strerror(errno));
+		close(sp[0]);
 		return -1;
 	}
 	setpgid(pid, pid);
 	proxy_pid = pid;
-	return 0;
+	return sp[0];
 }
 
 pid_t cbox_run_proxy_pid(void)

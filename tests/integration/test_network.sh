@@ -351,7 +351,26 @@ t_net_allow_errors() {
 	box /bin/true
 	check_match "--allow-net with --network slirp4netns is refused" \
 		"--allow-net limits the way out .* give one of them" "$ERR"
+	# The proxy reads what the guest sends: it holds none of the caller's variables, and run by
+	# root it is nobody, without groups, and cannot gain privileges.
 	CFG="--allow-net example.com"
+	CBOX_SECRET_OF_CALLER=sk-$$ "$CBOX_RUN" --allow-net example.com -- /bin/sleep 30 \
+		</dev/null >/dev/null 2>&1 &
+	local run=$! proxy=""
+	for _ in $(seq 50); do
+		proxy=$(pgrep -x cbox-proxy | head -n 1)
+		[ -n "$proxy" ] && break
+		sleep 0.1
+	done
+	check "cbox-proxy has none of the caller's environment" "0 bytes" \
+		"$(tr '\0' '\n' <"/proc/$proxy/environ" | wc -c) bytes"
+	if [ "$(id -u)" = 0 ]; then
+		check "  ... and runs as nobody, no_new_privs, no groups" "65534 1 " \
+			"$(awk '/^Uid:/ { u = $2 } /^NoNewPrivs:/ { n = $2 } /^Groups:/ { g = $2 }
+				END { print u, n, g }' "/proc/$proxy/status")"
+	fi
+	kill "$run"
+	wait "$run" 2>/dev/null
 	box /bin/sh -c 'echo "$HTTPS_PROXY $https_proxy $HTTP_PROXY $no_proxy"'
 	check "--allow-net: the environment names the proxy" \
 		"http://127.0.0.1:3128 http://127.0.0.1:3128 http://127.0.0.1:3128 localhost,127.0.0.1,::1" "$OUT"
