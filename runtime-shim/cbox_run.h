@@ -131,6 +131,10 @@ int cbox_run_net_parse(struct cbox_run_net *n, const char *arg);
 /* One -p into n->publish: 0, or -1 after a message. */
 int cbox_run_net_publish(struct cbox_run_net *n, const char *arg);
 
+/* The program name beside cbox-run (cbox for --tier=ns, cbox-proxy) in buf: 0 when it is there
+ * and executable, else -1 (buf still says where it was looked for). */
+int cbox_run_sibling(const char *name, char *buf, size_t n);
+
 /* --allow-net LIST (cbox_run_proxy.c): its entries into n->allow: 0, or -1 after a message. */
 int cbox_run_allow_net(struct cbox_run_net *n, const char *arg);
 /* In the sandbox's network namespace: a socket listening on its 127.0.0.1:CBOX_PROXY_PORT, or

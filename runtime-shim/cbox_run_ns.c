@@ -334,20 +334,6 @@ static pid_t netns_holder(bool proxy, int *listener)
 	return ok ? pid : -1;
 }
 
-/* cbox, beside cbox-run. */
-static int cbox_path(char *buf, size_t n)
-{
-	char self[PATH_MAX];
-	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (k < 0)
-		return -1;
-	self[k] = '\0';
-	char *slash = strrchr(self, '/');
-	*slash = '\0';
-	int w = snprintf(buf, n, "%s/cbox", self);
-	return w < 0 || (size_t)w >= n ? -1 : access(buf, X_OK);
-}
-
 /* `cbox kill --all ID SIG`: every process of the container (KILL: as the sentry tier's sandbox
  * is killed; STOP and CONT: ^Z and fg). */
 static sigset_t ns_blocked; /* the signals cbox_run_ns's wait keeps blocked outside ppoll */
@@ -408,7 +394,7 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 		return 125;
 	}
 	char cbox[PATH_MAX + 8];
-	if (cbox_path(cbox, sizeof(cbox)) < 0) {
+	if (cbox_run_sibling("cbox", cbox, sizeof(cbox)) < 0) {
 		fprintf(stderr, "cbox-run: --tier=ns needs cbox beside cbox-run (%s)\n", cbox);
 		return 125;
 	}

@@ -545,6 +545,22 @@ static int env_add(char ***v, size_t *n, const char *name, const char *value)
 	return 0;
 }
 
+int cbox_run_sibling(const char *name, char *buf, size_t n)
+{
+	char self[PATH_MAX];
+	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (k < 0) {
+		snprintf(buf, n, "%s", name);
+		return -1;
+	}
+	self[k] = '\0';
+	char *slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	int w = snprintf(buf, n, "%s/%s", self, name);
+	return w < 0 || (size_t)w >= n ? -1 : access(buf, X_OK);
+}
+
 char **cbox_run_env(struct cbox_run_opts *o)
 {
 	char **v = NULL;

@@ -100,25 +100,10 @@ int cbox_run_loopback_up(void)
 	return r < 0 ? -1 : 0;
 }
 
-/* cbox-proxy, beside cbox-run (as cbox is for --tier=ns). */
-static int proxy_path(char *buf, size_t n)
-{
-	char self[PATH_MAX];
-	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (k < 0)
-		return -1;
-	self[k] = '\0';
-	char *slash = strrchr(self, '/');
-	if (slash)
-		*slash = '\0';
-	int w = snprintf(buf, n, "%s/cbox-proxy", self);
-	return w < 0 || (size_t)w >= n ? -1 : access(buf, X_OK);
-}
-
 int cbox_run_proxy_start(const struct cbox_run_net *n)
 {
 	char path[PATH_MAX];
-	if (proxy_path(path, sizeof(path)) < 0) {
+	if (cbox_run_sibling("cbox-proxy", path, sizeof(path)) < 0) {
 		fprintf(stderr, "cbox-run: --allow-net needs cbox-proxy beside cbox-run (%s)\n",
 		        path);
 		return -1;
