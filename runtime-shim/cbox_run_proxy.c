@@ -37,6 +37,11 @@ int cbox_run_allow_net(struct cbox_run_net *n, const char *arg)
 		return -1;
 	int r = 0;
 	char *save = NULL;
+	if (strspn(arg, ",") == strlen(arg)) { /* (no entry at all) */
+		fprintf(stderr, "cbox-run: --allow-net '%s': expected HOST[:PORT],...\n", arg);
+		free(list);
+		return -1;
+	}
 	for (char *e = strtok_r(list, ",", &save); e && r == 0; e = strtok_r(NULL, ",", &save)) {
 		struct cbox_proxy_rule rule;
 		char err[512];

@@ -359,6 +359,9 @@ t_net_allow_errors() {
 	box /bin/true
 	check "--allow-net: a malformed entry is refused" 125 "$STATUS"
 	check_match "  ... naming it" "--allow-net 'exa_mple..com': expected HOST" "$ERR"
+	CFG="--allow-net ,"
+	box /bin/true
+	check_match "--allow-net without an entry is refused" "--allow-net ',': expected HOST" "$ERR"
 	CFG="--allow-net example.com --network slirp4netns"
 	box /bin/true
 	check_match "--allow-net with --network slirp4netns is refused" \
