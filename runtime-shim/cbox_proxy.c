@@ -1,11 +1,11 @@
 /*
- * cbox-proxy RULE...: the way out that cbox-run --allow-net gives a sandbox. Through fd 3 comes a
- * listening TCP socket of the sandbox's own network namespace (127.0.0.1:3128 there), which the
- * guest's HTTP_PROXY and HTTPS_PROXY name; this process runs in the host's namespace and is the
- * only way from one to the other. Each connection gets a process of its own, which reads the
- * request's head, checks the host against the rules (cbox_proxy_parse.c) and then either tunnels
- * (CONNECT HOST:PORT, for https and anything else over TCP) or passes one plain-http request on
- * (absolute-form GET http://HOST/...), with "Connection: close".
+ * cbox-proxy [--log-allowed] RULE...: the way out that cbox-run --allow-net gives a sandbox.
+ * Through fd 3 comes a listening TCP socket of the sandbox's own network namespace (127.0.0.1:3128
+ * there), which the guest's HTTP_PROXY and HTTPS_PROXY name; this process runs in the host's
+ * namespace and is the only way from one to the other. Each connection gets a process of its own,
+ * which reads the request's head, checks the host against the rules (cbox_proxy_parse.c) and then
+ * either tunnels (CONNECT HOST:PORT, for https and anything else over TCP) or passes one plain-http
+ * request on (absolute-form GET http://HOST/...), with "Connection: close".
  *
  * Security: the guest chooses every byte this process reads, so it runs with as little as it
  * needs: started by root it becomes nobody (it only accepts, resolves names and connects out),
@@ -43,6 +43,7 @@
 
 static struct cbox_proxy_rule *rules;
 static size_t nrules;
+static bool log_allowed; /* --log-allowed: a line for each connection let through too */
 
 /* A line on cbox-run's stderr about a connection that did not go through. */
 static void say(const struct cbox_proxy_request *req, const char *why)
@@ -217,6 +218,8 @@ static int serve(int c)
 		               : "cbox-run: the server cannot be reached\n");
 		return 0;
 	}
+	if (log_allowed)
+		say(&req, req.connect ? "allowed (CONNECT)" : "allowed (http)");
 	int r;
 	if (req.connect) {
 		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
@@ -303,15 +306,20 @@ static int drop_root(void)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: cbox-proxy RULE... (the listener comes through fd 3; "
-		                "cbox-run --allow-net starts it)\n");
+	int first = 1;
+	if (argc > 1 && strcmp(argv[1], "--log-allowed") == 0) {
+		log_allowed = true;
+		first = 2;
+	}
+	if (argc <= first) {
+		fprintf(stderr, "usage: cbox-proxy [--log-allowed] RULE... (the listener comes "
+		                "through fd 3; cbox-run --allow-net starts it)\n");
 		return 2;
 	}
-	rules = calloc((size_t)argc - 1, sizeof(*rules));
+	rules = calloc((size_t)(argc - first), sizeof(*rules));
 	if (!rules)
 		return 1;
-	for (int i = 1; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		char err[512];
 		if (cbox_proxy_rule_parse(argv[i], &rules[nrules++], err, sizeof(err)) < 0) {
 			fprintf(stderr, "cbox-proxy: %s\n", err);

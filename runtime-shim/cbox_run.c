@@ -323,7 +323,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 	 * waits in the listener's backlog). */
 	int proxy_feed = -1;
 	if (o->net.n_allow) {
-		proxy_feed = cbox_run_proxy_start(&o->net);
+		proxy_feed = cbox_run_proxy_start(&o->net, o->level >= CBOX_LOG_INFO);
 		bool failed = proxy_feed < 0;
 		if (!failed && sandbox_cg &&
 		    cbox_cgroup_add_pid(sandbox_cg, cbox_run_proxy_pid(), &err) < 0) {

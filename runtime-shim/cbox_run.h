@@ -143,9 +143,11 @@ int cbox_run_proxy_listener(void);
 /* Bring up the loopback interface of the network namespace the caller is in: 0, or -1 (errno). */
 int cbox_run_loopback_up(void);
 /* Start cbox-proxy with n's rules (stopped by cbox_run_proxy_stop), early, so that its exec
- * overlaps the sandbox's set-up: the socket to send it the listener through (one message, with
- * the listener's fd: cbox_send_fds), or -1 after a message. */
-int cbox_run_proxy_start(const struct cbox_run_net *n);
+ * overlaps the sandbox's set-up; log_allowed (--log-level info or debug): it says each connection
+ * it lets through too, for a record of where the program went. The socket to send it the
+ * listener through (one message, with the listener's fd: cbox_send_fds), or -1 after a
+ * message. */
+int cbox_run_proxy_start(const struct cbox_run_net *n, bool log_allowed);
 pid_t cbox_run_proxy_pid(void); /* -1 when none runs */
 void cbox_run_proxy_stop(void);
 

@@ -105,7 +105,7 @@ int cbox_run_loopback_up(void)
 	return r < 0 ? -1 : 0;
 }
 
-int cbox_run_proxy_start(const struct cbox_run_net *n)
+int cbox_run_proxy_start(const struct cbox_run_net *n, bool log_allowed)
 {
 	char path[PATH_MAX];
 	if (cbox_run_sibling("cbox-proxy", path, sizeof(path)) < 0) {
@@ -114,15 +114,18 @@ int cbox_run_proxy_start(const struct cbox_run_net *n)
 		return -1;
 	}
 	int sp[2];
-	char **argv = calloc(n->n_allow + 2, sizeof(*argv));
+	char **argv = calloc(n->n_allow + 3, sizeof(*argv));
 	if (!argv || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
 		free(argv);
 		fprintf(stderr, "cbox-run: --allow-net: %s\n", strerror(errno));
 		return -1;
 	}
-	argv[0] = path;
+	size_t a = 0;
+	argv[a++] = path;
+	if (log_allowed)
+		argv[a++] = "--log-allowed";
 	for (size_t i = 0; i < n->n_allow; i++)
-		argv[i + 1] = n->allow[i];
+		argv[a++] = n->allow[i];
 	pid_t pid = fork();
 	if (pid == 0) {
 		/* Its own process group (a terminal's ^C is cbox-run's to pass on); the socket the

@@ -359,6 +359,15 @@ t_net_allow_errors() {
 	box /bin/true
 	check "--allow-net: a malformed entry is refused" 125 "$STATUS"
 	check_match "  ... naming it" "--allow-net 'exa_mple..com': expected HOST" "$ERR"
+	if [ -n "$HOST_IP" ]; then
+		CFG="--log-level info --allow-net $HOST_IP:$OUT_PORT"
+		box "$PY" "$PEER" tunnel "$HOST_IP" "$OUT_PORT" "logged-$$"
+		check_match "--log-level info: each connection let through is said" \
+			"cbox-run: --allow-net: $HOST_IP:$OUT_PORT: allowed \\(CONNECT\\)" "$ERR"
+		CFG="--allow-net $HOST_IP:$OUT_PORT"
+		box "$PY" "$PEER" tunnel "$HOST_IP" "$OUT_PORT" "quiet-$$"
+		check_nomatch "  ... and only then" "allowed" "$ERR"
+	fi
 	CFG="--allow-net ,"
 	box /bin/true
 	check_match "--allow-net without an entry is refused" "--allow-net ',': expected HOST" "$ERR"
