@@ -140,8 +140,6 @@ int cbox_run_allow_net(struct cbox_run_net *n, const char *arg);
 /* In the sandbox's network namespace: a socket listening on its 127.0.0.1:CBOX_PROXY_PORT, or
  * -errno. */
 int cbox_run_proxy_listener(void);
-/* Bring up the loopback interface of the network namespace the caller is in: 0, or -1 (errno). */
-int cbox_run_loopback_up(void);
 /* Start cbox-proxy with n's rules (stopped by cbox_run_proxy_stop), early, so that its exec
  * overlaps the sandbox's set-up; log_allowed (--log-level info or debug): it says each connection
  * it lets through too, for a record of where the program went. The socket to send it the

@@ -32,6 +32,7 @@
 #include <json-c/json.h>
 
 #include "cbox/fdpass.h"
+#include "cbox/netif.h"
 #include "cbox/rmtree.h"
 #include "cbox/log.h"
 #include "cbox_run.h"
@@ -300,10 +301,11 @@ static pid_t netns_holder(bool proxy, int *listener)
 			_exit(1);
 		}
 		int l = -1, e = 0;
-		if (proxy && cbox_run_loopback_up() < 0)
-			e = errno;
-		else if (proxy && (l = cbox_run_proxy_listener()) < 0)
-			e = -l;
+		if (proxy) {
+			e = -cbox_loopback_up();
+			if (e == 0 && (l = cbox_run_proxy_listener()) < 0)
+				e = -l;
+		}
 		if (e) {
 			dprintf(2, "cbox-run: --allow-net: the proxy's port in the sandbox: %s\n",
 			        strerror(e));

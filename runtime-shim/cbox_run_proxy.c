@@ -12,14 +12,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -84,25 +82,6 @@ int cbox_run_proxy_listener(void)
 		return -err;
 	}
 	return fd;
-}
-
-int cbox_run_loopback_up(void)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	struct ifreq ifr;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-	int r = ioctl(fd, SIOCGIFFLAGS, &ifr);
-	if (r == 0 && !(ifr.ifr_flags & IFF_UP)) {
-		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-		r = ioctl(fd, SIOCSIFFLAGS, &ifr);
-	}
-	int err = errno;
-	close(fd);
-	errno = err;
-	return r < 0 ? -1 : 0;
 }
 
 int cbox_run_proxy_start(const struct cbox_run_net *n, bool log_allowed)

@@ -5,13 +5,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <net/if.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -26,6 +24,7 @@
 #include "cbox/fdlimit.h"
 #include "cbox/loader_abi.h"
 #include "cbox/log.h"
+#include "cbox/netif.h"
 #include "internal.h"
 
 static const char *const dev_names[CBOX_DEV_COUNT] = {"/dev/null", "/dev/zero", "/dev/full",
@@ -145,25 +144,6 @@ static void low_ports_open(void)
 		cbox_warn("ports below 1024 stay root's: %s", strerror(errno));
 	if (fd >= 0)
 		close(fd);
-}
-
-/* The sandbox's network namespace has only loopback; bring it up so local servers work. */
-static void loopback_up(void)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	struct ifreq ifr;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-	/* Already up in a network namespace the sandbox joined (Docker's), which the sentry may
-	 * not change: nothing to do. */
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP)) {
-		ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-		if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
-			cbox_warn("bringing up loopback: %s", strerror(errno));
-	}
-	close(fd);
 }
 
 int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd,
@@ -293,7 +273,10 @@ static int finish_setup(struct cbox_sentry *s)
 		cbox_error("setting up the sentry's mounts: %s", strerror(-r));
 		return -ECANCELED;
 	}
-	loopback_up();
+	/* The sandbox's network namespace has only loopback: up, so that local servers work
+	 * (already up in one the sandbox joined, such as Docker's). */
+	if ((r = cbox_loopback_up()) < 0)
+		cbox_warn("bringing up loopback: %s", strerror(-r));
 	if (s->cfg->low_ports)
 		low_ports_open();
 	if (sethostname(s->hostname, strlen(s->hostname)) < 0)
