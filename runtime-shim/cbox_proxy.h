@@ -15,6 +15,10 @@
 #define CBOX_PROXY_HEAD_MAX 16384
 #define CBOX_PROXY_HOST_MAX 253
 
+/* A port from 1 to 65535, in decimal, in s[0..len): true with *port set (also -p's ports,
+ * cbox_run_net.c). */
+bool cbox_proxy_port_parse(const char *s, size_t len, unsigned *port);
+
 /* One --allow-net entry: HOST[:PORT], *.DOMAIN[:PORT], an IPv4 address or a [IPv6] one. */
 struct cbox_proxy_rule {
 	char host[CBOX_PROXY_HOST_MAX + 2]; /* lower case; for *.DOMAIN: ".DOMAIN" */

@@ -44,8 +44,7 @@ static bool take_host(const char *host, size_t len, char out[CBOX_PROXY_HOST_MAX
 	return true;
 }
 
-/* A port from 1 to 65535 in s[0..len) */
-static bool take_port(const char *s, size_t len, unsigned *port)
+bool cbox_proxy_port_parse(const char *s, size_t len, unsigned *port)
 {
 	if (len == 0 || len > 5)
 		return false;
@@ -79,7 +78,7 @@ static bool take_authority(const char *s, size_t len, char host[CBOX_PROXY_HOST_
 	}
 	if (!colon)
 		return !port_needed;
-	return take_port(colon + 1, (size_t)(end - colon - 1), port);
+	return cbox_proxy_port_parse(colon + 1, (size_t)(end - colon - 1), port);
 }
 
 static bool is_ipv4(const char *host)

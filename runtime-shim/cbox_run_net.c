@@ -38,6 +38,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cbox_proxy.h"
 #include "cbox_run.h"
 
 #define DEFAULT_MTU 65520 /* slirp4netns's maximum is 65521; Podman's default */
@@ -127,16 +128,7 @@ int cbox_run_net_parse(struct cbox_run_net *n, const char *arg)
 /* A port number from 1 to 65535 in [s, end) */
 static bool parse_port(const char *s, const char *end, unsigned *port)
 {
-	if (s == end || end - s > 5)
-		return false;
-	unsigned v = 0;
-	for (const char *c = s; c < end; c++) {
-		if (*c < '0' || *c > '9')
-			return false;
-		v = v * 10 + (unsigned)(*c - '0');
-	}
-	*port = v;
-	return v >= 1 && v <= 65535;
+	return cbox_proxy_port_parse(s, (size_t)(end - s), port);
 }
 
 /* PORT or PORT-END (END not below PORT) in [s, end) */
