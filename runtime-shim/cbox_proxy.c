@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cbox/fdpass.h"
 #include "cbox_proxy.h"
 
 #define FEED_FD    3
@@ -242,29 +243,15 @@ static volatile sig_atomic_t stopping;
 static int listener = -1;
 
 /* The listening socket, the one message on fd 3 (cbox-run's sandbox makes it and sends it there
- * once its network namespace exists), or -1 when none comes (EOF: the sandbox failed to start;
- * SIGTERM). */
+ * once its network namespace exists), or -1 at EOF: the sandbox failed to start, and its end
+ * closed. */
 static int receive_listener(void)
 {
 	char c;
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec io = {.iov_base = &c, .iov_len = 1};
-	struct msghdr m = {
-	    .msg_iov = &io, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
-	ssize_t n;
-	while ((n = recvmsg(FEED_FD, &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR && !stopping)
-		;
+	int fd = -1, nfds = 0;
+	ssize_t n = cbox_recv_fds(FEED_FD, &c, 1, &fd, 1, &nfds, 0);
 	close(FEED_FD);
-	struct cmsghdr *h = n == 1 ? CMSG_FIRSTHDR(&m) : NULL;
-	if (!h || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
-	    h->cmsg_len != CMSG_LEN(sizeof(int)) || (m.msg_flags & MSG_CTRUNC))
-		return -1;
-	int fd;
-	memcpy(&fd, CMSG_DATA(h), sizeof(fd));
-	return fd;
+	return n == 1 && nfds == 1 ? fd : -1;
 }
 
 static void on_term(int sig)
@@ -332,13 +319,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	/* (no SA_RESTART: the waits below return on it) */
+	/* (no SA_RESTART: the accept below returns on it) */
 	struct sigaction sa = {.sa_handler = on_term};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	listener = receive_listener();
 	if (listener < 0)
-		return stopping ? 0 : 1; /* (the sandbox did not start, and said why) */
+		return 1; /* (the sandbox did not start, and said why) */
 	unsigned active = 0;
 	while (!stopping) {
 		while (waitpid(-1, NULL, WNOHANG) > 0)
