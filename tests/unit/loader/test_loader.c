@@ -58,12 +58,14 @@ static void check_probe(const char *probe, const char *base)
 	char *argv[] = {"probe", "alpha", "beta gamma", NULL};
 	cr_assert_eq(sup_run(probe, "/guest/bin/a-long-program-name", argv, &res), 0);
 	expect_exit0();
+	/* (data_populated: the loader populated the data segment before the program ran) */
 	const char *want[] = {"execfn=/guest/bin/a-long-program-name\n",
 	                      "comm=a-long-program-\n", /* basename, 15 bytes */
 	                      "entry_ok=1\n",
 	                      "phdr_ok=1\n",
 	                      "entry_is_e_entry=1\n",
 	                      base,
+	                      "data_populated=1\n",
 	                      "argc=3\n",
 	                      "argv[0]=probe\nargv[1]=alpha\nargv[2]=beta gamma\n"};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
