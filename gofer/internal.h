@@ -44,6 +44,10 @@ struct cbox_gofer_server {
 	uint32_t n_bound, next_bound;
 	char *xbuf; /* CBOX_GOFER_XVALUE_MAX bytes: a GETXATTR value or LISTXATTR list, or the
 	             * records of a WALKDIR reply */
+	/* CBOX_GOFER_MSG_MAX bytes each: the request being served (its names point into it) and
+	 * the reply being sent. Not on the stack, where 136 KiB a request would make the gofer's
+	 * depth depend on a stack limit (ulimit -s) it does not choose. */
+	unsigned char *reqbuf, *replybuf;
 	/* Where the last WALKDIR stopped reading (serve.c): its directory (a reference), an open
 	 * descriptor of it (-1: none), and the offset of the entry after the last one it looked
 	 * at. */

@@ -21,8 +21,8 @@
 /* Send r (and fd, when >= 0). Returns 1, or 0 when the peer is gone. */
 static int send_reply(struct cbox_gofer_server *s, const struct cbox_gofer_reply *r, int fd)
 {
-	unsigned char buf[CBOX_GOFER_MSG_MAX];
-	int len = cbox_gofer_encode_reply(r, buf, sizeof(buf));
+	unsigned char *buf = s->replybuf;
+	int len = cbox_gofer_encode_reply(r, buf, CBOX_GOFER_MSG_MAX);
 	if (len < 0) {
 		cbox_error("gofer: cannot encode the reply to tag %u: %s", r->tag, strerror(-len));
 		return 0;
@@ -146,7 +146,7 @@ static void follow_cpu(struct cbox_gofer_server *s, uint32_t cpu)
 
 int cbox_gofer_serve_one(struct cbox_gofer_server *s)
 {
-	unsigned char buf[CBOX_GOFER_MSG_MAX];
+	unsigned char *buf = s->reqbuf;
 	char target[CBOX_GOFER_TARGET_MAX + 1];
 	CBOX_AUTOCLOSE int in_fd = -1;
 	ssize_t n = recv_request(s, buf, &in_fd);
@@ -197,11 +197,15 @@ struct cbox_gofer_server *cbox_gofer_server_new(int sock, int root_fd, bool read
 	if (s) {
 		s->fids = calloc(64, sizeof(*s->fids));
 		s->xbuf = malloc(CBOX_GOFER_XVALUE_MAX);
+		s->reqbuf = malloc(CBOX_GOFER_MSG_MAX);
+		s->replybuf = malloc(CBOX_GOFER_MSG_MAX);
 	}
-	if (!s || !root || !s->fids || !s->xbuf) {
+	if (!s || !root || !s->fids || !s->xbuf || !s->reqbuf || !s->replybuf) {
 		if (s) {
 			free(s->fids);
 			free(s->xbuf);
+			free(s->reqbuf);
+			free(s->replybuf);
 		}
 		free(s);
 		free(root);
@@ -238,6 +242,8 @@ void cbox_gofer_server_free(struct cbox_gofer_server *s)
 	cbox_gofer_node_unref(s->wd_node);
 	free(s->fids);
 	free(s->xbuf);
+	free(s->reqbuf);
+	free(s->replybuf);
 	free(s);
 }
 

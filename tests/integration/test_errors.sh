@@ -269,6 +269,18 @@ t_removed_cwd() {
 	check_match "  ... and cbox-run says why" "the current directory cannot be named" "$(cat "$SCRATCH/err")"
 }
 
+# A small stack limit (ulimit -s) is the caller's, and the sentry and gofer run under it too:
+# a request buffer of theirs on the stack (68 KiB, twice in the gofer) made the gofer die at
+# 128 KiB ("reading the root file system from the gofer: Input/output error").
+t_small_stack() {
+	(
+		ulimit -S -s 128 || exit 1
+		box "$BB" echo small-stack
+		printf '%s\n' "$STATUS" "$OUT" >"$SCRATCH/stack"
+	)
+	check "a stack limit of 128 KiB: the program runs" "0 small-stack" "$(tr '\n' ' ' <"$SCRATCH/stack" | sed 's/ $//')"
+}
+
 # The command line itself (no sandbox is made): a mistake gets its message and a pointer to
 # --help, as GNU tools and docker answer one, not the whole help; --version and --help go to
 # stdout with status 0.
@@ -309,5 +321,5 @@ t_command_line() {
 }
 
 t_command_line
-for_each_config t_errors t_seccomp_listener t_tiocsti t_fcntl_refused t_etxtbsy_inherited t_signals_default t_eintr t_clone3_race t_bpf_perf t_gofer_setup t_sentry_setup t_removed_cwd
+for_each_config t_errors t_seccomp_listener t_tiocsti t_fcntl_refused t_etxtbsy_inherited t_signals_default t_eintr t_clone3_race t_bpf_perf t_gofer_setup t_sentry_setup t_removed_cwd t_small_stack
 finish
