@@ -379,6 +379,14 @@ static void ns_on_tstp(int sig)
  * the shell continues it (fg, bg), it continues the container. Done from the main loop, not the
  * handler, since it runs `cbox`.
  */
+/* Whether `cbox run` left its container recorded (it deletes it before it exits). */
+static bool container_left(const char *state, const char *id)
+{
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s/%s", state, id);
+	return n > 0 && (size_t)n < sizeof(path) && access(path, F_OK) == 0;
+}
+
 static void stop_with_container(const char *cbox, const char *state, const char *id)
 {
 	kill_all(cbox, state, id, "STOP");
@@ -523,6 +531,21 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 		fprintf(stderr, "cbox-run: the container was killed on %s%s\n",
 		        forwarded ? "a second " : "", strsignal(forced));
 		status = 128 + forced;
+	} else if ((WIFSIGNALED(st) && WTERMSIG(st) != forwarded) || container_left(state, id)) {
+		/* `cbox run` passes the program's end on as an exit status (128+N for a signal)
+		 * and deletes the container before it exits: dying of a signal nobody sent it (a
+		 * crash, the OOM killer), or exiting with the container still recorded, is the
+		 * runtime's own failure, and the program may still run. It was passed on as the
+		 * program's status, and the container outlived cbox-run. */
+		if (WIFSIGNALED(st))
+			cbox_error("the ns tier's runtime (%s) died of signal %d (%s)", cbox,
+			           WTERMSIG(st), strsignal(WTERMSIG(st)));
+		else
+			cbox_error(
+			    "the ns tier's runtime (%s) ended (status %d) before its container",
+			    cbox, WEXITSTATUS(st));
+		kill_all(cbox, state, id, "KILL");
+		status = 125;
 	}
 out:
 	cbox_run_net_stop(&slirp);

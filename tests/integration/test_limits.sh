@@ -103,6 +103,30 @@ ns_view() {
 	check "  ... and no bundle is left" "" "$(ls -d /tmp/cbox-run-ns.* 2>/dev/null)"
 	ns_signals
 	ns_stop_job
+	ns_runtime_crash
+}
+
+# ns_runtime_crash: a runtime (`cbox run`) that dies of a signal nobody sent it (a crash, the
+# OOM killer: here a SIGKILL, which no sanitizer turns into an exit status) did not end the
+# program: cbox-run says so and exits 125 (a program's own death by signal comes as cbox run's
+# exit status, 128+N), and takes the container down with it. (It was a silent 137, the container
+# left running.)
+ns_runtime_crash() {
+	local out="$SCRATCH/ns-crash.out" p rt
+	rm -f "$out"
+	# shellcheck disable=SC2086
+	"$CBOX_RUN" $CFG -- "$BB" sh -c 'echo ready; exec busybox sleep 1000' </dev/null >"$out" 2>&1 &
+	p=$!
+	for _ in $(seq 100); do grep -q ready "$out" 2>/dev/null && break; sleep 0.1; done
+	rt=$(pgrep -P "$p" | head -n 1)
+	[ -n "$rt" ] && kill -KILL "$rt"
+	wait "$p"
+	STATUS=$?
+	check_status "--tier=ns: a runtime that dies of a signal: status 125" 125
+	check_match "  ... said" "the ns tier's runtime \(.*\) died of signal 9" "$(cat "$out")"
+	sleep 0.3
+	check "  ... and its container is gone" "" "$(pgrep -f 'busybox sleep 1000')"
+	check "  ... and no bundle is left" "" "$(ls -d /tmp/cbox-run-ns.* 2>/dev/null)"
 }
 
 # ns_signals: as with the sentry tier, cbox-run passes the first SIGTERM on to the container's
