@@ -24,7 +24,8 @@ usage: bench/run.sh [--quick] [--build DIR] [--configs LIST]
 Environment: CBOX_RUN (default DIR/cbox-run), BENCH_USER (who runs the cbox-seccomp-user column
 when root runs the benchmarks; default nobody), RUNSC, BWRAP, BENCH_PYTHON (default
 /usr/bin/python3), BENCH_CC (default /usr/bin/gcc), BENCH_GIT (default /usr/bin/git),
-RUN_TIMEOUT (default 180 s per run).
+RUN_TIMEOUT (default 180 s per run), BENCH_SETTLE (default 0.05 s of quiet after each externally
+timed run, so that what it left to finish does not count in the next one).
 Build first: cmake --preset release && cmake --build build-release -j2
 EOF
 }
@@ -133,6 +134,7 @@ declare -A ITERS=([getppid]=50000 [open-close]=10000 [stat]=10000 [pipe-pingpong
 # Programs table, timed from outside (wall time of one run), and startup.
 EXT_PROGS="python-pass python-import gcc-c du-tree git-status subshells"
 BASE_ITERS=50000
+SETTLE=${BENCH_SETTLE:-0.05} # seconds of quiet after each externally timed run (measure_all)
 MICRO_RUNS=5
 STARTUP_RUNS=30
 PROG_RUNS=10
@@ -313,6 +315,11 @@ measure_all() {
 			for c in $ACTIVE; do
 				[ "${VAL[$c/$r]:-}" = fail ] && continue
 				v=$(time_once "$c" "$r")
+				# What a run leaves to finish after it returns (the sandbox's processes'
+				# exits, a network namespace's cleanup in a kernel worker) must not land
+				# in the next column's time: in an interleaved loop that was another
+				# configuration's run, native's after cbox-ptrace's or bwrap's.
+				sleep "$SETTLE"
 				# The warm-up round only records failures.
 				if [ "$i" -ge 0 ] || [ -z "$v" ]; then sample "$c" "$r" "$v"; fi
 			done
