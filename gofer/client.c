@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -70,15 +71,21 @@ static int broken(struct cbox_gofer_client *c, const char *why)
 	return -EIO;
 }
 
-/* Send q, with fd (when >= 0) as SCM_RIGHTS. */
-static int send_req(struct cbox_gofer_client *c, const struct cbox_gofer_req *q, int fd)
+/* Send q, with fd and then fd2 (each when >= 0) as SCM_RIGHTS. */
+static int send_req2(struct cbox_gofer_client *c, const struct cbox_gofer_req *q, int fd, int fd2)
 {
 	int len = cbox_gofer_encode_request(q, c->sbuf, sizeof(c->sbuf));
 	if (len < 0)
 		return len; /* a caller's bad name: not the connection's fault */
-	if (cbox_send_fds(c->sock, c->sbuf, (size_t)len, &fd, fd >= 0 ? 1 : 0) < 0)
+	int fds[2] = {fd, fd2};
+	if (cbox_send_fds(c->sock, c->sbuf, (size_t)len, fds, fd2 >= 0 ? 2 : fd >= 0 ? 1 : 0) < 0)
 		return broken(c, "cannot send a request");
 	return 0;
+}
+
+static int send_req(struct cbox_gofer_client *c, const struct cbox_gofer_req *q, int fd)
+{
+	return send_req2(c, q, fd, -1);
 }
 
 /* Take the fds of a received message: at most one is valid, and only when want_fd. */
@@ -197,8 +204,8 @@ static void stamp(struct cbox_gofer_client *c, struct cbox_gofer_req *q)
 }
 
 /* One request (carrying in_fd when >= 0) and its reply (with an fd into *fd when not NULL). */
-static int rpc_fd(struct cbox_gofer_client *c, struct cbox_gofer_req *q, struct cbox_gofer_reply *r,
-                  int *fd, int in_fd)
+static int rpc_fd2(struct cbox_gofer_client *c, struct cbox_gofer_req *q,
+                   struct cbox_gofer_reply *r, int *fd, int in_fd, int in_fd2)
 {
 	if (c == NULL || c->broken)
 		return -EIO;
@@ -207,10 +214,16 @@ static int rpc_fd(struct cbox_gofer_client *c, struct cbox_gofer_req *q, struct 
 	stamp(c, q);
 	if (may_change(q))
 		c->changes++;
-	int rc = send_req(c, q, in_fd);
+	int rc = send_req2(c, q, in_fd, in_fd2);
 	if (rc < 0)
 		return rc;
 	return recv_reply(c, q, r, fd);
+}
+
+static int rpc_fd(struct cbox_gofer_client *c, struct cbox_gofer_req *q, struct cbox_gofer_reply *r,
+                  int *fd, int in_fd)
+{
+	return rpc_fd2(c, q, r, fd, in_fd, -1);
 }
 
 static int rpc(struct cbox_gofer_client *c, struct cbox_gofer_req *q, struct cbox_gofer_reply *r,
@@ -635,11 +648,41 @@ int cbox_gofer_connect(struct cbox_gofer_client *c, uint32_t fid, uint32_t dir, 
 	return rpc_fd(c, &q, &r, NULL, sockfd);
 }
 
+/*
+ * A datagram too long for a request (more than CBOX_GOFER_XVALUE_MAX bytes) goes in a memfd the
+ * request carries beside the socket, sealed against any change before it is sent: the gofer maps
+ * it and sends from the mapping (serve_ext.c, map_dgram). Returns the memfd, or -errno.
+ */
+static int dgram_memfd(const void *buf, size_t n)
+{
+	int mfd = memfd_create("cbox-dgram", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (mfd < 0)
+		return -errno;
+	const char *p = buf;
+	for (size_t done = 0; done < n;) {
+		ssize_t k = write(mfd, p + done, n - done);
+		if (k <= 0) {
+			int e = k < 0 ? errno : EIO;
+			close(mfd);
+			return -e;
+		}
+		done += (size_t)k;
+	}
+	if (fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+		int e = errno;
+		close(mfd);
+		return -e;
+	}
+	return mfd;
+}
+
 ssize_t cbox_gofer_sendto(struct cbox_gofer_client *c, uint32_t fid, uint32_t dir, const char *name,
                           size_t len, int sockfd, const void *buf, size_t n, int flags)
 {
 	if (sockfd < 0)
 		return -EBADF;
+	if (n > CBOX_GOFER_DGRAM_MAX)
+		return -EMSGSIZE;
 	struct cbox_gofer_req q = {.type = CBOX_GOFER_SENDTO,
 	                           .fid = fid,
 	                           .fid2 = dir,
@@ -648,8 +691,17 @@ ssize_t cbox_gofer_sendto(struct cbox_gofer_client *c, uint32_t fid, uint32_t di
 	                           .name2_len = len,
 	                           .value = buf,
 	                           .value_len = n};
+	CBOX_AUTOCLOSE int mfd = -1;
+	if (n > CBOX_GOFER_XVALUE_MAX) {
+		mfd = dgram_memfd(buf, n);
+		if (mfd < 0)
+			return mfd;
+		q.flags |= CBOX_GOFER_SENDTO_MEMFD;
+		q.value = NULL;
+		q.value_len = 0;
+	}
 	struct cbox_gofer_reply r;
-	int rc = rpc_fd(c, &q, &r, NULL, sockfd);
+	int rc = rpc_fd2(c, &q, &r, NULL, sockfd, mfd);
 	return rc < 0 ? rc : (ssize_t)r.fid;
 }
 

@@ -48,6 +48,9 @@ struct cbox_gofer_server {
 	 * the reply being sent. Not on the stack, where 136 KiB a request would make the gofer's
 	 * depth depend on a stack limit (ulimit -s) it does not choose. */
 	unsigned char *reqbuf, *replybuf;
+	/* The memfd holding the datagram of the SENDTO being served (CBOX_GOFER_SENDTO_MEMFD), or
+	 * -1; closed by cbox_gofer_serve_one once the request is done. */
+	int dgram_fd;
 	/* Where the last WALKDIR stopped reading (serve.c): its directory (a reference), an open
 	 * descriptor of it (-1: none), and the offset of the entry after the last one it looked
 	 * at. */

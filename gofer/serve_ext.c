@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/fsuid.h>
+#include <sys/mman.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -261,25 +262,64 @@ int cbox_gofer_do_connect(struct cbox_gofer_server *s, const struct cbox_gofer_r
 	return rc == -EINPROGRESS ? -EAGAIN : rc;
 }
 
+/*
+ * The datagram of a SENDTO that came as a memfd (CBOX_GOFER_SENDTO_MEMFD), mapped read-only into
+ * *data (NULL for an empty one) with its length in *len; unmap it with munmap(*data, *len). The
+ * memfd must be a regular file of at most CBOX_GOFER_DGRAM_MAX bytes sealed against shrinking,
+ * growing and writing, so that nothing can change or truncate the mapping while the gofer reads
+ * it (a truncated mapping would kill the gofer with SIGBUS): else EINVAL, as for any malformed
+ * request.
+ */
+static int map_dgram(int mfd, void **data, size_t *len)
+{
+	const int need = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
+	struct stat st;
+	int seals = fcntl(mfd, F_GET_SEALS);
+	if (seals < 0 || (seals & need) != need || fstat(mfd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size < 0 || (uint64_t)st.st_size > CBOX_GOFER_DGRAM_MAX)
+		return -EINVAL;
+	*len = (size_t)st.st_size;
+	*data = NULL;
+	if (*len == 0)
+		return 0;
+	void *p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, mfd, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	*data = p;
+	return 0;
+}
+
 /* SENDTO: one datagram to a socket node this session bound, on CONNECT's terms (the sender's
  * credentials the guest's, see as_guest); r->fid gets the bytes sent. */
 int cbox_gofer_do_sendto(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
                          struct cbox_gofer_reply *r, int sockfd)
 {
+	const void *data = q->value;
+	size_t len = q->value_len;
+	void *mapped = NULL;
+	if (q->flags & CBOX_GOFER_SENDTO_MEMFD) {
+		int mrc = map_dgram(s->dgram_fd, &mapped, &len);
+		if (mrc < 0)
+			return mrc;
+		data = mapped;
+	}
 	struct sockaddr_un sa;
 	socklen_t alen;
 	int rc = peer_at(s, q, sockfd, &sa, &alen);
 	if (rc == 0) {
 		struct as_guest g;
 		as_guest_begin(&g, sockfd);
-		ssize_t n = sendto(sockfd, q->value, q->value_len,
-		                   (int)q->flags | MSG_DONTWAIT | MSG_NOSIGNAL,
-		                   (struct sockaddr *)&sa, alen);
+		ssize_t n =
+		    sendto(sockfd, data, len,
+		           (int)(q->flags & ~CBOX_GOFER_SENDTO_MEMFD) | MSG_DONTWAIT | MSG_NOSIGNAL,
+		           (struct sockaddr *)&sa, alen);
 		rc = n < 0 ? -errno : 0;
 		as_guest_end(&g);
 		r->fid = n < 0 ? 0 : (uint32_t)n;
 	}
 	back_to_root(s, "sendto");
+	if (mapped)
+		munmap(mapped, len);
 	return rc;
 }
 

@@ -56,11 +56,12 @@ static void log_malformed(const unsigned char *buf, size_t len)
 }
 
 /*
- * The fd a request carried: none, or exactly one SCM_RIGHTS fd. Every fd received is taken into
- * *fd or closed, so that whatever the peer attaches never lingers in the gofer. Returns 0, or -1
- * when the control data was truncated or held more than one fd or anything but SCM_RIGHTS.
+ * The fds a request carried: none, one or two SCM_RIGHTS fds (the second only beside a SENDTO's
+ * socket: its datagram's memfd), into fds[0] and fds[1] in order. Every fd received is taken or
+ * closed, so that whatever the peer attaches never lingers in the gofer. Returns 0, or -1 when the
+ * control data was truncated or held more than two fds or anything but SCM_RIGHTS.
  */
-static int take_in_fd(struct msghdr *mh, int *fd)
+static int take_in_fds(struct msghdr *mh, int fds[2])
 {
 	int rc = (mh->msg_flags & MSG_CTRUNC) ? -1 : 0;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
@@ -72,8 +73,10 @@ static int take_in_fd(struct msghdr *mh, int *fd)
 		for (size_t i = 0; i < nfd; i++) {
 			int f;
 			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (*fd < 0) {
-				*fd = f;
+			if (fds[0] < 0) {
+				fds[0] = f;
+			} else if (fds[1] < 0) {
+				fds[1] = f;
 			} else {
 				close(f);
 				rc = -1;
@@ -83,13 +86,13 @@ static int take_in_fd(struct msghdr *mh, int *fd)
 	return rc;
 }
 
-/* Receive one packet into buf and the fd it carried into *in_fd. Returns its length, 0 at the
- * end of the session, -1 after an error (logged). */
-static ssize_t recv_request(struct cbox_gofer_server *s, unsigned char *buf, int *in_fd)
+/* Receive one packet into buf and the fds it carried into fds. Returns its length, 0 at the end
+ * of the session, -1 after an error (logged). */
+static ssize_t recv_request(struct cbox_gofer_server *s, unsigned char *buf, int fds[2])
 {
 	union {
 		struct cmsghdr align;
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(2 * sizeof(int))];
 	} ctl;
 	struct iovec iov = {.iov_base = buf, .iov_len = CBOX_GOFER_MSG_MAX};
 	struct msghdr mh = {.msg_iov = &iov,
@@ -106,7 +109,7 @@ static ssize_t recv_request(struct cbox_gofer_server *s, unsigned char *buf, int
 		cbox_error("gofer: receive request: %s", strerror(errno));
 		return -1;
 	}
-	int fdrc = take_in_fd(&mh, in_fd);
+	int fdrc = take_in_fds(&mh, fds);
 	if (n == 0)
 		return 0;
 	if (mh.msg_flags & MSG_TRUNC) {
@@ -114,7 +117,7 @@ static ssize_t recv_request(struct cbox_gofer_server *s, unsigned char *buf, int
 		return -1;
 	}
 	if (fdrc < 0) {
-		cbox_error("gofer: malformed request: ancillary data beyond one file descriptor");
+		cbox_error("gofer: malformed request: ancillary data beyond two file descriptors");
 		return -1;
 	}
 	return n;
@@ -149,7 +152,11 @@ int cbox_gofer_serve_one(struct cbox_gofer_server *s)
 	unsigned char *buf = s->reqbuf;
 	char target[CBOX_GOFER_TARGET_MAX + 1];
 	CBOX_AUTOCLOSE int in_fd = -1;
-	ssize_t n = recv_request(s, buf, &in_fd);
+	CBOX_AUTOCLOSE int in_fd2 = -1;
+	int fds[2] = {-1, -1};
+	ssize_t n = recv_request(s, buf, fds);
+	in_fd = fds[0];
+	in_fd2 = fds[1];
 	if (n <= 0)
 		return (int)n;
 	struct cbox_gofer_req q;
@@ -158,20 +165,26 @@ int cbox_gofer_serve_one(struct cbox_gofer_server *s)
 		return -1;
 	}
 	/* Only BIND, CONNECT, SENDTO and INOTIFY carry an fd (the guest's socket, its inotify
-	 * instance), and they always do: an fd on any other request is refused as it always was,
-	 * and never lands in the gofer's table. */
+	 * instance), and they always do, and a SENDTO whose datagram is in a memfd carries that
+	 * second: an fd on any other request (or a second one anywhere else) is refused as it
+	 * always was, and never lands in the gofer's table. */
 	bool wants_fd = q.type == CBOX_GOFER_BIND || q.type == CBOX_GOFER_CONNECT ||
 	                q.type == CBOX_GOFER_SENDTO || q.type == CBOX_GOFER_INOTIFY;
-	if (wants_fd != (in_fd >= 0)) {
+	bool wants_fd2 = q.type == CBOX_GOFER_SENDTO && (q.flags & CBOX_GOFER_SENDTO_MEMFD);
+	if (wants_fd != (in_fd >= 0) || wants_fd2 != (in_fd2 >= 0)) {
 		cbox_error("gofer: malformed request of type %u (tag %u): %s", q.type, q.tag,
-		           in_fd >= 0 ? "carries ancillary data (file descriptors)"
-		                      : "BIND, CONNECT, SENDTO or INOTIFY without its fd");
+		           wants_fd2 ? "a SENDTO from a memfd without its socket and memfd"
+		           : in_fd2 >= 0 || (!wants_fd && in_fd >= 0)
+		               ? "carries ancillary data (file descriptors)"
+		               : "BIND, CONNECT, SENDTO or INOTIFY without its fd");
 		return -1;
 	}
+	s->dgram_fd = in_fd2;
 	follow_cpu(s, q.cpu);
 	struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | q.type, .tag = q.tag};
 	CBOX_AUTOCLOSE int fd = -1;
 	int rc = cbox_gofer_handle(s, &q, &r, &fd, target, sizeof(target), in_fd);
+	s->dgram_fd = -1; /* (in_fd2 closes on return) */
 	if (rc < 0)
 		r = (struct cbox_gofer_reply){
 		    .type = CBOX_GOFER_REPLY_ERROR, .tag = q.tag, .error = -rc};
@@ -224,6 +237,7 @@ struct cbox_gofer_server *cbox_gofer_server_new(int sock, int root_fd, bool read
 	s->hint = 1;
 	s->wd_fd = -1;
 	s->view_fd = -1;
+	s->dgram_fd = -1;
 	s->sock = sock;
 	s->readonly = readonly;
 	return s;

@@ -88,8 +88,10 @@ int cbox_gofer_check_xname(const char *name, size_t len)
 /* SENDTO: the flags the gofer passes on, a datagram of at most CBOX_GOFER_XVALUE_MAX bytes. */
 static int check_sendto(const struct cbox_gofer_req *q)
 {
-	if (q->flags & ~(uint32_t)(MSG_EOR | MSG_CONFIRM))
+	if (q->flags & ~(uint32_t)(MSG_EOR | MSG_CONFIRM | CBOX_GOFER_SENDTO_MEMFD))
 		return -EINVAL;
+	if ((q->flags & CBOX_GOFER_SENDTO_MEMFD) && q->value_len)
+		return -EINVAL; /* (the datagram is the memfd's, all of it) */
 	if (q->value_len > CBOX_GOFER_XVALUE_MAX)
 		return -EMSGSIZE;
 	return q->value_len > 0 && q->value == NULL ? -EINVAL : 0;

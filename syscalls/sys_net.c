@@ -342,8 +342,11 @@ int64_t sys_connect(struct cbox_sysctx *c)
  * resolves the address (a stream socket refuses any address, a seqpacket socket ignores it,
  * before any lookup): those go to the host. The sentry finds the peer and checks the guest's
  * permission; the gofer sends the datagram (see sys_connect for why), without waiting: a full
- * receive queue is wait_for_room's. A datagram goes in one gofer request, so more than 64 KiB
- * is EMSGSIZE (Linux allows up to the socket's send buffer, ~208 KiB).
+ * receive queue is wait_for_room's. A datagram of more than 64 KiB goes to the gofer in a sealed
+ * memfd (cbox_gofer_sendto), and the host then gives EMSGSIZE past the socket's send buffer as
+ * Linux does (~208 KiB by default); the sentry copies at most CBOX_GOFER_DGRAM_MAX (4 MiB), and
+ * refuses more with EMSGSIZE itself, which Linux would too unless net.core.wmem_max allowed a send
+ * buffer that large.
  */
 int64_t sys_sendto(struct cbox_sysctx *c)
 {
@@ -357,7 +360,7 @@ int64_t sys_sendto(struct cbox_sysctx *c)
 	if (sock < 0)
 		return sock;
 	size_t len = (size_t)ARG(2);
-	if (len > CBOX_GOFER_XVALUE_MAX)
+	if (len > CBOX_GOFER_DGRAM_MAX)
 		return -EMSGSIZE;
 	/* Flags the gofer does not pass on: those Linux ignores on a datagram (MSG_DONTWAIT and
 	 * MSG_NOSIGNAL are always added there), the rest refused as a datagram socket does. */

@@ -91,7 +91,9 @@ struct cbox_gofer_statfs {
  *   SENDTO   u32 fid, u32 dirfid, u32 flags, sockpath, value  (send value, up to 65536 bytes, as
  *            one datagram from the datagram socket the packet carries to sockpath from dirfid,
  *            on the terms of CONNECT; flags: MSG_EOR and MSG_CONFIRM at most, the gofer adds
- *            MSG_DONTWAIT and MSG_NOSIGNAL); OK body: u32 bytes sent
+ *            MSG_DONTWAIT and MSG_NOSIGNAL; with CBOX_GOFER_SENDTO_MEMFD also set, value is empty
+ *            and the datagram is the whole content of a sealed memfd the packet carries after
+ *            the socket, up to CBOX_GOFER_DGRAM_MAX bytes); OK body: u32 bytes sent
  *   GETXATTR, REMOVEXATTR  u32 fid, xname   (xname: u16 length + 1..255 bytes, no NUL)
  *   SETXATTR u32 fid, u32 flags (0..3: XATTR_CREATE | XATTR_REPLACE), xname, value
  *            (value: u32 length + 0..65536 bytes)
@@ -202,6 +204,11 @@ struct cbox_gofer_setattr {
 #define CBOX_GOFER_SOCKPATH_MAX 108u   /* bytes of an AF_UNIX sun_path (UNIX_PATH_MAX) */
 #define CBOX_GOFER_XNAME_MAX    255u   /* bytes of an xattr name (XATTR_NAME_MAX) */
 #define CBOX_GOFER_XVALUE_MAX   65536u /* bytes of an xattr value or list (XATTR_SIZE_MAX) */
+/* SENDTO: the datagram comes in a memfd beside the socket (more than CBOX_GOFER_XVALUE_MAX bytes,
+ * at most CBOX_GOFER_DGRAM_MAX: Linux takes a datagram up to the socket's send buffer, 208 KiB by
+ * default, 2 x net.core.wmem_max at most). */
+#define CBOX_GOFER_SENDTO_MEMFD 0x80000000u
+#define CBOX_GOFER_DGRAM_MAX    (4u << 20)
 /* Bytes of the largest valid packet, rounded up; a receive buffer of this size never truncates
  * a valid message (a SETXATTR with the largest name and value is the largest). */
 #define CBOX_GOFER_MSG_MAX (CBOX_GOFER_XVALUE_MAX + 4096u)

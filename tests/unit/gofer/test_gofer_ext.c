@@ -7,12 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "cbox/fdpass.h"
 #include "cbox/gofer.h"
 #include "internal.h"
 
@@ -282,4 +284,80 @@ Test(gofer_ext_ro, bind_and_xattr_writes_refused)
 	char v[4];
 	cr_expect_eq(cbox_gofer_getxattr(C, f, "user.a", v, sizeof(v)), -ENODATA);
 	close(s);
+}
+
+/* A SENDTO packet from sock to the datagram node "dg" with the datagram in mfd, sent by hand (the
+ * client always seals what it sends); returns the gofer's answer: bytes sent or -errno. */
+static long raw_sendto_memfd(uint32_t fid, int sock, int mfd)
+{
+	struct cbox_gofer_req q = {.type = CBOX_GOFER_SENDTO,
+	                           .tag = 999,
+	                           .fid = fid,
+	                           .fid2 = CBOX_GOFER_ROOT_FID,
+	                           .flags = CBOX_GOFER_SENDTO_MEMFD,
+	                           .name2 = "dg",
+	                           .name2_len = 2};
+	static unsigned char pkt[CBOX_GOFER_MSG_MAX];
+	int len = cbox_gofer_encode_request(&q, pkt, sizeof(pkt));
+	cr_assert_gt(len, 0);
+	int fds[2] = {sock, mfd};
+	cr_assert_eq(cbox_send_fds(sv[0], pkt, (size_t)len, fds, 2), 0);
+	ssize_t n = recv(sv[0], pkt, sizeof(pkt), 0);
+	cr_assert_gt(n, 0);
+	struct cbox_gofer_reply r;
+	cr_assert_eq(cbox_gofer_decode_reply(pkt, (size_t)n, &r), 0);
+	cr_assert_eq(r.tag, 999);
+	return r.type == CBOX_GOFER_REPLY_ERROR ? -(long)r.error : (long)r.fid;
+}
+
+/* A datagram past one request's 64 KiB goes in a sealed memfd: it arrives whole. The gofer maps
+ * only a memfd sealed against every change, of at most CBOX_GOFER_DGRAM_MAX bytes: anything else
+ * is refused (an unsealed one could be truncated under the mapping: SIGBUS in the gofer). */
+Test(gofer_ext_rw, sendto_big_datagram_through_a_memfd)
+{
+	int d = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	cr_assert_eq(
+	    cbox_gofer_bind(C, CBOX_GOFER_ROOT_FID, "dg", 2, d, 0777, (uint32_t)-1, (uint32_t)-1),
+	    0);
+	int opt = 1 << 20;
+	setsockopt(d, SOL_SOCKET, SO_RCVBUF, &opt, sizeof(opt));
+	uint32_t fid = walk("dg");
+	int c = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	setsockopt(c, SOL_SOCKET, SO_SNDBUF, &opt, sizeof(opt));
+	static unsigned char big[150000], got[200000];
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (unsigned char)(i * 7);
+	cr_assert_eq(
+	    cbox_gofer_sendto(C, fid, CBOX_GOFER_ROOT_FID, "dg", 2, c, big, sizeof(big), 0),
+	    (ssize_t)sizeof(big));
+	cr_assert_eq(recv(d, got, sizeof(got), MSG_DONTWAIT), (ssize_t)sizeof(big));
+	cr_expect_eq(memcmp(got, big, sizeof(big)), 0);
+	/* past the largest the sentry sends: refused before anything is sent */
+	cr_expect_eq(cbox_gofer_sendto(C, fid, CBOX_GOFER_ROOT_FID, "dg", 2, c, big,
+	                               CBOX_GOFER_DGRAM_MAX + 1, 0),
+	             -EMSGSIZE);
+	/* Security: an unsealed memfd, one sealed but for writes, one too long, and no memfd
+	 * (a pipe) are all refused, and nothing arrives */
+	int m = memfd_create("t", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	cr_assert_eq(write(m, big, 1000), 1000);
+	cr_expect_eq(raw_sendto_memfd(fid, c, m), -EINVAL);
+	cr_assert_eq(fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
+	cr_expect_eq(raw_sendto_memfd(fid, c, m), -EINVAL);
+	cr_assert_eq(fcntl(m, F_ADD_SEALS, F_SEAL_WRITE), 0);
+	cr_expect_eq(raw_sendto_memfd(fid, c, m), 1000, "a sealed memfd is sent");
+	cr_assert_eq(recv(d, got, sizeof(got), MSG_DONTWAIT), 1000);
+	int m2 = memfd_create("t2", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	cr_assert_eq(ftruncate(m2, CBOX_GOFER_DGRAM_MAX + 1), 0);
+	cr_assert_eq(fcntl(m2, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE), 0);
+	cr_expect_eq(raw_sendto_memfd(fid, c, m2), -EINVAL);
+	int pp[2];
+	cr_assert_eq(pipe2(pp, O_CLOEXEC), 0);
+	cr_expect_eq(raw_sendto_memfd(fid, c, pp[0]), -EINVAL);
+	cr_expect_eq(recv(d, got, sizeof(got), MSG_DONTWAIT), -1, "nothing else arrived");
+	close(pp[0]);
+	close(pp[1]);
+	close(m2);
+	close(m);
+	close(c);
+	close(d);
 }

@@ -72,7 +72,8 @@ Test(gofer_wire, every_request_round_trips)
 	}
 }
 
-/* BIND's mode is permission bits only; SENDTO passes on two flags and 64 KiB at most. */
+/* BIND's mode is permission bits only; SENDTO passes on two flags and 64 KiB at most (more comes
+ * in a memfd, CBOX_GOFER_SENDTO_MEMFD, with an empty value). */
 Test(gofer_wire, socket_requests_bounded)
 {
 	static char big[CBOX_GOFER_XVALUE_MAX + 1];
@@ -98,6 +99,18 @@ Test(gofer_wire, socket_requests_bounded)
 	memcpy(buf + 16 + 8, &flags, 4);
 	struct cbox_gofer_req d;
 	cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len, &d), -EINVAL);
+	/* the datagram in a memfd: then the request's own value must be empty */
+	flags = CBOX_GOFER_SENDTO_MEMFD;
+	memcpy(buf + 16 + 8, &flags, 4);
+	cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len, &d), -EINVAL);
+	q.flags = CBOX_GOFER_SENDTO_MEMFD | MSG_EOR;
+	q.value = NULL;
+	q.value_len = 0;
+	len = cbox_gofer_encode_request(&q, buf, sizeof(buf));
+	cr_assert_gt(len, 0);
+	cr_expect_eq(cbox_gofer_decode_request(buf, (size_t)len, &d), 0);
+	cr_expect_eq(d.flags, CBOX_GOFER_SENDTO_MEMFD | MSG_EOR);
+	cr_expect_eq(d.value_len, 0);
 }
 
 Test(gofer_wire, header_checks)
