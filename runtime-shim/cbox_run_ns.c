@@ -336,6 +336,14 @@ static pid_t netns_holder(bool proxy, int *listener)
 	return ok ? pid : -1;
 }
 
+/* Whether `cbox run` left its container recorded (it deletes it before it exits). */
+static bool container_left(const char *state, const char *id)
+{
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path), "%s/%s", state, id);
+	return n > 0 && (size_t)n < sizeof(path) && access(path, F_OK) == 0;
+}
+
 /* `cbox kill --all ID SIG`: every process of the container (KILL: as the sentry tier's sandbox
  * is killed; STOP and CONT: ^Z and fg). */
 static sigset_t ns_blocked; /* the signals cbox_run_ns's wait keeps blocked outside ppoll */
@@ -379,14 +387,6 @@ static void ns_on_tstp(int sig)
  * the shell continues it (fg, bg), it continues the container. Done from the main loop, not the
  * handler, since it runs `cbox`.
  */
-/* Whether `cbox run` left its container recorded (it deletes it before it exits). */
-static bool container_left(const char *state, const char *id)
-{
-	char path[PATH_MAX];
-	int n = snprintf(path, sizeof(path), "%s/%s", state, id);
-	return n > 0 && (size_t)n < sizeof(path) && access(path, F_OK) == 0;
-}
-
 static void stop_with_container(const char *cbox, const char *state, const char *id)
 {
 	kill_all(cbox, state, id, "STOP");

@@ -171,13 +171,12 @@ static void map_fixed(uintptr_t addr, size_t len, int prot, int flags, int fd, u
  * program might never have used). Only a cost changes: the pages hold the file's bytes either
  * way, and an error (a kernel older than 5.14 says EINVAL) leaves them to fault in as before.
  */
-#define MADV_POPULATE_WRITE_ 23
-#define POPULATE_MAX         (4UL << 20)
+#define POPULATE_MAX (4UL << 20)
 
 static void populate_written(uintptr_t start, size_t len)
 {
 	sys3(__NR_madvise, (long)start, (long)(len < POPULATE_MAX ? len : POPULATE_MAX),
-	     MADV_POPULATE_WRITE_);
+	     MADV_POPULATE_WRITE);
 }
 
 /*
@@ -189,7 +188,7 @@ static void populate_written(uintptr_t start, size_t len)
 static void populate_stack(const uintptr_t *sp)
 {
 	uintptr_t top = (uintptr_t)sp & ~(PAGE - 1);
-	sys3(__NR_madvise, (long)(top - 15 * PAGE), 16 * PAGE, MADV_POPULATE_WRITE_);
+	sys3(__NR_madvise, (long)(top - 15 * PAGE), 16 * PAGE, MADV_POPULATE_WRITE);
 }
 
 /* Map one PT_LOAD at bias: file pages, the zeroed tail of the last file page, anonymous rest. */
