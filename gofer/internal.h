@@ -48,9 +48,6 @@ struct cbox_gofer_server {
 	 * the reply being sent. Not on the stack, where 136 KiB a request would make the gofer's
 	 * depth depend on a stack limit (ulimit -s) it does not choose. */
 	unsigned char *reqbuf, *replybuf;
-	/* The memfd holding the datagram of the SENDTO being served (CBOX_GOFER_SENDTO_MEMFD), or
-	 * -1; closed by cbox_gofer_serve_one once the request is done. */
-	int dgram_fd;
 	/* Where the last WALKDIR stopped reading (serve.c): its directory (a reference), an open
 	 * descriptor of it (-1: none), and the offset of the entry after the last one it looked
 	 * at. */
@@ -71,11 +68,13 @@ static inline struct cbox_gofer_node *cbox_gofer_server_lookup(const struct cbox
 /* Drop a reference to n (and to its parents, as they become unused). */
 void cbox_gofer_node_unref(struct cbox_gofer_node *n);
 /* serve.c: run q (decoded and checked). Returns 0 with r filled (and *fd_out set for
- * OPEN/CREATE/TMPFILE) or -errno for the peer. buf holds a READLINK target; in_fd is the fd a BIND
- * or INOTIFY carried.
+ * OPEN/CREATE/TMPFILE) or -errno for the peer. buf holds a READLINK target; in_fd is the fd a BIND,
+ * CONNECT, SENDTO or INOTIFY carried, in_fd2 the memfd of a SENDTO's datagram
+ * (CBOX_GOFER_SENDTO_MEMFD), else -1.
  */
 int cbox_gofer_handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
-                      struct cbox_gofer_reply *r, int *fd_out, char *buf, size_t size, int in_fd);
+                      struct cbox_gofer_reply *r, int *fd_out, char *buf, size_t size, int in_fd,
+                      int in_fd2);
 
 /* serve.c, for the batched requests: a decoded name NUL-terminated into out (names are at most
  * 255 bytes, checked by the decoder); dir's node, -EBADF or -ENOTDIR; one name (NUL-terminated,
@@ -145,10 +144,11 @@ int cbox_gofer_do_clunkn(struct cbox_gofer_server *s, const struct cbox_gofer_re
  * and has the handler's type.
  */
 int cbox_gofer_do_bind(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int sockfd);
-/* CONNECT, SENDTO: likewise sockfd, connected or sent to a socket node this session bound. */
+/* CONNECT, SENDTO: likewise sockfd, connected or sent to a socket node this session bound (a
+ * SENDTO's datagram in the memfd mfd with CBOX_GOFER_SENDTO_MEMFD, else -1). */
 int cbox_gofer_do_connect(struct cbox_gofer_server *s, const struct cbox_gofer_req *q, int sockfd);
 int cbox_gofer_do_sendto(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
-                         struct cbox_gofer_reply *r, int sockfd);
+                         struct cbox_gofer_reply *r, int sockfd, int mfd);
 /* INOTIFY: add a watch for fid's file to the guest's inotify instance ifd; r->fid gets the wd. */
 int cbox_gofer_do_inotify(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
                           struct cbox_gofer_reply *r, int ifd);

@@ -506,7 +506,8 @@ static bool is_mutation(uint32_t type)
 }
 
 int cbox_gofer_handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
-                      struct cbox_gofer_reply *r, int *fd_out, char *buf, size_t size, int in_fd)
+                      struct cbox_gofer_reply *r, int *fd_out, char *buf, size_t size, int in_fd,
+                      int in_fd2)
 {
 	/* Refused before touching the file system; the kernel's read-only mount refuses them
 	 * again (defence in depth). */
@@ -554,7 +555,7 @@ int cbox_gofer_handle(struct cbox_gofer_server *s, const struct cbox_gofer_req *
 	case CBOX_GOFER_CONNECT:
 		return cbox_gofer_do_connect(s, q, in_fd);
 	case CBOX_GOFER_SENDTO:
-		return cbox_gofer_do_sendto(s, q, r, in_fd);
+		return cbox_gofer_do_sendto(s, q, r, in_fd, in_fd2);
 	case CBOX_GOFER_INOTIFY:
 		return cbox_gofer_do_inotify(s, q, r, in_fd);
 	case CBOX_GOFER_GETXATTR:

@@ -290,15 +290,16 @@ static int map_dgram(int mfd, void **data, size_t *len)
 }
 
 /* SENDTO: one datagram to a socket node this session bound, on CONNECT's terms (the sender's
- * credentials the guest's, see as_guest); r->fid gets the bytes sent. */
+ * credentials the guest's, see as_guest), from q's value or all of the memfd mfd
+ * (CBOX_GOFER_SENDTO_MEMFD); r->fid gets the bytes sent. */
 int cbox_gofer_do_sendto(struct cbox_gofer_server *s, const struct cbox_gofer_req *q,
-                         struct cbox_gofer_reply *r, int sockfd)
+                         struct cbox_gofer_reply *r, int sockfd, int mfd)
 {
 	const void *data = q->value;
 	size_t len = q->value_len;
 	void *mapped = NULL;
 	if (q->flags & CBOX_GOFER_SENDTO_MEMFD) {
-		int mrc = map_dgram(s->dgram_fd, &mapped, &len);
+		int mrc = map_dgram(mfd, &mapped, &len);
 		if (mrc < 0)
 			return mrc;
 		data = mapped;

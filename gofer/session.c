@@ -57,11 +57,11 @@ static void log_malformed(const unsigned char *buf, size_t len)
 
 /*
  * The fds a request carried: none, one or two SCM_RIGHTS fds (the second only beside a SENDTO's
- * socket: its datagram's memfd), into fds[0] and fds[1] in order. Every fd received is taken or
+ * socket: its datagram's memfd), into *fd and *fd2 in order. Every fd received is taken or
  * closed, so that whatever the peer attaches never lingers in the gofer. Returns 0, or -1 when the
  * control data was truncated or held more than two fds or anything but SCM_RIGHTS.
  */
-static int take_in_fds(struct msghdr *mh, int fds[2])
+static int take_in_fds(struct msghdr *mh, int *fd, int *fd2)
 {
 	int rc = (mh->msg_flags & MSG_CTRUNC) ? -1 : 0;
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
@@ -73,10 +73,10 @@ static int take_in_fds(struct msghdr *mh, int fds[2])
 		for (size_t i = 0; i < nfd; i++) {
 			int f;
 			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (fds[0] < 0) {
-				fds[0] = f;
-			} else if (fds[1] < 0) {
-				fds[1] = f;
+			if (*fd < 0) {
+				*fd = f;
+			} else if (*fd2 < 0) {
+				*fd2 = f;
 			} else {
 				close(f);
 				rc = -1;
@@ -86,9 +86,9 @@ static int take_in_fds(struct msghdr *mh, int fds[2])
 	return rc;
 }
 
-/* Receive one packet into buf and the fds it carried into fds. Returns its length, 0 at the end
- * of the session, -1 after an error (logged). */
-static ssize_t recv_request(struct cbox_gofer_server *s, unsigned char *buf, int fds[2])
+/* Receive one packet into buf and the fds it carried into *fd and *fd2. Returns its length, 0 at
+ * the end of the session, -1 after an error (logged). */
+static ssize_t recv_request(struct cbox_gofer_server *s, unsigned char *buf, int *fd, int *fd2)
 {
 	union {
 		struct cmsghdr align;
@@ -109,7 +109,7 @@ static ssize_t recv_request(struct cbox_gofer_server *s, unsigned char *buf, int
 		cbox_error("gofer: receive request: %s", strerror(errno));
 		return -1;
 	}
-	int fdrc = take_in_fds(&mh, fds);
+	int fdrc = take_in_fds(&mh, fd, fd2);
 	if (n == 0)
 		return 0;
 	if (mh.msg_flags & MSG_TRUNC) {
@@ -153,10 +153,7 @@ int cbox_gofer_serve_one(struct cbox_gofer_server *s)
 	char target[CBOX_GOFER_TARGET_MAX + 1];
 	CBOX_AUTOCLOSE int in_fd = -1;
 	CBOX_AUTOCLOSE int in_fd2 = -1;
-	int fds[2] = {-1, -1};
-	ssize_t n = recv_request(s, buf, fds);
-	in_fd = fds[0];
-	in_fd2 = fds[1];
+	ssize_t n = recv_request(s, buf, &in_fd, &in_fd2);
 	if (n <= 0)
 		return (int)n;
 	struct cbox_gofer_req q;
@@ -179,12 +176,10 @@ int cbox_gofer_serve_one(struct cbox_gofer_server *s)
 		               : "BIND, CONNECT, SENDTO or INOTIFY without its fd");
 		return -1;
 	}
-	s->dgram_fd = in_fd2;
 	follow_cpu(s, q.cpu);
 	struct cbox_gofer_reply r = {.type = CBOX_GOFER_REPLY_OK | q.type, .tag = q.tag};
 	CBOX_AUTOCLOSE int fd = -1;
-	int rc = cbox_gofer_handle(s, &q, &r, &fd, target, sizeof(target), in_fd);
-	s->dgram_fd = -1; /* (in_fd2 closes on return) */
+	int rc = cbox_gofer_handle(s, &q, &r, &fd, target, sizeof(target), in_fd, in_fd2);
 	if (rc < 0)
 		r = (struct cbox_gofer_reply){
 		    .type = CBOX_GOFER_REPLY_ERROR, .tag = q.tag, .error = -rc};
@@ -237,7 +232,6 @@ struct cbox_gofer_server *cbox_gofer_server_new(int sock, int root_fd, bool read
 	s->hint = 1;
 	s->wd_fd = -1;
 	s->view_fd = -1;
-	s->dgram_fd = -1;
 	s->sock = sock;
 	s->readonly = readonly;
 	return s;
