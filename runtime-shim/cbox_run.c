@@ -347,6 +347,18 @@ static int run(struct cbox_run_opts *o, char **argv)
 		return 125;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, report) < 0)
 		return 125;
+	/* The guest's /sys/fs/cgroup shows the sandbox's cgroup (sentry/fs_sys.c). */
+	struct cbox_sentry_cgroup cg_view;
+	if (sandbox_cg) {
+		int r = cbox_cgroup_open_dirs(sandbox_cg, &cg_view.v2, &cg_view.memory,
+		                              &cg_view.cpu, &cg_view.pids);
+		if (r < 0) {
+			cbox_error("opening the sandbox's cgroup: %s", strerror(-r));
+			kill(gpid, SIGKILL);
+			waitpid(gpid, NULL, 0);
+			return 125;
+		}
+	}
 	struct cbox_sentry_config cfg = {.platform = platform,
 	                                 .strict = o->strict,
 	                                 .strace = o->strace,
@@ -372,7 +384,8 @@ static int run(struct cbox_run_opts *o, char **argv)
 	                                 .report_status = true,
 	                                 .status_fd = report[0],
 	                                 .gofer_pending = true,
-	                                 .gofer_ready_fd = sync[0]};
+	                                 .gofer_ready_fd = sync[0],
+	                                 .cgroup = sandbox_cg ? &cg_view : NULL};
 	/*
 	 * The sentry's user and pid namespaces come with the clone; its mount, network, IPC and UTS
 	 * namespaces it makes itself, first thing, while this process writes its id maps: the

@@ -30,6 +30,7 @@ struct entry {
 };
 
 static const struct entry root_entries[] = {
+    {"cgroups", P_CGROUPS, RO_MODE},
     {"cmdline", P_CMDLINE_SYS, RO_MODE},
     {"cpuinfo", P_CPUINFO, RO_MODE},
     {"filesystems", P_FILESYSTEMS, RO_MODE},

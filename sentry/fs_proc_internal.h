@@ -23,6 +23,7 @@ enum cbox_proc_kind {
 	P_LOADAVG,
 	P_VERSION,
 	P_FILESYSTEMS,
+	P_CGROUPS,
 	P_CMDLINE_SYS,
 	P_SYS,
 	P_SYS_KERNEL,

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/statvfs.h>
@@ -108,8 +109,9 @@ static bool gofer_mount(struct cbox_sentry *s, struct cbox_task *t, const char *
 
 /*
  * The guest's mount table (/proc/<pid>/mounts, mountinfo): the rootfs, the gofer's /tmp and
- * working folder when they are mounts, and the sentry's /proc and /dev. The mount ids are the
- * sandbox's own; the rootfs's parent (outside the guest's view) is 1, as in a container.
+ * working folder when they are mounts, and the sentry's /proc, /dev, /sys and /sys/fs/cgroup. The
+ * mount ids are the sandbox's own; the rootfs's parent (outside the guest's view) is 1, as in a
+ * container.
  */
 static int gen_mounts(struct cbox_sentry *s, struct cbox_task *t, bool info,
                       struct cbox_proc_buf *b)
@@ -147,6 +149,49 @@ static int gen_mounts(struct cbox_sentry *s, struct cbox_task *t, bool info,
 	m = (struct mnt_line){
 	    "tmpfs", "/dev", "tmpfs", "rw,nosuid,relatime", 0, (unsigned)s->dev_mnt.dev};
 	emit_mount(b, info, id++, 100, &m);
+	/* /sys, and the sandbox's cgroup on /sys/fs/cgroup, as in a container with a cgroup
+	 * namespace (fs_sys.c): the JVM, Go and Rust find the cgroup's files by this line. */
+	m = (struct mnt_line){"sysfs", "/sys",      "sysfs", "ro,nosuid,nodev,noexec,relatime",
+	                      0,       CBOX_SYS_DEV};
+	int sys_id = id;
+	emit_mount(b, info, id++, 100, &m);
+	m = (struct mnt_line){"cgroup2", "/sys/fs/cgroup",
+	                      "cgroup2", "ro,nosuid,nodev,noexec,relatime",
+	                      0,         CBOX_SYS_CGROUP_DEV};
+	emit_mount(b, info, id++, sys_id, &m);
+	return 0;
+}
+
+/*
+ * /proc/cgroups as cgroup v2 shows it: the host kernel's controllers, each on the unified
+ * hierarchy (0), because the guest's cgroup is a v2 one (/sys/fs/cgroup, fs_sys.c) whatever the
+ * host mounts. The JVM tells v2 from v1 here before it reads /sys/fs/cgroup, and turns its
+ * container support off when a controller it needs is missing or disabled.
+ */
+static int gen_cgroups(struct cbox_proc_buf *b)
+{
+	struct cbox_proc_buf host = {0};
+	int r = cbox_proc_append_host(&host, "cgroups");
+	if (r == 0 && host.err)
+		r = host.err;
+	if (r == 0) {
+		cbox_proc_append(&host, "", 1);
+		r = host.err;
+	}
+	if (r < 0) {
+		free(host.data);
+		return r;
+	}
+	cbox_proc_printf(b, "#subsys_name\thierarchy\tnum_cgroups\tenabled\n");
+	char *save = NULL;
+	for (char *line = strtok_r(host.data, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char name[64];
+		int hier, n, enabled;
+		if (line[0] != '#' && sscanf(line, "%63s %d %d %d", name, &hier, &n, &enabled) == 4)
+			cbox_proc_printf(b, "%s\t0\t1\t%d\n", name, enabled);
+	}
+	free(host.data);
 	return 0;
 }
 
@@ -197,6 +242,8 @@ int cbox_proc_gen_sys(struct cbox_sentry *s, struct cbox_task *t, enum cbox_proc
 	case P_MOUNTS:
 	case P_MOUNTINFO:
 		return gen_mounts(s, t, kind == P_MOUNTINFO, b);
+	case P_CGROUPS:
+		return gen_cgroups(b);
 	case P_DMESG_RESTRICT:
 		/* The kernel log is the host's: syslog(2) is refused to the guest, as Linux refuses
 		 * a process without CAP_SYSLOG when dmesg_restrict is 1. */

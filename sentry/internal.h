@@ -16,6 +16,9 @@
 	(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK |    \
 	 PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_TRACESECCOMP)
 #define CBOX_DEV_COUNT 5
+/* /sys (fs_sys.c): the devices of its two mounts (sysfs, cgroup2) */
+#define CBOX_SYS_DEV        0x15
+#define CBOX_SYS_CGROUP_DEV 0x1a
 /* Where the sentry mounts its private tmpfs, its root once it pivots (sentry.c); the guest's
  * first task is cloned before that pivot and finds guest/ there (guest_init.c). */
 #define CBOX_SENTRY_ROOT "/tmp"
@@ -40,8 +43,9 @@ struct cbox_sentry {
 	int exec_fail_status;  /* exit status when the first exec failed (127/126), else 0 */
 	char hostname[65];
 	char loader_path[64];
-	/* the mount table: "/", "/proc", "/dev" */
-	struct cbox_mount root_mnt, proc_mnt, dev_mnt;
+	/* the mount table: "/", "/proc", "/dev", "/sys" */
+	struct cbox_mount root_mnt, proc_mnt, dev_mnt, sys_mnt;
+	int sys_fd; /* the host's /sys, which the guest's shows parts of (fs_sys.c), or -1 */
 	/* /dev/shm: a directory of the gofer's tree mounted on the sentry's /dev (NULL mp: none) */
 	struct cbox_mount shm_mnt;
 	struct cbox_dentry *shm_mp;
@@ -222,6 +226,14 @@ static inline bool cbox_access_within(int have, int flags)
 struct cbox_dentry *cbox_proc_fd_target(struct cbox_sentry *s, struct cbox_task *t,
                                         struct cbox_dentry *d);
 extern const struct cbox_fs_ops cbox_fs_dev;
+/* /sys (fs_sys.c): cbox_fs_sys_snapshot keeps the host's /sys, whose files it shows, while the
+ * sentry still sees it; cbox_fs_sys_free closes it. st_dev of d: CBOX_SYS_DEV, or
+ * CBOX_SYS_CGROUP_DEV below /sys/fs/cgroup, a mount of its own (fs_proc_sys.c's mount table). */
+extern const struct cbox_fs_ops cbox_fs_sys;
+void cbox_fs_sys_snapshot(struct cbox_sentry *s);
+void cbox_fs_sys_free(struct cbox_sentry *s);
+uint64_t cbox_fs_sys_dev(const struct cbox_dentry *d);
+uint64_t cbox_fs_sys_magic(const struct cbox_dentry *d);
 /* Unreferenced gofer dentries the cache keeps at most (dcache.c). */
 #define CBOX_VFS_LRU_MAX 4096
 

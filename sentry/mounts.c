@@ -1,4 +1,4 @@
-/* The guest's mount table ("/" from the gofer, /proc and /dev from the sentry) and the host
+/* The guest's mount table ("/" from the gofer, /proc, /dev and /sys from the sentry) and the host
  * objects that stand for synthetic files. */
 #include <errno.h>
 #include <stdio.h>
@@ -93,7 +93,7 @@ int cbox_vfs_open_synthetic_dir(struct cbox_sentry *s, struct cbox_task *t, stru
 }
 
 /* The mount points of the sentry's own mounts, walked with the gofer's first requests. */
-static const char *const early_walks[] = {"proc", "dev"};
+static const char *const early_walks[] = {"proc", "dev", "sys"};
 
 /* Mount m on the root's entry name; w: the walk to it from the root (cbox_vfs_init_early). */
 static int attach(struct cbox_sentry *s, struct cbox_mount *m, const char *name,
@@ -129,7 +129,9 @@ static int attach(struct cbox_sentry *s, struct cbox_mount *m, const char *name,
 	m->root = cbox_dentry_new(m, NULL, "", S_IFDIR | 0555);
 	if (!m->root)
 		return -ENOMEM;
-	m->root->priv = m->ops == &cbox_fs_proc ? 1 /* P_ROOT */ : 0xffff;
+	m->root->priv = m->ops == &cbox_fs_proc  ? 1 /* P_ROOT */
+	                : m->ops == &cbox_fs_sys ? 0 /* fs_sys.c: N_ROOT */
+	                                         : 0xffff;
 	m->root->ino = 1;
 	return 0;
 }
@@ -224,9 +226,14 @@ int cbox_vfs_init(struct cbox_sentry *s)
 	 * pre-empt with EROFS. */
 	s->proc_mnt = (struct cbox_mount){.ops = &cbox_fs_proc, .readonly = false, .dev = 0x16};
 	s->dev_mnt = (struct cbox_mount){.ops = &cbox_fs_dev, .readonly = false, .dev = 0x5};
+	/* Read-only, as a container's /sys is (a write is EROFS). */
+	s->sys_mnt =
+	    (struct cbox_mount){.ops = &cbox_fs_sys, .readonly = true, .dev = CBOX_SYS_DEV};
 	r = attach(s, &s->proc_mnt, early_walks[0], &walked[0]);
 	if (r == 0)
 		r = attach(s, &s->dev_mnt, early_walks[1], &walked[1]);
+	if (r == 0)
+		r = attach(s, &s->sys_mnt, early_walks[2], &walked[2]);
 	if (r == 0 && s->cfg->dev_shm)
 		r = attach_dev_shm(s, s->cfg->dev_shm);
 	return r;

@@ -268,6 +268,8 @@ static int confine(struct cbox_sentry *s)
  * go), and, without an exec service to fork first, its confinement. Reports its errors. */
 static int finish_setup(struct cbox_sentry *s)
 {
+	/* (the host's /sys, before setup_mounts leaves the host's mounts behind) */
+	cbox_fs_sys_snapshot(s);
 	int r = setup_mounts(s);
 	if (r < 0) {
 		cbox_error("setting up the sentry's mounts: %s", strerror(-r));
@@ -417,6 +419,7 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 	s->cfg = cfg;
 	s->init_status = -1;
 	s->pts_dir = s->pts_hold = -1;
+	s->sys_fd = -1;
 	s->lru_cap = CBOX_VFS_LRU_MAX;
 	clock_gettime(CLOCK_REALTIME, &s->born);
 	struct rlimit nofile;
@@ -487,5 +490,6 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 	cbox_platform_free(s->platform);
 	free(s->text);
 	cbox_owners_free(s);
+	cbox_fs_sys_free(s);
 	return status;
 }

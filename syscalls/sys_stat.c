@@ -166,8 +166,10 @@ static int64_t put_statfs(struct cbox_sysctx *c, struct cbox_dentry *d, uint64_t
 			sf.f_flags = (long)g.flags;
 		}
 	} else {
-		/* PROC_SUPER_MAGIC, TMPFS_MAGIC (devtmpfs reports tmpfs's) */
-		sf.f_type = strcmp(d->mnt->ops->name, "proc") == 0 ? 0x9fa0 : 0x01021994;
+		/* PROC_SUPER_MAGIC, TMPFS_MAGIC (devtmpfs reports tmpfs's), or the mount's own */
+		sf.f_type = d->mnt->ops->magic                       ? (long)d->mnt->ops->magic(d)
+		            : strcmp(d->mnt->ops->name, "proc") == 0 ? 0x9fa0
+		                                                     : 0x01021994;
 		sf.f_bsize = 4096;
 		sf.f_namelen = 255;
 		sf.f_frsize = 4096;

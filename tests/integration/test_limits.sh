@@ -73,6 +73,33 @@ cpu_quota() {
 	check "  ... and its cgroup is gone afterwards" "" "$(cgroups_named "run-$pid")"
 }
 
+# cgroup_view: the guest's /sys/fs/cgroup is the sandbox's cgroup, read live from the host's and
+# shown as cgroup v2 shows a container's (sentry/fs_sys.c): runtimes size their heaps and thread
+# pools by it (node here; the JVM by hand). The guest cannot lift a limit there: the mount is
+# read-only, and the host's cgroup keeps its value.
+cgroup_view() {
+	lbox --memory 256m --cpus 0.5 --pids 100 -- "$BB" sh -c 'cd /sys/fs/cgroup
+		busybox cat memory.max memory.swap.max cpu.max pids.max memory.current pids.current
+		while read -r p; do printf "%s " "$p"; done <cgroup.procs; echo
+		echo max > memory.max; echo "write: $?"
+		busybox cat memory.max'
+	local l=()
+	mapfile -t l <<<"$OUT"
+	check "--memory 256m --cpus 0.5 --pids 100: /sys/fs/cgroup shows them" "268435456
+50000 100000
+100" "$(printf '%s\n' "${l[0]}" "${l[2]}" "${l[3]}")"
+	# (0 with the host's swap accounting, which limits swap; max without, where nothing does)
+	check_match "  ... memory.swap.max: no swap" "^(0|max)\$" "${l[1]}"
+	check_match "  ... memory.current, pids.current: the cgroup's usage" "^[1-9][0-9]* [1-9][0-9]*\$" \
+		"${l[4]} ${l[5]}"
+	check "  ... cgroup.procs: the tiny init and the guest's shell" "1 2 " "${l[6]}"
+	check "  ... a write is refused" "write: 1" "${l[7]}"
+	check_match "  ... read-only" "Read-only file system" "$ERR"
+	check "  ... and the limit stays" "268435456" "${l[8]}"
+	lbox --memory 256m -- /usr/bin/node -e 'console.log(process.constrainedMemory())'
+	check "  ... node's process.constrainedMemory() sees --memory" "268435456" "$OUT"
+}
+
 bad_limits() {
 	lbox --memory 12q -- true
 	check_status "--memory 12q: refused" 125
@@ -83,7 +110,7 @@ bad_limits() {
 	check_match "--memory-swap alone: refused" "needs --memory" "$ERR"
 }
 
-for_each_config memory_hog fork_bomb cpu_quota
+for_each_config memory_hog fork_bomb cpu_quota cgroup_view
 bad_limits
 
 # cbox-run --tier=ns: the same limits through the ns tier, the same view of the host, and

@@ -298,6 +298,10 @@ if [ -f "$ROOT/box/cgroup" ]; then
 	check_status "update --resources -" 0
 	check "  ... memory limit" 134217728 "$(cg_memory_limit box)"
 	check "  ... pids limit" 64 "$(cg_pids_max box)"
+	# The guest's /sys/fs/cgroup reads the container's cgroup live (sentry/fs_sys.c).
+	oci exec box sh -c 'cat /sys/fs/cgroup/memory.max /sys/fs/cgroup/pids.max'
+	check "  ... and the guest's /sys/fs/cgroup shows the new limits" "134217728
+64" "$OUT"
 	echo '{"pids": {"limit": true}}' >"$SCRATCH/res.json"
 	oci_in "$SCRATCH/res.json" update --resources - box
 	check_match "update with a malformed LinuxResources names the JSON path" 'resources \(stdin\): pids\.limit: expected' "$ERR"

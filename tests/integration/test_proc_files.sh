@@ -132,6 +132,49 @@ t_sys_files() {
 	check "meminfo field names are Linux's" "$HOST_MEMINFO_KEYS" "$(printf '%s\n' "${l[@]:21}")"
 }
 
+# /sys (sentry/fs_sys.c): the machine's CPUs and huge pages as the host has them, the sandbox's
+# cgroup as a container's cgroup v2 (here without limits: every one "max", and no usage files),
+# on a read-only mount of its own.
+t_sysfs() {
+	sh_box 'cd /sys/devices/system/cpu && busybox cat online possible present
+		busybox ls | busybox grep -c "^cpu[0-9]"; busybox ls -d cpu0/
+		busybox cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/hpage_pmd_size
+		busybox stat -f -c %t /sys /sys/fs/cgroup
+		cd /sys/fs/cgroup && busybox cat memory.max memory.swap.max cpu.max pids.max cpu.weight
+		busybox test -e memory.current || echo no usage
+		while read -r p; do echo "$p"; done <cgroup.procs
+		busybox grep " /sys" /proc/self/mountinfo | busybox cut -d" " -f5,9
+		busybox awk "NR > 1 && \$2 != 0" /proc/cgroups | busybox wc -l
+		busybox grep -c "^memory	0	1	1$" /proc/cgroups
+		busybox touch /sys/x 2>&1; echo max > memory.max'
+	local l=()
+	mapfile -t l <<<"$OUT"
+	check "cpu online, possible, present: the host's" \
+		"$(cat /sys/devices/system/cpu/online /sys/devices/system/cpu/possible /sys/devices/system/cpu/present)" \
+		"$(printf '%s\n' "${l[@]:0:3}")"
+	check "a cpuN directory for each present CPU" \
+		"$(find /sys/devices/system/cpu -maxdepth 1 -name 'cpu[0-9]*' | wc -l)" "${l[3]}"
+	check "cpu0/" "cpu0/" "${l[4]}"
+	check "transparent_hugepage: the host's" \
+		"$(cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/hpage_pmd_size)" \
+		"$(printf '%s\n' "${l[@]:5:2}")"
+	check "statfs: SYSFS_MAGIC, and CGROUP2_SUPER_MAGIC on /sys/fs/cgroup" "62656572
+63677270" "$(printf '%s\n' "${l[@]:7:2}")"
+	check "no limit: memory.max, memory.swap.max, cpu.max, pids.max, cpu.weight" "max
+max
+max 100000
+max
+100" "$(printf '%s\n' "${l[@]:9:5}")"
+	check "  ... and no usage files without a cgroup" "no usage" "${l[14]}"
+	check "cgroup.procs: the guest's shell (pid 1; read by the shell itself)" "1" "${l[15]}"
+	check "mountinfo: sysfs on /sys, cgroup2 on /sys/fs/cgroup" "/sys sysfs
+/sys/fs/cgroup cgroup2" "$(printf '%s\n' "${l[@]:16:2}")"
+	check "/proc/cgroups: every controller on the v2 hierarchy" "0" "${l[18]}"
+	check "  ... memory among them, enabled" "1" "${l[19]}"
+	check_match "/sys is read-only" "Read-only file system" "${l[20]}"
+	check_match "  ... and so is the cgroup (a limit cannot be lifted)" "Read-only file system" "$ERR"
+}
+
 t_tools() {
 	sh_box 'busybox sleep 2 & busybox ps -o pid,comm; kill %1'
 	check_match "ps lists the shell as pid 1" "^ +1 +(sh|busybox)\$" "$OUT"
@@ -151,5 +194,5 @@ print(os.fstat(fd).st_ino == int(os.readlink("/proc/self/ns/net")[5:-1]))'
 True" "$OUT"
 }
 
-for_each_config t_pid_files t_mounts t_sys_files t_tools
+for_each_config t_pid_files t_mounts t_sys_files t_sysfs t_tools
 finish

@@ -209,3 +209,22 @@ int cbox_cgroup_memory_limit(struct cbox_cgroup *cg, int64_t *bytes, struct cbox
 	*bytes = v >= (1ULL << 62) ? -1 : (int64_t)v;
 	return 0;
 }
+
+int cbox_cgroup_open_dirs(struct cbox_cgroup *cg, bool *v2, int *memory, int *cpu, int *pids)
+{
+	const enum cbox_cgroup_ctl ctl[3] = {CBOX_CGROUP_MEMORY, CBOX_CGROUP_CPU, CBOX_CGROUP_PIDS};
+	int *out[3] = {memory, cpu, pids};
+	*v2 = cg->v2;
+	for (int i = 0; i < 3; i++) {
+		const char *dir = cg->d[cg->v2 ? CBOX_CGROUP_UNIFIED : ctl[i]].path;
+		*out[i] = dir ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+		if (dir && *out[i] < 0) {
+			int err = errno;
+			for (int j = 0; j < i; j++)
+				if (*out[j] >= 0)
+					close(*out[j]);
+			return -err;
+		}
+	}
+	return 0;
+}

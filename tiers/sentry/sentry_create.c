@@ -112,6 +112,18 @@ int sentry_tier_create(struct cbox_tier_container *c, cbox_tier_created_fn creat
 			cbox_err_report(&e, "sandbox: join the container's cgroup");
 			_exit(125);
 		}
+		/* The guest's /sys/fs/cgroup shows it, limits read live (`cbox update` too). */
+		struct cbox_sentry_cgroup view;
+		if (cg) {
+			int r = cbox_cgroup_open_dirs(cg, &view.v2, &view.memory, &view.cpu,
+			                              &view.pids);
+			if (r < 0) {
+				cbox_error("sandbox: open the container's cgroup: %s",
+				           strerror(-r));
+				_exit(125);
+			}
+			plan.sentry.cgroup = &view;
+		}
 		sentry_monitor_main(&plan, c->state_dir, sv[1]);
 	}
 	close(sv[1]);

@@ -41,6 +41,9 @@ struct cbox_fs_ops {
 	               void *ctx);
 	/* Drop fs-private data of a dentry about to be freed. */
 	void (*release)(struct cbox_sentry *s, struct cbox_dentry *d);
+	/* statfs's f_type for d. NULL: PROC_SUPER_MAGIC for "proc", else TMPFS_MAGIC (the gofer's
+	 * mounts answer from the host). */
+	uint64_t (*magic)(const struct cbox_dentry *d);
 };
 
 struct cbox_mount {

@@ -9,6 +9,16 @@
 #include "cbox/compiler.h"
 #include "cbox/platform.h"
 
+/*
+ * The sandbox's cgroup on the host, which the guest sees as its /sys/fs/cgroup (sentry/fs_sys.c):
+ * directory fds (O_PATH) the sentry reads it through, -1 where the host has no such controller.
+ * v2: all three are the one directory of the unified hierarchy; else each its v1 controller's.
+ */
+struct cbox_sentry_cgroup {
+	bool v2;
+	int memory, cpu, pids;
+};
+
 struct cbox_sentry_config {
 	const struct cbox_platform_ops *platform;
 	bool strict;          /* no fast path */
@@ -48,6 +58,7 @@ struct cbox_sentry_config {
 	bool gofer_pending; /* the gofer may still be building its tree: one byte arrives on */
 	int gofer_ready_fd; /* gofer_ready_fd once it answers (consumed); the sentry sets itself
 	                     * and the guest task up meanwhile and asks the gofer nothing before */
+	const struct cbox_sentry_cgroup *cgroup; /* the sandbox's limits, or NULL: none */
 };
 
 /*

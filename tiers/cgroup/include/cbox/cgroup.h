@@ -141,6 +141,16 @@ CBOX_API int cbox_cgroup_add_pid(struct cbox_cgroup *cg, pid_t pid, struct cbox_
  * hierarchy. */
 CBOX_API int cbox_cgroup_oom_kills(struct cbox_cgroup *cg, uint64_t *n, struct cbox_err **err);
 
+/*
+ * Directory fds (O_PATH) of the cgroup in the hierarchies of its memory, cpu and pids
+ * controllers, for a reader that will no longer see the cgroup mounts: the sentry, which shows
+ * the cgroup to its guest as /sys/fs/cgroup (sentry/fs_sys.c). On v2 (*v2 true) all three are the
+ * one unified directory; on v1 each is its controller's, -1 where the host has none. Returns 0,
+ * or -errno with no fd left open.
+ */
+CBOX_API int cbox_cgroup_open_dirs(struct cbox_cgroup *cg, bool *v2, int *memory, int *cpu,
+                                   int *pids);
+
 /* The memory limit the kernel holds for the cgroup (-1: none), for messages. */
 CBOX_API int cbox_cgroup_memory_limit(struct cbox_cgroup *cg, int64_t *bytes,
                                       struct cbox_err **err);
