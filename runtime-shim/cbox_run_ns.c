@@ -100,6 +100,9 @@ static void own_mounts(json_object *mounts)
 	json_object_array_add(mounts, mount_obj("/dev/pts", "devpts", "devpts", pts));
 	json_object_array_add(mounts, mount_obj("/dev/shm", "tmpfs", "shm", shm));
 	json_object_array_add(mounts, mount_obj("/sys", "sysfs", "sysfs", sys));
+	/* The container's own cgroup, read-only, as Docker's config has it: runtimes size
+	 * themselves by its limits (the JVM's heap by --memory). */
+	json_object_array_add(mounts, mount_obj("/sys/fs/cgroup", "cgroup", "cgroup", sys));
 }
 
 /* The gofer's tree (hidden paths, then mounts, then directories to make) as OCI mounts and

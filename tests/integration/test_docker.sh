@@ -194,6 +194,9 @@ top_pause_update_exec() {
 	dk update --memory 64m --memory-swap -1 "$id"
 	check_status "docker update --memory 64m" 0
 	check "  ... the container's cgroup has it" 67108864 "$(memory_limit_of "$pid")"
+	# (the sentry tier shows cgroup v2, sentry/fs_sys.c; the ns tier the host's v1 or v2)
+	dk exec "$id" sh -c 'cat /sys/fs/cgroup/memory.max 2>/dev/null || cat /sys/fs/cgroup/memory/memory.limit_in_bytes'
+	check "  ... and the container sees it in /sys/fs/cgroup, as its JVM would" 67108864 "$OUT"
 	# exec: for the sentry tier a new guest task of the running sentry (sentry/exec_ctl.c).
 	dk exec "$id" sh -c 'cat /proc/1/cmdline | tr "\\0" " "; hostname'
 	check "docker exec: in the container's pid and uts namespaces" "sh -c sleep 1000 & i=0; while :; do i=\$((i+1)); echo \$i >/tmp/c; sleep 0.05; done ${id:0:12}" "$OUT"

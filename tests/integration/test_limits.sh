@@ -212,8 +212,31 @@ ns_stop_job() {
 	wait "$JOB_PARENT" 2>/dev/null
 	check "  ... and nothing is left of it" "" "$(ls -d /tmp/cbox-run-ns.* 2>/dev/null)"
 }
+# ns_cgroup_view: the ns tier mounts the container's own cgroup on /sys/fs/cgroup, read-only, as
+# runc does for Docker's config (tiers/ns/ns_mount.c): v1 hierarchies on this host, each showing
+# the container's cgroup as its root (a cgroup namespace), or cgroup2 on a v2 host.
+ns_cgroup_view() {
+	local mem=memory/memory.limit_in_bytes quota=cpu/cpu.cfs_quota_us want=50000
+	if [ ! -d /sys/fs/cgroup/memory ]; then
+		mem=memory.max quota=cpu.max want="50000 100000"
+	fi
+	lbox --memory 256m --cpus 0.5 -- "$BB" sh -c "cat /sys/fs/cgroup/$mem /sys/fs/cgroup/$quota
+		echo 1 > /sys/fs/cgroup/$mem; echo \"write: \$?\"; cat /sys/fs/cgroup/$mem
+		grep ' /sys/fs/cgroup/memory ' /proc/self/mountinfo | cut -d' ' -f4"
+	check "--tier=ns --memory 256m --cpus 0.5: /sys/fs/cgroup shows them" "268435456
+$want" "$(printf '%s\n' "$OUT" | head -n 2)"
+	check "  ... a write is refused, and the limit stays" "write: 1
+268435456" "$(printf '%s\n' "$OUT" | sed -n 3,4p)"
+	check_match "  ... read-only" "Read-only file system" "$ERR"
+	[ -d /sys/fs/cgroup/memory ] &&
+		check "  ... the container's cgroup is the hierarchy's root it sees" "/" \
+			"$(printf '%s\n' "$OUT" | sed -n 5p)"
+	lbox --memory 256m -- /usr/bin/node -e 'console.log(process.constrainedMemory())'
+	check "  ... node's process.constrainedMemory() sees --memory" "268435456" "$OUT"
+}
+
 CONFIGS=("--tier=ns")
-for_each_config memory_hog fork_bomb ns_view
+for_each_config memory_hog fork_bomb ns_cgroup_view ns_view
 check "no cbox-run cgroup is left" "" "$(cgroups_named 'run-*')"
 
 # The ns tier: linux.resources from config.json through `cbox run`.

@@ -41,6 +41,15 @@ CBOX_NORETURN void ns_init_main(const struct ns_init_args *a);
 
 /* Mount namespace set-up before pivot_root: propagation, the rootfs bind, config mounts, /dev. */
 int ns_mount_prepare(const struct ns_init_args *a, struct cbox_err **err);
+/* Helpers of ns_mount.c: openat2 of path under root (RESOLVE_IN_ROOT, no magic links); mount(2)
+ * onto the /proc/self/fd path of the fd target. */
+int ns_open_in_root(int root, const char *path, int flags);
+int ns_do_mount(const char *src, int target, const char *type, unsigned long flags,
+                const char *data);
+/* An OCI mount of type cgroup/cgroup2 on m->destination, target its O_PATH fd under root (flags:
+ * parsed from its options): ns_cgroupfs.c. */
+int ns_mount_cgroup(int root, const struct cbox_oci_mount *m, int target, unsigned long flags,
+                    struct cbox_err **err);
 /* pivot_root into the rootfs, then masked and read-only paths and a read-only root. */
 int ns_mount_finish(const struct ns_init_args *a, struct cbox_err **err);
 /* Write linux.sysctl under the container's /proc/sys (after the pivot, before readonlyPaths).

@@ -20,7 +20,7 @@
 #include "cbox/log.h"
 #include "internal.h"
 
-static int open_in_root(int root, const char *path, int flags)
+int ns_open_in_root(int root, const char *path, int flags)
 {
 	struct open_how how = {.flags = (uint64_t)flags | O_CLOEXEC,
 	                       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
@@ -39,11 +39,12 @@ static int make_in_root(int root, const char *path, bool file, struct cbox_err *
 		char saved = *s;
 		*s = '\0';
 		bool last = !saved || !s[1];
-		int fd = open_in_root(root, buf, O_PATH);
+		int fd = ns_open_in_root(root, buf, O_PATH);
 		if (fd < 0 && errno == ENOENT) {
 			char *slash = strrchr(buf, '/');
 			*slash = '\0';
-			CBOX_AUTOCLOSE int parent = open_in_root(root, buf[0] ? buf : "/", O_PATH);
+			CBOX_AUTOCLOSE int parent =
+			    ns_open_in_root(root, buf[0] ? buf : "/", O_PATH);
 			*slash = '/';
 			if (parent < 0)
 				return cbox_err_set(err, errno, "resolve %s in the rootfs", buf);
@@ -51,7 +52,7 @@ static int make_in_root(int root, const char *path, bool file, struct cbox_err *
 			                     : mkdirat(parent, slash + 1, 0755);
 			if (r < 0 && errno != EEXIST)
 				return cbox_err_set(err, errno, "create %s in the rootfs", buf);
-			fd = open_in_root(root, buf, O_PATH);
+			fd = ns_open_in_root(root, buf, O_PATH);
 		}
 		if (fd < 0)
 			return cbox_err_set(err, errno, "resolve %s in the rootfs", buf);
@@ -128,8 +129,8 @@ static void parse_options(const struct cbox_oci_mount *m, unsigned long *flags, 
 	}
 }
 
-static int do_mount(const char *src, int target, const char *type, unsigned long flags,
-                    const char *data)
+int ns_do_mount(const char *src, int target, const char *type, unsigned long flags,
+                const char *data)
 {
 	char t[64];
 	snprintf(t, sizeof(t), "/proc/self/fd/%d", target);
@@ -140,21 +141,21 @@ static int do_mount(const char *src, int target, const char *type, unsigned long
 static int mount_bind(int root, const struct cbox_oci_mount *m, int target, unsigned long flags,
                       struct cbox_err **err)
 {
-	if (do_mount(m->source, target, NULL, flags & (MS_BIND | MS_REC), NULL) < 0)
+	if (ns_do_mount(m->source, target, NULL, flags & (MS_BIND | MS_REC), NULL) < 0)
 		return cbox_err_set(err, errno, "bind %s on %s", m->source, m->destination);
 	unsigned long extra = flags & ~(MS_BIND | MS_REC);
 	if (!extra)
 		return 0;
 	/* target still names the directory under the new mount: resolve the destination again
 	 * to reach the mount itself (a remount of a non-root dentry is EINVAL). */
-	CBOX_AUTOCLOSE int fd = open_in_root(root, m->destination, O_PATH);
+	CBOX_AUTOCLOSE int fd = ns_open_in_root(root, m->destination, O_PATH);
 	if (fd < 0)
 		return cbox_err_set(err, errno, "resolve %s after its mount", m->destination);
 	/* Keep the flags the kernel locked on the source (nodev, nosuid in a user ns). */
 	struct statvfs sv;
 	if (fstatvfs(fd, &sv) == 0)
 		extra |= sv.f_flag & (ST_NOSUID | ST_NODEV | ST_NOEXEC | ST_RDONLY);
-	if (do_mount(NULL, fd, NULL, MS_BIND | MS_REMOUNT | extra, NULL) < 0)
+	if (ns_do_mount(NULL, fd, NULL, MS_BIND | MS_REMOUNT | extra, NULL) < 0)
 		return cbox_err_set(err, errno, "remount %s with its options", m->destination);
 	return 0;
 }
@@ -167,9 +168,8 @@ static int mount_one(const struct ns_init_args *a, int root, const struct cbox_o
 	const char *type = m->type ? m->type : "";
 	parse_options(m, &flags, &prop, data, sizeof(data));
 	if (!strcmp(type, "cgroup") || !strcmp(type, "cgroup2")) {
-		cbox_warn("mount of %s (%s) skipped: cgroups are not mounted in the ns tier yet",
-		          m->destination, type);
-		return 0;
+		CBOX_AUTOCLOSE int target = make_in_root(root, m->destination, false, err);
+		return target < 0 ? -1 : ns_mount_cgroup(root, m, target, flags, err);
 	}
 	bool bind = (flags & MS_BIND) || !strcmp(type, "bind");
 	if (bind && !m->source)
@@ -184,17 +184,17 @@ static int mount_one(const struct ns_init_args *a, int root, const struct cbox_o
 	if (bind) {
 		r = mount_bind(root, m, target, flags | MS_BIND, err);
 	} else {
-		r = do_mount(m->source ? m->source : type, target, type, flags, data);
+		r = ns_do_mount(m->source ? m->source : type, target, type, flags, data);
 		if (r < 0 && errno == EINVAL && !strcmp(type, "devpts") && strstr(data, "gid=")) {
 			/* gid 5 (tty) is often unmapped in a user namespace; crun retries too. */
 			char *g = strstr(data, "gid=");
 			size_t len = strcspn(g, ",");
 			memmove(g, g + len + (g[len] == ','),
 			        strlen(g + len + (g[len] == ',')) + 1);
-			r = do_mount(m->source ? m->source : type, target, type, flags, data);
+			r = ns_do_mount(m->source ? m->source : type, target, type, flags, data);
 		}
 		if (r < 0 && errno == EPERM && a->userns && !strcmp(type, "sysfs"))
-			r = do_mount("/sys", target, NULL, MS_BIND | MS_REC, NULL);
+			r = ns_do_mount("/sys", target, NULL, MS_BIND | MS_REC, NULL);
 		if (r < 0)
 			r = cbox_err_set(err, errno, "mount %s (%s) on %s",
 			                 m->source ? m->source : "", type, m->destination);
@@ -202,8 +202,8 @@ static int mount_one(const struct ns_init_args *a, int root, const struct cbox_o
 	if (r < 0 || !prop)
 		return r;
 	/* As in mount_bind: the propagation is set on the new mount, found by resolving again. */
-	CBOX_AUTOCLOSE int mnt = open_in_root(root, m->destination, O_PATH);
-	if (mnt < 0 || do_mount(NULL, mnt, NULL, prop, NULL) < 0)
+	CBOX_AUTOCLOSE int mnt = ns_open_in_root(root, m->destination, O_PATH);
+	if (mnt < 0 || ns_do_mount(NULL, mnt, NULL, prop, NULL) < 0)
 		return cbox_err_set(err, errno, "set the propagation of %s", m->destination);
 	return 0;
 }
