@@ -129,6 +129,11 @@ static int tree_mounts(const struct cbox_gofer_config *gc, json_object *mounts, 
 	}
 	for (size_t i = 0; i < gc->n_mounts; i++) {
 		const struct cbox_gofer_mount *m = &gc->mounts[i];
+		/* The sentry's /dev and /dev/shm: the container has its own (own_mounts). A
+		 * second tmpfs on /dev covered the first, /dev/pts with it (no pty worked). */
+		if (m->kind == CBOX_GOFER_MOUNT_TMPFS &&
+		    (!strcmp(m->target, "/dev") || !strcmp(m->target, "/dev/shm")))
+			continue;
 		if (m->kind == CBOX_GOFER_MOUNT_FILE) {
 			char path[PATH_MAX];
 			if (snprintf(path, sizeof(path), "%s/file%zu", dir, i) >= (int)sizeof(path))

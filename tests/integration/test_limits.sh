@@ -128,6 +128,15 @@ ns_view() {
 	check_status "--tier=ns --timeout 1s: killed, 137" 137
 	check_match "  ... and the message says why" "killed: the timeout of 1000 ms was reached" "$ERR"
 	check "  ... and no bundle is left" "" "$(ls -d /tmp/cbox-run-ns.* 2>/dev/null)"
+	# A pseudo-terminal: the gofer's tree had a tmpfs /dev of its own, which covered the
+	# container's, /dev/pts with it ("out of pty devices").
+	lbox -- python3 -c 'import os, pty
+pid, fd = pty.fork()
+if pid == 0:
+    print("in a pty", os.isatty(0))
+else:
+    print(os.read(fd, 100).decode().strip()); os.waitpid(pid, 0)'
+	check "--tier=ns: a pty (python's pty.fork)" "in a pty True" "$OUT"
 	ns_signals
 	ns_stop_job
 	ns_runtime_crash
