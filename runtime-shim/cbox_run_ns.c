@@ -273,6 +273,28 @@ static int write_bundle(struct cbox_run_opts *o, char **argv, const char *dir, c
 			json_object_object_add(t, "path", jstr(netns));
 		json_object_array_add(ns, t);
 	}
+	if (geteuid() != 0) {
+		/* Run by a user: a user namespace of the container's own, its root the caller
+		 * (`cbox spec --rootless`'s mapping). The files the caller owns are the root's
+		 * inside, the working folder among them; the caller gains nothing.
+		 * Security: the root of its own user namespace could unmount the tmpfs that hide
+		 * the caller's secrets (~/.ssh, the rest of /home), but it holds Docker's
+		 * capabilities only (caps(): no CAP_SYS_ADMIN), and the seccomp profile refuses
+		 * umount and a nested user namespace without it (test_limits tries both). */
+		json_object *t = json_object_new_object();
+		json_object_object_add(t, "type", jstr("user"));
+		json_object_array_add(ns, t);
+		const char *keys[2] = {"uidMappings", "gidMappings"};
+		unsigned ids[2] = {geteuid(), getegid()};
+		for (int i = 0; i < 2; i++) {
+			json_object *a = json_object_new_array(), *e = json_object_new_object();
+			json_object_object_add(e, "containerID", json_object_new_int64(0));
+			json_object_object_add(e, "hostID", json_object_new_int64(ids[i]));
+			json_object_object_add(e, "size", json_object_new_int64(1));
+			json_object_array_add(a, e);
+			json_object_object_add(linux_, keys[i], a);
+		}
+	}
 	json_object_object_add(linux_, "namespaces", ns);
 	json_object_object_add(linux_, "maskedPaths", masked);
 	json_object_object_add(linux_, "resources", resources(o));
@@ -410,6 +432,28 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 		        "cbox-run: --tier=ns does not take -t, --overlay, --strict, --strace, "
 		        "--init or --platform yet (they are the sentry's)\n");
 		return 125;
+	}
+	/* Run by a user, the container's user namespace maps one id, the caller's, to its root
+	 * (write_bundle): no other user to become, no cgroup to make, and no network namespace
+	 * for slirp4netns or the proxy that the container could join from its own. */
+	if (geteuid() != 0) {
+		const char *what = o->uid || o->gid || o->ngroups
+		                       ? "-u and --group-add need cbox-run run as root (or the "
+		                         "sentry tier)"
+		                   : o->memory || o->cpu_quota || o->pids
+		                       ? "--memory, --cpus and --pids need cbox-run run as root"
+		                   : o->net.slirp || o->net.n_allow
+		                       ? "--network and --allow-net need cbox-run run as root (or "
+		                         "the sentry tier, for --allow-net)"
+		                       : NULL;
+		if (what) {
+			fprintf(
+			    stderr,
+			    "cbox-run: --tier=ns run by a user runs the program as the root of a "
+			    "user namespace of its own (your ids): %s\n",
+			    what);
+			return 125;
+		}
 	}
 	char cbox[PATH_MAX + 8];
 	if (cbox_run_sibling("cbox", cbox, sizeof(cbox)) < 0) {

@@ -140,6 +140,38 @@ else:
 	ns_signals
 	ns_stop_job
 	ns_runtime_crash
+	ns_rootless
+}
+
+# ns_rootless: run by a user, --tier=ns runs the program as the root of a user namespace that
+# maps the caller's ids (as rootless runc); what needs more (other users, cgroups, a network
+# namespace to join) is refused with a message. It was refused before, with a message about a
+# config.json the user never wrote.
+ns_rootless() {
+	local wd="$SCRATCH/rl-wd"
+	mkdir -p "$wd" && chown 1000:1000 "$wd" && chmod 755 "$SCRATCH"
+	# shellcheck disable=SC2086
+	OUT=$(cd "$wd" && as_user "$CBOX_RUN" $CFG -- sh -c 'id -u; cat /proc/self/uid_map
+		echo hi >f; echo x >/dev/null && echo devnull; [ -n "$(ls /sys/fs/cgroup)" ] && echo cgroup
+		umount /root 2>/dev/null || echo "umount refused"
+		unshare -Urm true 2>/dev/null || echo "unshare refused"' \
+		2>"$SCRATCH/err" </dev/null)
+	STATUS=$?
+	ERR=$(cat "$SCRATCH/err")
+	check_status "--tier=ns run by uid 1000: runs" 0
+	check_match "  ... as root inside, mapped to the caller" "^0
+ +0 +1000 +1\$" "$(printf '%s\n' "$OUT" | head -n 2)"
+	check "  ... writes the working folder as the caller" "1000" "$(stat -c %u "$wd/f" 2>&1)"
+	check "  ... /dev/null, and its cgroup mounted" "devnull
+cgroup" "$(printf '%s\n' "$OUT" | sed -n 3,4p)"
+	check "  ... the root of its user namespace cannot unmount what hides secrets" "umount refused
+unshare refused" "$(printf '%s\n' "$OUT" | sed -n 5,6p)"
+	# shellcheck disable=SC2086
+	OUT=$(cd "$wd" && as_user "$CBOX_RUN" $CFG --memory 64m -- true 2>&1 </dev/null)
+	STATUS=$?
+	check_status "  ... --memory refused" 125
+	check_match "  ... saying why" "run by a user .*--memory, --cpus and --pids need cbox-run run as root" "$OUT"
+	chmod 700 "$SCRATCH"
 }
 
 # ns_runtime_crash: a runtime (`cbox run`) that dies of a signal nobody sent it (a crash, the
