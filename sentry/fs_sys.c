@@ -12,7 +12,7 @@
  *     by the limit where a container's JVM collects its garbage.
  *
  * The machine's files are the host's (read through the host's /sys, which the sentry keeps from
- * before it leaves the host's mounts: cbox_fs_sys_snapshot). The cgroup's are read from the host's
+ * before it leaves the host's mounts: cbox_fs_sys_init). The cgroup's are read from the host's
  * cgroup of the sandbox when the guest opens them (cbox_sentry_config.cgroup: directory fds the
  * sentry holds), in v2's names and formats whatever the host runs (this host mounts v1
  * controllers); without a cgroup (no limit asked for) every limit reads "max" and the usage files
@@ -121,7 +121,7 @@ static const struct node_def {
     [N_THP_PMD] = {"hpage_pmd_size", N_THP, RO_MODE},
 };
 
-/* The host's files, by node, relative to its /sys (cbox_fs_sys_snapshot). */
+/* The host's files, by node, relative to its /sys (cbox_fs_sys_init). */
 static const char *const host_paths[N_COUNT] = {
     [N_CPU_ONLINE] = "devices/system/cpu/online",
     [N_CPU_POSSIBLE] = "devices/system/cpu/possible",
@@ -159,7 +159,7 @@ static bool live(enum node n)
  * on this VM, for a guest that rarely looks). The sentry never writes there; the guest gets only
  * the text of the files above.
  */
-void cbox_fs_sys_snapshot(struct cbox_sentry *s)
+void cbox_fs_sys_init(struct cbox_sentry *s)
 {
 	s->sys_fd = open("/sys", O_PATH | O_DIRECTORY | O_CLOEXEC);
 }

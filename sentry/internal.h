@@ -226,11 +226,11 @@ static inline bool cbox_access_within(int have, int flags)
 struct cbox_dentry *cbox_proc_fd_target(struct cbox_sentry *s, struct cbox_task *t,
                                         struct cbox_dentry *d);
 extern const struct cbox_fs_ops cbox_fs_dev;
-/* /sys (fs_sys.c): cbox_fs_sys_snapshot keeps the host's /sys, whose files it shows, while the
+/* /sys (fs_sys.c): cbox_fs_sys_init keeps the host's /sys, whose files it shows, while the
  * sentry still sees it; cbox_fs_sys_free closes it. st_dev of d: CBOX_SYS_DEV, or
  * CBOX_SYS_CGROUP_DEV below /sys/fs/cgroup, a mount of its own (fs_proc_sys.c's mount table). */
 extern const struct cbox_fs_ops cbox_fs_sys;
-void cbox_fs_sys_snapshot(struct cbox_sentry *s);
+void cbox_fs_sys_init(struct cbox_sentry *s);
 void cbox_fs_sys_free(struct cbox_sentry *s);
 uint64_t cbox_fs_sys_dev(const struct cbox_dentry *d);
 uint64_t cbox_fs_sys_magic(const struct cbox_dentry *d);

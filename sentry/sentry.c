@@ -269,7 +269,7 @@ static int confine(struct cbox_sentry *s)
 static int finish_setup(struct cbox_sentry *s)
 {
 	/* (the host's /sys, before setup_mounts leaves the host's mounts behind) */
-	cbox_fs_sys_snapshot(s);
+	cbox_fs_sys_init(s);
 	int r = setup_mounts(s);
 	if (r < 0) {
 		cbox_error("setting up the sentry's mounts: %s", strerror(-r));
