@@ -171,12 +171,13 @@ void cbox_fs_sys_free(struct cbox_sentry *s)
 	s->sys_fd = -1;
 }
 
-/* The host's file of node n, NUL-terminated, into buf; -errno (ENOENT: the host has none). */
-static int read_host(const struct cbox_sentry *s, enum node n, char *buf, size_t size)
+/* The file name under the directory fd dir, NUL-terminated, into buf; -errno (ENOENT: no such
+ * file, or dir is -1). */
+static int read_at(int dir, const char *name, char *buf, size_t size)
 {
-	if (s->sys_fd < 0)
+	if (dir < 0)
 		return -ENOENT;
-	int fd = openat(s->sys_fd, host_paths[n], O_RDONLY | O_CLOEXEC);
+	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	ssize_t k = read(fd, buf, size - 1);
@@ -186,6 +187,12 @@ static int read_host(const struct cbox_sentry *s, enum node n, char *buf, size_t
 		return -err;
 	buf[k] = '\0';
 	return 0;
+}
+
+/* The host's file of node n (ENOENT: the host has none). */
+static int read_host(const struct cbox_sentry *s, enum node n, char *buf, size_t size)
+{
+	return read_at(s->sys_fd, host_paths[n], buf, size);
 }
 
 static bool host_has(const struct cbox_sentry *s, enum node n)
@@ -298,29 +305,13 @@ static int y_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 
 /*
  * Reading the sandbox's cgroup. A v1 value is converted to what v2 shows for the same limit (the
- * kernel's own conversions: a huge number is v1's "no limit", v2's "max").
+ * kernel's own conversions: a huge number is v1's "no limit", v2's "max"). cg_number: a number
+ * of the cgroup's file name ("9223372036854771712\n" for no limit); put_limit prints it as v2.
  */
-static int cg_read(int dir, const char *name, char *buf, size_t size)
-{
-	if (dir < 0)
-		return -ENOENT;
-	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t n = read(fd, buf, size - 1);
-	int err = errno;
-	close(fd);
-	if (n < 0)
-		return -err;
-	buf[n] = '\0';
-	return 0;
-}
-
-/* A v1 number ("9223372036854771712\n" for no limit) as v2 prints it: "max" or the number. */
 static bool cg_number(int dir, const char *name, long long *v)
 {
 	char buf[64];
-	if (cg_read(dir, name, buf, sizeof(buf)) < 0)
+	if (read_at(dir, name, buf, sizeof(buf)) < 0)
 		return false;
 	char *end;
 	errno = 0;
@@ -412,7 +403,7 @@ static int gen_limit(struct cbox_sentry *s, enum node n, FILE *f)
 		int dir = n == N_PIDS_MAX || n == N_PIDS_CURRENT ? cg->pids
 		          : n == N_CPU_MAX || n == N_CPU_WEIGHT  ? cg->cpu
 		                                                 : cg->memory;
-		int r = cg_read(dir, v2_names[n], buf, sizeof(buf));
+		int r = read_at(dir, v2_names[n], buf, sizeof(buf));
 		if (r == -ENOENT && !live(n)) /* (a controller the host lacks, or an older file) */
 			fputs(unlimited[n], f);
 		else if (r < 0)
