@@ -47,9 +47,10 @@ int ns_open_in_root(int root, const char *path, int flags);
 int ns_do_mount(const char *src, int target, const char *type, unsigned long flags,
                 const char *data);
 /* An OCI mount of type cgroup/cgroup2 on m->destination, target its O_PATH fd under root (flags:
- * parsed from its options): ns_cgroupfs.c. */
+ * parsed from its options): ns_cgroupfs.c. In a user namespace (userns) a refused mount is
+ * warned about and skipped. */
 int ns_mount_cgroup(int root, const struct cbox_oci_mount *m, int target, unsigned long flags,
-                    struct cbox_err **err);
+                    bool userns, struct cbox_err **err);
 /* pivot_root into the rootfs, then masked and read-only paths and a read-only root. */
 int ns_mount_finish(const struct ns_init_args *a, struct cbox_err **err);
 /* Write linux.sysctl under the container's /proc/sys (after the pivot, before readonlyPaths).

@@ -140,8 +140,8 @@ static int mount_hierarchy(int root, const char *path, const struct cg_hier *h, 
  * themselves by its limits (memory.limit_in_bytes and cpu.cfs_quota_us on v1, memory.max and
  * cpu.max on v2). Errors name the mount; a host without cgroups is warned about and skipped.
  */
-int ns_mount_cgroup(int root, const struct cbox_oci_mount *m, int target, unsigned long flags,
-                    struct cbox_err **err)
+static int mount_all(int root, const struct cbox_oci_mount *m, int target, unsigned long flags,
+                     bool *top_mounted, struct cbox_err **err)
 {
 	/* (on the heap: 16 of them take 70 KiB, and the ns tier runs under small stack limits) */
 	CBOX_AUTOFREE struct cg_hier *h = calloc(16, sizeof(*h));
@@ -163,6 +163,7 @@ int ns_mount_cgroup(int root, const struct cbox_oci_mount *m, int target, unsign
 	}
 	if (ns_do_mount("tmpfs", target, "tmpfs", flags & ~MS_RDONLY, "mode=755") < 0)
 		return cbox_err_set(err, errno, "mount a tmpfs on %s", m->destination);
+	*top_mounted = true;
 	CBOX_AUTOCLOSE int top = ns_open_in_root(root, m->destination, O_RDONLY | O_DIRECTORY);
 	if (top < 0)
 		return cbox_err_set(err, errno, "resolve %s after its mount", m->destination);
@@ -189,5 +190,29 @@ int ns_mount_cgroup(int root, const struct cbox_oci_mount *m, int target, unsign
 	if ((flags & MS_RDONLY) &&
 	    ns_do_mount(NULL, top, NULL, MS_BIND | MS_REMOUNT | flags, NULL) < 0)
 		return cbox_err_set(err, errno, "remount %s read-only", m->destination);
+	return 0;
+}
+
+int ns_mount_cgroup(int root, const struct cbox_oci_mount *m, int target, unsigned long flags,
+                    bool userns, struct cbox_err **err)
+{
+	bool top = false;
+	struct cbox_err *e = NULL;
+	if (mount_all(root, m, target, flags, &top, &e) == 0)
+		return 0;
+	if (!userns) {
+		*err = e;
+		return -1;
+	}
+	/* In a user namespace the host may refuse a hierarchy (its owner's rules, or a
+	 * controller of the host's own): the container starts without the mount, as it did
+	 * before the ns tier made it, rather than not at all; what was mounted is taken off. */
+	CBOX_AUTOCLOSE int fd = top ? ns_open_in_root(root, m->destination, O_PATH) : -1;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (fd >= 0)
+		umount2(path, MNT_DETACH);
+	cbox_warn("mount of %s skipped: %s", m->destination, e->msg);
+	cbox_err_free(&e);
 	return 0;
 }

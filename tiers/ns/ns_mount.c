@@ -169,7 +169,7 @@ static int mount_one(const struct ns_init_args *a, int root, const struct cbox_o
 	parse_options(m, &flags, &prop, data, sizeof(data));
 	if (!strcmp(type, "cgroup") || !strcmp(type, "cgroup2")) {
 		CBOX_AUTOCLOSE int target = make_in_root(root, m->destination, false, err);
-		return target < 0 ? -1 : ns_mount_cgroup(root, m, target, flags, err);
+		return target < 0 ? -1 : ns_mount_cgroup(root, m, target, flags, a->userns, err);
 	}
 	bool bind = (flags & MS_BIND) || !strcmp(type, "bind");
 	if (bind && !m->source)
