@@ -1,5 +1,6 @@
 #pragma once
 /* The ns tier's parts (tiers/ns/ only). */
+#include <limits.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -46,6 +47,17 @@ int ns_mount_prepare(const struct ns_init_args *a, struct cbox_err **err);
 int ns_open_in_root(int root, const char *path, int flags);
 int ns_do_mount(const char *src, int target, const char *type, unsigned long flags,
                 const char *data);
+/* One cgroup hierarchy of the host, from the init's /proc/self/mountinfo before the pivot. */
+struct ns_cg_hier {
+	char name[64];  /* its directory under /sys/fs/cgroup: "memory", "cpu,cpuacct", "unified" */
+	char data[128]; /* the mount's data: its controllers, or "name=systemd"; "" for cgroup2 */
+	bool v2, at_top;    /* cgroup2; mounted on /sys/fs/cgroup itself (a v2-only host) */
+	bool fresh;         /* the init's cgroup is the root it sees (its own cgroup namespace) */
+	char src[PATH_MAX]; /* else: the host directory of the init's cgroup, to bind */
+};
+/* The cgroup hierarchies of a mountinfo text (at most max, one per directory name), with the
+ * process's own cgroups from the text of its /proc/self/cgroup. Pure: ns_cgroupfs.c. */
+size_t ns_cgroup_parse(const char *mountinfo, const char *self, struct ns_cg_hier *h, size_t max);
 /* An OCI mount of type cgroup/cgroup2 on m->destination, target its O_PATH fd under root (flags:
  * parsed from its options): ns_cgroupfs.c. In a user namespace (userns) a refused mount is
  * warned about and skipped. */

@@ -17,18 +17,9 @@
 #include "cbox/log.h"
 #include "internal.h"
 
-/* One cgroup hierarchy of the host, from the init's /proc/self/mountinfo before the pivot. */
-struct cg_hier {
-	char name[64];  /* its directory under /sys/fs/cgroup: "memory", "cpu,cpuacct", "unified" */
-	char data[128]; /* the mount's data: its controllers, or "name=systemd"; "" for cgroup2 */
-	bool v2, at_top;    /* cgroup2; mounted on /sys/fs/cgroup itself (a v2-only host) */
-	bool fresh;         /* the init's cgroup is the root it sees (its own cgroup namespace) */
-	char src[PATH_MAX]; /* else: the host directory of the init's cgroup, to bind */
-};
-
 /* The init's cgroup in hierarchy h, from /proc/self/cgroup ("4:memory:/a/b", "0::/a/b"): a path
  * below the root it sees ("/" in a cgroup namespace of its own). */
-static void own_cgroup(const char *self, const struct cg_hier *h, char *out, size_t n)
+static void own_cgroup(const char *self, const struct ns_cg_hier *h, char *out, size_t n)
 {
 	snprintf(out, n, "/");
 	char line[PATH_MAX + 128];
@@ -66,28 +57,20 @@ static void controllers(char *super, char *data, size_t n)
 	}
 }
 
-/* The host's cgroup hierarchies (at most max), one per directory name. */
-static size_t cgroup_hierarchies(struct cg_hier *h, size_t max)
+size_t ns_cgroup_parse(const char *mountinfo, const char *self, struct ns_cg_hier *h, size_t max)
 {
-	char self[8192] = "";
-	FILE *c = fopen("/proc/self/cgroup", "re");
-	if (c) {
-		size_t k = fread(self, 1, sizeof(self) - 1, c);
-		self[k] = '\0';
-		fclose(c);
-	}
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return 0;
-	size_t n = 0, cap = 0;
-	char *line = NULL;
-	while (n < max && getline(&line, &cap, f) > 0) {
+	size_t n = 0;
+	char line[PATH_MAX + 1024];
+	for (const char *p = mountinfo; p && *p && n < max;) {
+		const char *e = strchrnul(p, '\n');
+		snprintf(line, sizeof(line), "%.*s", (int)(e - p), p);
+		p = *e ? e + 1 : NULL;
 		char mnt[PATH_MAX], fstype[32], super[256];
 		char *dash = strstr(line, " - ");
 		if (!dash || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
 		    sscanf(dash + 3, "%31s %*s %255s", fstype, super) != 2)
 			continue;
-		struct cg_hier *x = &h[n];
+		struct ns_cg_hier *x = &h[n];
 		memset(x, 0, sizeof(*x));
 		x->v2 = !strcmp(fstype, "cgroup2");
 		if (!x->v2 && strcmp(fstype, "cgroup") != 0)
@@ -109,9 +92,34 @@ static size_t cgroup_hierarchies(struct cg_hier *h, size_t max)
 			continue;
 		n++;
 	}
-	free(line);
-	fclose(f);
 	return n;
+}
+
+/* A whole file of /proc as a string (caller frees), or NULL. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	char *text = NULL, chunk[4096];
+	size_t len = 0, k;
+	FILE *out = open_memstream(&text, &len);
+	while (out && (k = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, k, out);
+	fclose(f);
+	if (!out || fclose(out) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* The host's cgroup hierarchies as the init sees them (at most max). */
+static size_t cgroup_hierarchies(struct ns_cg_hier *h, size_t max)
+{
+	CBOX_AUTOFREE char *mountinfo = slurp("/proc/self/mountinfo");
+	CBOX_AUTOFREE char *self = slurp("/proc/self/cgroup");
+	return mountinfo ? ns_cgroup_parse(mountinfo, self ? self : "", h, max) : 0;
 }
 
 /*
@@ -120,7 +128,7 @@ static size_t cgroup_hierarchies(struct cg_hier *h, size_t max)
  * never above); else a bind of the init's own cgroup directory, as runc binds it without a
  * namespace. Read-only with ro: the container cannot change its own limits.
  */
-static int mount_hierarchy(int root, const char *path, const struct cg_hier *h, int target,
+static int mount_hierarchy(int root, const char *path, const struct ns_cg_hier *h, int target,
                            unsigned long flags)
 {
 	if (h->fresh)
@@ -144,7 +152,7 @@ static int mount_all(int root, const struct cbox_oci_mount *m, int target, unsig
                      bool *top_mounted, struct cbox_err **err)
 {
 	/* (on the heap: 16 of them take 70 KiB, and the ns tier runs under small stack limits) */
-	CBOX_AUTOFREE struct cg_hier *h = calloc(16, sizeof(*h));
+	CBOX_AUTOFREE struct ns_cg_hier *h = calloc(16, sizeof(*h));
 	if (!h)
 		return cbox_err_set(err, ENOMEM, "mount %s", m->destination);
 	size_t n = cgroup_hierarchies(h, 16);
