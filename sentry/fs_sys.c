@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cbox/cgroup.h"
 #include "cbox/log.h"
 #include "internal.h"
 
@@ -353,12 +354,12 @@ static void gen_v1(const struct cbox_sentry_cgroup *cg, enum node n, FILE *f)
 			fprintf(f, "max %lld\n", b);
 		return;
 	case N_CPU_WEIGHT:
-		/* runc's conversion of shares (2..262144, default 1024) to a weight (1..10000):
-		 * the default 1024 gives 39 there, but v2's default weight is 100, which is what
-		 * a container without --cpu-shares shows */
-		if (cg_number(cg->cpu, "cpu.shares", &a) && a != 1024) {
-			a = a < 2 ? 2 : a > 262144 ? 262144 : a;
-			fprintf(f, "%lld\n", 1 + (a - 2) * 9999 / 262142);
+		/* runc's conversion of shares to a weight, as cbox writes them on v2: the default
+		 * 1024 gives 39 there, but v2's default weight is 100, which is what a container
+		 * without --cpu-shares shows */
+		if (cg_number(cg->cpu, "cpu.shares", &a) && a > 0 && a != 1024) {
+			fprintf(f, "%llu\n",
+			        (unsigned long long)cbox_cgroup_shares_to_weight((uint64_t)a));
 		} else {
 			fputs("100\n", f);
 		}
