@@ -465,30 +465,23 @@ static int gen(struct cbox_sentry *s, enum node n, FILE *f)
 			fputs(buf, f);
 		return r;
 	}
-	switch (n) {
-	case N_CG_CONTROLLERS:
-		fputs("cpuset cpu memory pids\n", f);
-		return 0;
-	case N_CG_EVENTS:
-		fputs("populated 1\nfrozen 0\n", f);
-		return 0;
-	case N_CG_PROCS:
-	case N_CG_THREADS:
+	/* (cpuset.cpus empty: not restricted by the cgroup itself) */
+	static const char *const fixed[N_COUNT] = {
+	    [N_CG_CONTROLLERS] = "cpuset cpu memory pids\n",
+	    [N_CG_EVENTS] = "populated 1\nfrozen 0\n",
+	    [N_CG_SUBTREE] = "\n",
+	    [N_CPUSET_CPUS] = "\n",
+	    [N_CG_TYPE] = "domain\n",
+	};
+	if (fixed[n])
+		fputs(fixed[n], f);
+	else if (n == N_CG_PROCS || n == N_CG_THREADS)
 		gen_members(s, n == N_CG_THREADS, f);
-		return 0;
-	case N_CG_SUBTREE:
-	case N_CPUSET_CPUS: /* (empty: not restricted by the cgroup itself) */
-		fputc('\n', f);
-		return 0;
-	case N_CG_TYPE:
-		fputs("domain\n", f);
-		return 0;
-	case N_CPUSET_CPUS_EFF:
+	else if (n == N_CPUSET_CPUS_EFF)
 		gen_affinity(f);
-		return 0;
-	default:
+	else
 		return v2_names[n] ? gen_limit(s, n, f) : -EISDIR;
-	}
+	return 0;
 }
 
 static int y_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags)
