@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -295,21 +296,23 @@ static int wait_hello(int sock, pid_t child, struct cbox_err **err)
  * A forked child waits on its parent's CPU until the parent blocks: on this 2-CPU VM the
  * scheduler did not hand it to the idle CPU (a fork's child first ran 1 ms later when the
  * parent kept busy, against 0.1 ms when it slept), and cbox-run, busy making the sentry's
- * namespaces, held the gofer back for all of that time instead of overlapping the two. So the
- * parent moves the new gofer to one of its other CPUs at once, and gives it back all of them
- * once it has said hello (cbox_gofer_spawn_finish): the parent does both, so they happen in
- * that order. Nothing depends on it: with one CPU, or if either call fails, the child simply
- * runs where the scheduler puts it.
+ * namespaces, held the gofer back for all of that time instead of overlapping the two. Or the
+ * other way round: a child placed on its parent's CPU may run first, and then kept cbox-run off
+ * it until the gofer first blocked (1.3 ms, in about one start in three, seen with the sched
+ * trace events; the other CPU idle meanwhile). So the set of the parent's other CPUs is taken
+ * before the fork, and each side moves the gofer there as soon as it runs: the child first
+ * thing, the parent right after the fork. The parent gives it back all of them once it has
+ * said hello (cbox_gofer_spawn_finish), after both moves. Nothing depends on it: with one CPU,
+ * or if a call fails, the child simply runs where the scheduler puts it.
  */
-static void to_another_cpu(pid_t child)
+static bool other_cpus(cpu_set_t *set)
 {
-	cpu_set_t set;
 	int here = sched_getcpu();
-	if (here < 0 || sched_getaffinity(0, sizeof(set), &set) < 0 || !CPU_ISSET(here, &set))
-		return;
-	CPU_CLR(here, &set);
-	if (CPU_COUNT(&set) > 0)
-		sched_setaffinity(child, sizeof(set), &set);
+	if (here < 0 || here >= CPU_SETSIZE || sched_getaffinity(0, sizeof(*set), set) < 0 ||
+	    !CPU_ISSET(here, set))
+		return false;
+	CPU_CLR(here, set);
+	return CPU_COUNT(set) > 0;
 }
 
 int cbox_gofer_spawn_start(const struct cbox_gofer_config *cfg, int *sock, pid_t *pid,
@@ -322,17 +325,22 @@ int cbox_gofer_spawn_start(const struct cbox_gofer_config *cfg, int *sock, pid_t
 		return cbox_err_set(err, errno, "gofer: socketpair");
 	CBOX_AUTOCLOSE int mine = sv[0];
 	CBOX_AUTOCLOSE int theirs = sv[1];
+	cpu_set_t elsewhere;
+	bool move = other_cpus(&elsewhere);
 	pid_t parent = getpid();
 	pid_t child = fork();
 	if (child < 0)
 		return cbox_err_set(err, errno, "gofer: fork");
 	if (child == 0) {
+		if (move)
+			sched_setaffinity(0, sizeof(elsewhere), &elsewhere);
 		close(cbox_steal_fd(&mine));
 		child_main(cfg, cbox_steal_fd(&theirs), parent);
 	}
 	*sock = cbox_steal_fd(&mine);
 	*pid = child;
-	to_another_cpu(child);
+	if (move)
+		sched_setaffinity(child, sizeof(elsewhere), &elsewhere);
 	return 0;
 }
 
