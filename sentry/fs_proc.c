@@ -37,6 +37,7 @@ static const struct entry root_entries[] = {
     {"loadavg", P_LOADAVG, RO_MODE},
     {"meminfo", P_MEMINFO, RO_MODE},
     {"mounts", P_MOUNTS_LINK, LNK_MODE},
+    {"net", P_NET_LINK, LNK_MODE},
     {"self", P_SELF, LNK_MODE},
     {"stat", P_STATF, RO_MODE},
     {"sys", P_SYS, DIR_MODE},
@@ -97,6 +98,7 @@ static const struct entry pid_entries[] = {
     {"mem", P_MEM, S_IFREG | 0600},
     {"mountinfo", P_MOUNTINFO, RO_MODE},
     {"mounts", P_MOUNTS, RO_MODE},
+    {"net", P_NETDIR, DIR_MODE},
     {"ns", P_NSDIR, S_IFDIR | 0511},
     {"oom_score_adj", P_OOM_ADJ, RW_MODE},
     {"root", P_ROOTLINK, LNK_MODE},
@@ -112,6 +114,35 @@ const char *const cbox_proc_ns_names[] = {
     "cgroup", "ipc", "mnt", "net", "pid", "pid_for_children", "time", "time_for_children",
     "user",   "uts", NULL,
 };
+
+/*
+ * net/: the sockets, interfaces, routes and counters of the task's network namespace, which is
+ * the sandbox's own (the host's are never the guest's: sandbox or container, the sentry and
+ * every guest task share one namespace of their own), read from the host's file of the task
+ * when the guest opens one: ss and netstat (which fall back on these files when the sock_diag
+ * netlink the sentry refuses is missing), lsof -i, psutil. The socket owners are shown as the
+ * kernel shows them to a reader in the sandbox's user namespace (the sentry opens the file
+ * there), inode numbers as the guest's fd links name them.
+ *
+ * Security: only files that describe the namespace itself. Left out: unix (it would list the
+ * sentry's own sockets in the namespace, and the host paths the gofer binds guest sockets at),
+ * netlink (the owners' host pids), packet and sockstat's memory (host-wide), and the
+ * machine-wide softnet_stat, ptype and protocols.
+ */
+const char *const cbox_proc_net_names[] = {
+    "arp", "dev",  "if_inet6", "igmp",     "igmp6", "ipv6_route", "netstat",
+    "raw", "raw6", "route",    "snmp",     "snmp6", "tcp",        "tcp6",
+    "udp", "udp6", "udplite",  "udplite6", NULL,
+};
+
+/* Whether the task's namespace has net/<name> (IPv6 may be off: no tcp6, if_inet6...). */
+static bool net_file_exists(const struct cbox_task *pt, int idx)
+{
+	char path[96];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d/net/%s", pt->tid, cbox_proc_net_names[idx]);
+	return stat(path, &st) == 0;
+}
 
 #define TABLE(t) ((*n = CBOX_ARRAY_SIZE(t)), (t))
 
@@ -234,6 +265,13 @@ static int lookup_dynamic(struct cbox_sentry *s, struct cbox_dentry *dir, const 
 		                    : mk(dir, name, S_IFREG | 0400, PRIV(P_FDINFO, pid, v));
 		break;
 	}
+	case P_NETDIR:
+		for (int i = 0; cbox_proc_net_names[i]; i++)
+			if (strcmp(name, cbox_proc_net_names[i]) == 0 && net_file_exists(pt, i)) {
+				*out = mk(dir, name, RO_MODE, PRIV(P_NETFILE, pid, i));
+				return *out ? 0 : -ENOMEM;
+			}
+		return -ENOENT;
 	case P_NSDIR:
 		for (int i = 0; cbox_proc_ns_names[i]; i++) {
 			char target[64];
@@ -559,6 +597,8 @@ static int p_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_de
 		                t->vtid ? t->vtid : cbox_task_vpid(s, t));
 	case P_MOUNTS_LINK:
 		return snprintf(buf, size, "self/mounts");
+	case P_NET_LINK:
+		return snprintf(buf, size, "self/net");
 	case P_EXE:
 		if (!pt->tg || !pt->tg->exe)
 			return -ENOENT;
@@ -677,6 +717,12 @@ static int p_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 		for (int i = 0; r == 0 && cbox_proc_ns_names[i]; i++)
 			r = emit(ctx, cbox_proc_ns_names[i], ino_of(PRIV(P_NS, PID(d->priv), i)),
 			         DT_LNK);
+		return r;
+	case P_NETDIR:
+		for (int i = 0; r == 0 && cbox_proc_net_names[i]; i++)
+			if (net_file_exists(pt, i))
+				r = emit(ctx, cbox_proc_net_names[i],
+				         ino_of(PRIV(P_NETFILE, PID(d->priv), i)), DT_REG);
 		return r;
 	default:
 		return e ? 0 : -ENOTDIR;

@@ -45,6 +45,7 @@ enum cbox_proc_kind {
 	P_OVERCOMMIT,
 	P_FILE_MAX,
 	P_NR_OPEN,
+	P_NET_LINK, /* /proc/net: self/net */
 	/* /proc/<pid> and /proc/<pid>/task/<tid> */
 	P_PIDDIR,
 	P_TIDDIR,
@@ -78,6 +79,8 @@ enum cbox_proc_kind {
 	P_FD_TARGET, /* what fd/<n> points to when it is not a served file (a pipe): fs_proc.c */
 	P_AUXV,
 	P_MEM,
+	P_NETDIR,  /* net/ */
+	P_NETFILE, /* net/<name>; arg: index in cbox_proc_net_names */
 };
 
 /* A dentry's priv: kind (8 bits), guest pid or tid (32 bits), argument: an fd or an index. */
@@ -107,6 +110,9 @@ int cbox_proc_append_host(struct cbox_proc_buf *b, const char *what);
 
 /* The namespace names of ns/, in Linux's order; NULL-terminated. */
 extern const char *const cbox_proc_ns_names[];
+
+/* The files of net/ the guest is shown (fs_proc.c says which and why); NULL-terminated. */
+extern const char *const cbox_proc_net_names[];
 
 /*
  * Per-process files (fs_proc_pid.c): the contents of kind for the target task pt (host tid

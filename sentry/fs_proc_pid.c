@@ -279,6 +279,10 @@ int cbox_proc_gen_pid(struct cbox_sentry *s, struct cbox_task *t, struct cbox_ta
 		return append_task(b, pt, what);
 	case P_AUXV:
 		return pt == &s->tiny_init ? 0 : gen_auxv(pt, b);
+	case P_NETFILE:
+		/* (the sandbox's namespace: see cbox_proc_net_names) */
+		snprintf(what, sizeof(what), "net/%s", cbox_proc_net_names[arg]);
+		return append_task(b, pt, what);
 	case P_CMDLINE:
 	case P_ENVIRON:
 	case P_MAPS:

@@ -194,5 +194,42 @@ print(os.fstat(fd).st_ino == int(os.readlink("/proc/self/ns/net")[5:-1]))'
 True" "$OUT"
 }
 
-for_each_config t_pid_files t_mounts t_sys_files t_sysfs t_tools
+# /proc/net: the sandbox's own sockets and interfaces, never the host's.
+t_procnet() {
+	# A listener of the host's, on its loopback: it must not show inside.
+	python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True); sys.stdout.close(); time.sleep(60)' >"$SCRATCH/hostport" &
+	local host_pid=$! i
+	for i in $(seq 50); do [ -s "$SCRATCH/hostport" ] && break; sleep 0.1; done
+	local host_port
+	host_port=$(printf '%04X' "$(cat "$SCRATCH/hostport")")
+	box python3 -c 'import os, socket, subprocess
+s = socket.socket(); s.bind(("127.0.0.1", 8765)); s.listen()
+print(os.readlink("/proc/net"))
+tcp = open("/proc/net/tcp").read().splitlines()
+print(tcp[0].split()[:4])
+mine = [l.split() for l in tcp[1:] if l.split()[1] == "0100007F:223D"]
+print(mine[0][3], "socket:[%s]" % mine[0][9] == os.readlink("/proc/self/fd/%d" % s.fileno()))
+print(" ".join(l.split()[1] for l in tcp[1:]))
+print(sorted(os.listdir("/proc/self/net")) == sorted(os.listdir("/proc/1/net")), "unix" in os.listdir("/proc/net"))
+print([l.split(":")[0].strip() for l in open("/proc/net/dev").read().splitlines()[2:]])
+ss = subprocess.run(["ss", "-Hltn"], capture_output=True, text=True).stdout.split()
+print(ss[0], ss[3])'
+	kill "$host_pid" 2>/dev/null
+	wait "$host_pid" 2>/dev/null
+	local l=()
+	mapfile -t l <<<"$OUT"
+	check "/proc/net -> self/net" "self/net" "${l[0]:-}"
+	check "/proc/net/tcp: Linux's header" "['sl', 'local_address', 'rem_address', 'st']" "${l[1]:-}"
+	check "  ... the guest's listener, its inode the fd's" "0A True" "${l[2]:-}"
+	check "  ... and only the sandbox's sockets: the host's listener is not there" \
+		"0100007F:223D" "${l[3]:-}"
+	check_match "  (the host's listener was up: port $host_port)" "^[0-9A-F]{4}\$" "$host_port"
+	check "/proc/<pid>/net is the same; no unix (the sentry's sockets)" "True False" "${l[4]:-}"
+	check "/proc/net/dev: the sandbox's loopback only" "['lo']" "${l[5]:-}"
+	check "ss -ltn (on /proc/net, without sock_diag)" "LISTEN 127.0.0.1:8765" "${l[6]:-}"
+}
+
+for_each_config t_pid_files t_mounts t_sys_files t_sysfs t_tools t_procnet
 finish
