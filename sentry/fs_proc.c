@@ -370,7 +370,12 @@ static int p_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	if (KIND(d->priv) == P_FD_TARGET &&
 	    snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, PARG(d->priv)) > 0 &&
 	    stat(path, &h) == 0) {
-		/* the object's own size and times (`stat -L /dev/stdin` on the caller's file) */
+		/* the object's own size and times (`stat -L /dev/stdin` on the caller's file), and
+		 * its device and inode, which fstat on the fd shows (the host's: the sentry passes
+		 * fstat through for what it did not serve), and by which lsof finds a socket in
+		 * /proc/net */
+		st->st_dev = h.st_dev;
+		st->st_ino = h.st_ino;
 		st->st_size = h.st_size;
 		st->st_blocks = h.st_blocks;
 		st->st_blksize = h.st_blksize;

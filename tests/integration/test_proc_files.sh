@@ -215,7 +215,10 @@ print(" ".join(l.split()[1] for l in tcp[1:]))
 print(sorted(os.listdir("/proc/self/net")) == sorted(os.listdir("/proc/1/net")), "unix" in os.listdir("/proc/net"))
 print([l.split(":")[0].strip() for l in open("/proc/net/dev").read().splitlines()[2:]])
 ss = subprocess.run(["ss", "-Hltn"], capture_output=True, text=True).stdout.split()
-print(ss[0], ss[3])'
+print(ss[0], ss[3])
+r, w = os.pipe()
+print(all((os.stat("/proc/self/fd/%d" % f).st_ino, os.stat("/proc/self/fd/%d" % f).st_dev) ==
+          (os.fstat(f).st_ino, os.fstat(f).st_dev) for f in (s.fileno(), r)))'
 	kill "$host_pid" 2>/dev/null
 	wait "$host_pid" 2>/dev/null
 	local l=()
@@ -229,6 +232,8 @@ print(ss[0], ss[3])'
 	check "/proc/<pid>/net is the same; no unix (the sentry's sockets)" "True False" "${l[4]:-}"
 	check "/proc/net/dev: the sandbox's loopback only" "['lo']" "${l[5]:-}"
 	check "ss -ltn (on /proc/net, without sock_diag)" "LISTEN 127.0.0.1:8765" "${l[6]:-}"
+	# (lsof -i matches the inode stat gives through the fd link against /proc/net)
+	check "stat of fd/N (a socket, a pipe): fstat's inode and device" "True" "${l[7]:-}"
 }
 
 for_each_config t_pid_files t_mounts t_sys_files t_sysfs t_tools t_procnet
