@@ -324,8 +324,10 @@ pid_t cbox_task_vpid(struct cbox_sentry *s, struct cbox_task *t)
 {
 	if (!t->vtid)
 		t->vtid = cbox_task_vpid_of(s, t->tid);
+	/* (a group's leader is the group: one read of its status, ~25 us, not two) */
 	if (t->tg && !t->tg->vpid)
-		t->tg->vpid = cbox_task_vpid_of(s, t->tg->host_tgid);
+		t->tg->vpid =
+		    t->tg->host_tgid == t->tid ? t->vtid : cbox_task_vpid_of(s, t->tg->host_tgid);
 	return t->tg ? t->tg->vpid : t->vtid;
 }
 
