@@ -351,7 +351,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 	struct cbox_sentry_cgroup cg_view;
 	if (sandbox_cg) {
 		int r = cbox_cgroup_open_dirs(sandbox_cg, &cg_view.v2, &cg_view.memory,
-		                              &cg_view.cpu, &cg_view.pids);
+		                              &cg_view.cpu, &cg_view.pids, &cg_view.unified);
 		if (r < 0) {
 			cbox_error("opening the sandbox's cgroup: %s", strerror(-r));
 			kill(gpid, SIGKILL);

@@ -59,15 +59,18 @@ enum node {
 	N_CG_THREADS,
 	N_CG_TYPE,
 	N_CPU_MAX,
+	N_CPU_STAT,
 	N_CPU_WEIGHT,
 	N_CPUSET_CPUS,
 	N_CPUSET_CPUS_EFF,
 	N_MEM_CURRENT, /* the usage files: only with a cgroup (live) */
+	N_MEM_EVENTS,
 	N_MEM_HIGH,
 	N_MEM_LOW,
 	N_MEM_MAX,
 	N_MEM_MIN,
 	N_MEM_PEAK,
+	N_MEM_STAT,
 	N_MEM_SWAP_MAX,
 	N_PIDS_CURRENT,
 	N_PIDS_MAX,
@@ -102,15 +105,18 @@ static const struct node_def {
     [N_CG_THREADS] = {"cgroup.threads", N_CGROUP, RW_MODE},
     [N_CG_TYPE] = {"cgroup.type", N_CGROUP, RW_MODE},
     [N_CPU_MAX] = {"cpu.max", N_CGROUP, RW_MODE},
+    [N_CPU_STAT] = {"cpu.stat", N_CGROUP, RO_MODE},
     [N_CPU_WEIGHT] = {"cpu.weight", N_CGROUP, RW_MODE},
     [N_CPUSET_CPUS] = {"cpuset.cpus", N_CGROUP, RW_MODE},
     [N_CPUSET_CPUS_EFF] = {"cpuset.cpus.effective", N_CGROUP, RO_MODE},
     [N_MEM_CURRENT] = {"memory.current", N_CGROUP, RO_MODE},
+    [N_MEM_EVENTS] = {"memory.events", N_CGROUP, RO_MODE},
     [N_MEM_HIGH] = {"memory.high", N_CGROUP, RW_MODE},
     [N_MEM_LOW] = {"memory.low", N_CGROUP, RW_MODE},
     [N_MEM_MAX] = {"memory.max", N_CGROUP, RW_MODE},
     [N_MEM_MIN] = {"memory.min", N_CGROUP, RW_MODE},
     [N_MEM_PEAK] = {"memory.peak", N_CGROUP, RO_MODE},
+    [N_MEM_STAT] = {"memory.stat", N_CGROUP, RO_MODE},
     [N_MEM_SWAP_MAX] = {"memory.swap.max", N_CGROUP, RW_MODE},
     [N_PIDS_CURRENT] = {"pids.current", N_CGROUP, RO_MODE},
     [N_PIDS_MAX] = {"pids.max", N_CGROUP, RW_MODE},
@@ -151,7 +157,8 @@ uint64_t cbox_fs_sys_dev(const struct cbox_dentry *d)
 /* The usage files read live from the sandbox's cgroup, and so exist only with one. */
 static bool live(enum node n)
 {
-	return n == N_MEM_CURRENT || n == N_MEM_PEAK || n == N_PIDS_CURRENT;
+	return n == N_MEM_CURRENT || n == N_MEM_PEAK || n == N_PIDS_CURRENT || n == N_CPU_STAT ||
+	       n == N_MEM_STAT || n == N_MEM_EVENTS;
 }
 
 /*
@@ -417,6 +424,150 @@ static int gen_limit(struct cbox_sentry *s, enum node n, FILE *f)
 	return 0;
 }
 
+/*
+ * The statistics files, read live as the limits are. On v2 the cgroup's own files. On v1 each
+ * in v2's form from what v1 keeps (the kernel counts the same things under other names):
+ * - cpu.stat: usage_usec, user_usec and system_usec are the CPU time of the sandbox's tasks,
+ *   from the sandbox's cgroup in the v2 hierarchy of a hybrid host (every v2 cgroup counts it,
+ *   controller or not), else from cpuacct when it shares the cpu hierarchy; without either
+ *   they are left out, not shown as 0 (the JVM then says it cannot tell, as it should). The
+ *   throttling counts come from the cpu controller's own cpu.stat (times in ns there).
+ * - memory.stat: the v2 keys v1 has, from its hierarchical totals (anon is v1's rss, file its
+ *   cache, file_mapped its mapped_file...).
+ * - memory.events: max is how often the limit was hit (memory.failcnt), oom and oom_kill the
+ *   processes the limit's OOM killer killed (memory.oom_control); low and high are v2's only.
+ */
+struct kv {
+	const char *key;
+	long long val;
+};
+
+/* The "key value" lines of a cgroup file name under dir into kv (up to max), their number;
+ * 0 when the file is missing. */
+static size_t read_kv(int dir, const char *name, struct kv *kv, size_t max, char *buf, size_t size)
+{
+	if (read_at(dir, name, buf, size) < 0)
+		return 0;
+	size_t n = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(buf, "\n", &save); line && n < max;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' ');
+		if (!sp)
+			continue;
+		*sp = '\0';
+		kv[n].key = line;
+		kv[n].val = strtoll(sp + 1, NULL, 10);
+		n++;
+	}
+	return n;
+}
+
+static bool kv_get(const struct kv *kv, size_t n, const char *key, long long *val)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(kv[i].key, key) == 0) {
+			*val = kv[i].val;
+			return true;
+		}
+	return false;
+}
+
+static void gen_cpu_stat_v1(const struct cbox_sentry_cgroup *cg, FILE *f)
+{
+	char buf[4096];
+	struct kv kv[64];
+	long long v, user, sys;
+	size_t n = read_kv(cg->unified, "cpu.stat", kv, 64, buf, sizeof(buf));
+	if (n && kv_get(kv, n, "usage_usec", &v)) {
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(kv[i].key, "usage_usec") || !strcmp(kv[i].key, "user_usec") ||
+			    !strcmp(kv[i].key, "system_usec"))
+				fprintf(f, "%s %lld\n", kv[i].key, kv[i].val);
+	} else if (cg_number(cg->cpu, "cpuacct.usage", &v)) {
+		fprintf(f, "usage_usec %lld\n", v / 1000);
+		n = read_kv(cg->cpu, "cpuacct.stat", kv, 64, buf, sizeof(buf));
+		long hz = sysconf(_SC_CLK_TCK);
+		if (hz > 0 && kv_get(kv, n, "user", &user) && kv_get(kv, n, "system", &sys))
+			fprintf(f, "user_usec %lld\nsystem_usec %lld\n", user * (1000000 / hz),
+			        sys * (1000000 / hz));
+	}
+	n = read_kv(cg->cpu, "cpu.stat", kv, 64, buf, sizeof(buf));
+	static const char *const counts[][2] = {{"nr_periods", "nr_periods"},
+	                                        {"nr_throttled", "nr_throttled"},
+	                                        {"throttled_time", "throttled_usec"},
+	                                        {"nr_bursts", "nr_bursts"},
+	                                        {"burst_time", "burst_usec"}};
+	for (size_t i = 0; i < CBOX_ARRAY_SIZE(counts); i++)
+		if (kv_get(kv, n, counts[i][0], &v))
+			fprintf(f, "%s %lld\n", counts[i][1],
+			        strstr(counts[i][0], "_time") ? v / 1000 : v);
+}
+
+static void gen_memory_stat_v1(const struct cbox_sentry_cgroup *cg, FILE *f)
+{
+	char buf[8192];
+	struct kv kv[128];
+	size_t n = read_kv(cg->memory, "memory.stat", kv, 128, buf, sizeof(buf));
+	/* v2's key, v1's (with "total_", the cgroup and its descendants, as v2 counts) */
+	static const char *const keys[][2] = {
+	    {"anon", "rss"},
+	    {"file", "cache"},
+	    {"shmem", "shmem"},
+	    {"file_mapped", "mapped_file"},
+	    {"file_dirty", "dirty"},
+	    {"file_writeback", "writeback"},
+	    {"anon_thp", "rss_huge"},
+	    {"inactive_anon", "inactive_anon"},
+	    {"active_anon", "active_anon"},
+	    {"inactive_file", "inactive_file"},
+	    {"active_file", "active_file"},
+	    {"unevictable", "unevictable"},
+	    {"pgfault", "pgfault"},
+	    {"pgmajfault", "pgmajfault"},
+	};
+	for (size_t i = 0; i < CBOX_ARRAY_SIZE(keys); i++) {
+		char total[64];
+		long long v;
+		snprintf(total, sizeof(total), "total_%s", keys[i][1]);
+		if (kv_get(kv, n, total, &v) || kv_get(kv, n, keys[i][1], &v))
+			fprintf(f, "%s %lld\n", keys[i][0], v);
+	}
+}
+
+static void gen_memory_events_v1(const struct cbox_sentry_cgroup *cg, FILE *f)
+{
+	char buf[512];
+	struct kv kv[8];
+	long long fail = 0, kills = 0;
+	cg_number(cg->memory, "memory.failcnt", &fail);
+	size_t n = read_kv(cg->memory, "memory.oom_control", kv, 8, buf, sizeof(buf));
+	kv_get(kv, n, "oom_kill", &kills);
+	fprintf(f, "low 0\nhigh 0\nmax %lld\noom %lld\noom_kill %lld\n", fail, kills, kills);
+}
+
+static int gen_stats(struct cbox_sentry *s, enum node n, FILE *f)
+{
+	const struct cbox_sentry_cgroup *cg = s->cfg->cgroup;
+	if (!cg)
+		return -ENOENT; /* (the node does not exist without one) */
+	if (cg->v2) {
+		char buf[8192];
+		int r = read_at(n == N_CPU_STAT ? cg->cpu : cg->memory, nodes[n].name, buf,
+		                sizeof(buf));
+		if (r == 0)
+			fputs(buf, f);
+		return r;
+	}
+	if (n == N_CPU_STAT)
+		gen_cpu_stat_v1(cg, f);
+	else if (n == N_MEM_STAT)
+		gen_memory_stat_v1(cg, f);
+	else
+		gen_memory_events_v1(cg, f);
+	return 0;
+}
+
 /* The CPUs the sandbox's tasks may run on, as a list ("0-1"). */
 static void gen_affinity(FILE *f)
 {
@@ -479,6 +630,8 @@ static int gen(struct cbox_sentry *s, enum node n, FILE *f)
 		gen_members(s, n == N_CG_THREADS, f);
 	else if (n == N_CPUSET_CPUS_EFF)
 		gen_affinity(f);
+	else if (n == N_CPU_STAT || n == N_MEM_STAT || n == N_MEM_EVENTS)
+		return gen_stats(s, n, f);
 	else
 		return v2_names[n] ? gen_limit(s, n, f) : -EISDIR;
 	return 0;

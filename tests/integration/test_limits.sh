@@ -98,6 +98,22 @@ cgroup_view() {
 	check "  ... and the limit stays" "268435456" "${l[8]}"
 	lbox --memory 256m -- /usr/bin/node -e 'console.log(process.constrainedMemory())'
 	check "  ... node's process.constrainedMemory() sees --memory" "268435456" "$OUT"
+	# The statistics (the JVM's container CPU load reads cpu.stat: -1 without it), in v2's
+	# names whatever the host's hierarchies: after some CPU time and under --cpus 0.5.
+	lbox --memory 256m --cpus 0.5 -- "$BB" sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done
+		cd /sys/fs/cgroup
+		busybox awk "{ print \$1 }" cpu.stat | busybox tr "\n" " "; echo
+		busybox awk "\$1 == \"usage_usec\" { print (\$2 > 100000) }
+			\$1 == \"nr_throttled\" { print (\$2 > 0) }" cpu.stat
+		busybox grep -cE "^(anon|file|inactive_file) [0-9]+\$" memory.stat
+		busybox awk "{ print \$1 }" memory.events | busybox tr "\n" " "'
+	mapfile -t l <<<"$OUT"
+	check_match "  ... cpu.stat: the CPU time and the throttling" \
+		"^usage_usec user_usec system_usec .*nr_periods nr_throttled throttled_usec" "${l[0]:-}"
+	check "  ... the shell's 0.1 s and more of CPU counted, and throttled by --cpus 0.5" "1
+1" "$(printf '%s\n' "${l[1]:-}" "${l[2]:-}")"
+	check "  ... memory.stat: anon, file, inactive_file" "3" "${l[3]:-}"
+	check_match "  ... memory.events" "^low high max oom oom_kill" "${l[4]:-}"
 }
 
 bad_limits() {

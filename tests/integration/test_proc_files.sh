@@ -141,7 +141,7 @@ t_sysfs() {
 		busybox cat /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/mm/transparent_hugepage/hpage_pmd_size
 		busybox stat -f -c %t /sys /sys/fs/cgroup
 		cd /sys/fs/cgroup && busybox cat memory.max memory.swap.max cpu.max pids.max cpu.weight
-		busybox test -e memory.current || echo no usage
+		busybox test -e memory.current -o -e cpu.stat -o -e memory.stat || echo no usage
 		while read -r p; do echo "$p"; done <cgroup.procs
 		busybox grep " /sys" /proc/self/mountinfo | busybox cut -d" " -f5,9
 		busybox awk "NR > 1 && \$2 != 0" /proc/cgroups | busybox wc -l

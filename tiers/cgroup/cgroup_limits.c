@@ -210,12 +210,15 @@ int cbox_cgroup_memory_limit(struct cbox_cgroup *cg, int64_t *bytes, struct cbox
 	return 0;
 }
 
-int cbox_cgroup_open_dirs(struct cbox_cgroup *cg, bool *v2, int *memory, int *cpu, int *pids)
+int cbox_cgroup_open_dirs(struct cbox_cgroup *cg, bool *v2, int *memory, int *cpu, int *pids,
+                          int *unified)
 {
-	const enum cbox_cgroup_ctl ctl[3] = {CBOX_CGROUP_MEMORY, CBOX_CGROUP_CPU, CBOX_CGROUP_PIDS};
-	int *out[3] = {memory, cpu, pids};
+	const enum cbox_cgroup_ctl ctl[4] = {CBOX_CGROUP_MEMORY, CBOX_CGROUP_CPU, CBOX_CGROUP_PIDS,
+	                                     CBOX_CGROUP_UNIFIED};
+	int *out[4] = {memory, cpu, pids, unified};
 	*v2 = cg->v2;
-	for (int i = 0; i < 3; i++) {
+	*unified = -1;
+	for (int i = 0; i < (cg->v2 ? 3 : 4); i++) {
 		const char *dir = cg->d[cg->v2 ? CBOX_CGROUP_UNIFIED : ctl[i]].path;
 		*out[i] = dir ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 		if (dir && *out[i] < 0) {

@@ -116,7 +116,7 @@ int sentry_tier_create(struct cbox_tier_container *c, cbox_tier_created_fn creat
 		struct cbox_sentry_cgroup view;
 		if (cg) {
 			int r = cbox_cgroup_open_dirs(cg, &view.v2, &view.memory, &view.cpu,
-			                              &view.pids);
+			                              &view.pids, &view.unified);
 			if (r < 0) {
 				cbox_error("sandbox: open the container's cgroup: %s",
 				           strerror(-r));
