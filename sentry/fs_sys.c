@@ -49,7 +49,9 @@ enum node {
 	N_CPU_ONLINE,
 	N_CPU_POSSIBLE,
 	N_CPU_PRESENT,
-	N_CPU_N, /* cpuN/, one per present CPU (priv's arg: N); listed by hand */
+	N_CPU_N,     /* cpuN/, one per present CPU (priv's arg: N); listed by hand */
+	N_CPU_TOPO,  /* cpuN/topology/ (arg: N) */
+	N_TOPO_FILE, /* cpuN/topology/<name> (arg: TOPO_ARG(N, index in topo_names)) */
 	N_FS,
 	N_CGROUP,
 	N_CG_CONTROLLERS,
@@ -96,6 +98,8 @@ static const struct node_def {
     [N_CPU_POSSIBLE] = {"possible", N_CPU, RO_MODE},
     [N_CPU_PRESENT] = {"present", N_CPU, RO_MODE},
     [N_CPU_N] = {NULL, N_CPU, DIR_MODE},
+    [N_CPU_TOPO] = {NULL, N_CPU_N, DIR_MODE},
+    [N_TOPO_FILE] = {NULL, N_CPU_TOPO, RO_MODE},
     [N_FS] = {"fs", N_ROOT, DIR_MODE},
     [N_CGROUP] = {"cgroup", N_FS, DIR_MODE},
     [N_CG_CONTROLLERS] = {"cgroup.controllers", N_CGROUP, RO_MODE},
@@ -260,6 +264,49 @@ static struct cbox_dentry *mk(struct cbox_dentry *dir, const char *name, enum no
 	return d;
 }
 
+/*
+ * cpuN/topology/: which CPUs share a core, a die, a package (lscpu counts sockets and cores from
+ * it, and said 0 of each without it; psutil's physical CPU count reads it too). The host's
+ * files, read when opened: they describe the machine the sandbox runs on, as /proc/cpuinfo
+ * does.
+ */
+static const char *const topo_names[] = {
+    "cluster_cpus",
+    "cluster_cpus_list",
+    "cluster_id",
+    "core_cpus",
+    "core_cpus_list",
+    "core_id",
+    "core_siblings",
+    "core_siblings_list",
+    "die_cpus",
+    "die_cpus_list",
+    "die_id",
+    "package_cpus",
+    "package_cpus_list",
+    "physical_package_id",
+    "thread_siblings",
+    "thread_siblings_list",
+};
+#define TOPO_ARG(cpu, i) (((cpu) << 5) | (unsigned)(i))
+#define TOPO_CPU(arg)    ((arg) >> 5)
+#define TOPO_IDX(arg)    ((arg)&31u)
+
+/* The host's cpuN/topology (name NULL) or cpuN/topology/<name>, relative to its /sys. */
+static void topo_path(char *buf, size_t size, unsigned cpu, const char *name)
+{
+	snprintf(buf, size, "devices/system/cpu/cpu%u/topology%s%s", cpu, name ? "/" : "",
+	         name ? name : "");
+}
+
+static bool topo_has(const struct cbox_sentry *s, unsigned cpu, const char *name)
+{
+	char path[128];
+	struct stat st;
+	topo_path(path, sizeof(path), cpu, name);
+	return s->sys_fd >= 0 && fstatat(s->sys_fd, path, &st, 0) == 0;
+}
+
 /* "cpu17" -> 17, or -1 for any other name (cpu, cpu017, cpufreq). */
 static long cpu_number(const char *name)
 {
@@ -277,8 +324,23 @@ static int y_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 {
 	(void)t;
 	enum node dn = NODE(dir->priv);
-	if (!S_ISDIR(nodes[dn].mode) || dn == N_CPU_N)
-		return S_ISDIR(nodes[dn].mode) ? -ENOENT : -ENOTDIR;
+	unsigned cpu_arg = NARG(dir->priv);
+	if (dn == N_CPU_N) {
+		if (strcmp(name, "topology") != 0 || !topo_has(s, cpu_arg, NULL))
+			return -ENOENT;
+		*out = mk(dir, name, N_CPU_TOPO, cpu_arg);
+		return *out ? 0 : -ENOMEM;
+	}
+	if (dn == N_CPU_TOPO) {
+		for (size_t i = 0; i < CBOX_ARRAY_SIZE(topo_names); i++)
+			if (strcmp(name, topo_names[i]) == 0 && topo_has(s, cpu_arg, name)) {
+				*out = mk(dir, name, N_TOPO_FILE, TOPO_ARG(cpu_arg, i));
+				return *out ? 0 : -ENOMEM;
+			}
+		return -ENOENT;
+	}
+	if (!S_ISDIR(nodes[dn].mode))
+		return -ENOTDIR;
 	for (int n = 0; n < N_COUNT; n++) {
 		if (!nodes[n].name || nodes[n].parent != dn || n == N_ROOT ||
 		    strcmp(nodes[n].name, name) != 0)
@@ -648,7 +710,17 @@ static int y_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	FILE *f = open_memstream(&text, &len);
 	if (!f)
 		return -ENOMEM;
-	int r = gen(s, NODE(d->priv), f);
+	int r;
+	if (NODE(d->priv) == N_TOPO_FILE) {
+		char path[128], buf[512];
+		unsigned arg = NARG(d->priv);
+		topo_path(path, sizeof(path), TOPO_CPU(arg), topo_names[TOPO_IDX(arg)]);
+		r = read_at(s->sys_fd, path, buf, sizeof(buf));
+		if (r == 0)
+			fputs(buf, f);
+	} else {
+		r = gen(s, NODE(d->priv), f);
+	}
 	if (fclose(f) != 0 && r == 0)
 		r = -ENOMEM;
 	int fd = r < 0 ? r : cbox_memfd_with(d->name, text ? text : "", len);
@@ -671,6 +743,13 @@ static int y_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 		if (nodes[n].name && nodes[n].parent == dn && node_exists(s, (enum node)n, 0))
 			r = emit(ctx, nodes[n].name, ino_of(PRIV_OF(n, 0)),
 			         S_ISDIR(nodes[n].mode) ? DT_DIR : DT_REG);
+	unsigned cpu = NARG(d->priv);
+	if (r == 0 && dn == N_CPU_N && topo_has(s, cpu, NULL))
+		r = emit(ctx, "topology", ino_of(PRIV_OF(N_CPU_TOPO, cpu)), DT_DIR);
+	for (size_t i = 0; r == 0 && dn == N_CPU_TOPO && i < CBOX_ARRAY_SIZE(topo_names); i++)
+		if (topo_has(s, cpu, topo_names[i]))
+			r = emit(ctx, topo_names[i], ino_of(PRIV_OF(N_TOPO_FILE, TOPO_ARG(cpu, i))),
+			         DT_REG);
 	char present[512];
 	if (dn == N_CPU && read_host(s, N_CPU_PRESENT, present, sizeof(present)) == 0) {
 		char name[16];

@@ -194,6 +194,21 @@ print(os.fstat(fd).st_ino == int(os.readlink("/proc/self/ns/net")[5:-1]))'
 True" "$OUT"
 }
 
+# cpuN/topology: the host's, as lscpu reads it (it said 0 sockets and 0 cores without it).
+t_topology() {
+	local t=/sys/devices/system/cpu/cpu0/topology
+	sh_box "busybox cat $t/core_cpus_list $t/physical_package_id $t/thread_siblings_list
+		busybox ls /sys/devices/system/cpu/cpu0; busybox test -e $t/nope || echo no nope"
+	check "cpu0/topology: the host's files" \
+		"$(cat $t/core_cpus_list $t/physical_package_id $t/thread_siblings_list)
+topology
+no nope" "$OUT"
+	box lscpu
+	check "lscpu: the host's sockets, cores per socket and threads per core" \
+		"$(lscpu | grep -E '^(Socket|Core|Thread)' | tr -s ' ')" \
+		"$(printf '%s\n' "$OUT" | grep -E '^(Socket|Core|Thread)' | tr -s ' ')"
+}
+
 # /proc/net: the sandbox's own sockets and interfaces, never the host's.
 t_procnet() {
 	# A listener of the host's, on its loopback: it must not show inside.
@@ -236,5 +251,5 @@ print(all((os.stat("/proc/self/fd/%d" % f).st_ino, os.stat("/proc/self/fd/%d" % 
 	check "stat of fd/N (a socket, a pipe): fstat's inode and device" "True" "${l[7]:-}"
 }
 
-for_each_config t_pid_files t_mounts t_sys_files t_sysfs t_tools t_procnet
+for_each_config t_pid_files t_mounts t_sys_files t_sysfs t_topology t_tools t_procnet
 finish
