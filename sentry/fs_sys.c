@@ -51,7 +51,15 @@ enum node {
 	N_CPU_PRESENT,
 	N_CPU_N,     /* cpuN/, one per present CPU (priv's arg: N); listed by hand */
 	N_CPU_TOPO,  /* cpuN/topology/ (arg: N) */
-	N_TOPO_FILE, /* cpuN/topology/<name> (arg: TOPO_ARG(N, index in topo_names)) */
+	N_TOPO_FILE, /* cpuN/topology/<name> (arg: SUB_ARG(N, index in topo_names)) */
+	N_NODE,
+	N_NODE_HAS_CPU,
+	N_NODE_HAS_MEMORY,
+	N_NODE_HAS_NORMAL,
+	N_NODE_ONLINE,
+	N_NODE_POSSIBLE,
+	N_NODE_N,    /* nodeN/, one per online NUMA node (arg: N); listed by hand */
+	N_NODE_FILE, /* nodeN/<name> (arg: SUB_ARG(N, index in node_names)) */
 	N_FS,
 	N_CGROUP,
 	N_CG_CONTROLLERS,
@@ -100,6 +108,14 @@ static const struct node_def {
     [N_CPU_N] = {NULL, N_CPU, DIR_MODE},
     [N_CPU_TOPO] = {NULL, N_CPU_N, DIR_MODE},
     [N_TOPO_FILE] = {NULL, N_CPU_TOPO, RO_MODE},
+    [N_NODE] = {"node", N_SYSTEM, DIR_MODE},
+    [N_NODE_HAS_CPU] = {"has_cpu", N_NODE, RO_MODE},
+    [N_NODE_HAS_MEMORY] = {"has_memory", N_NODE, RO_MODE},
+    [N_NODE_HAS_NORMAL] = {"has_normal_memory", N_NODE, RO_MODE},
+    [N_NODE_ONLINE] = {"online", N_NODE, RO_MODE},
+    [N_NODE_POSSIBLE] = {"possible", N_NODE, RO_MODE},
+    [N_NODE_N] = {NULL, N_NODE, DIR_MODE},
+    [N_NODE_FILE] = {NULL, N_NODE_N, RO_MODE},
     [N_FS] = {"fs", N_ROOT, DIR_MODE},
     [N_CGROUP] = {"cgroup", N_FS, DIR_MODE},
     [N_CG_CONTROLLERS] = {"cgroup.controllers", N_CGROUP, RO_MODE},
@@ -137,6 +153,12 @@ static const char *const host_paths[N_COUNT] = {
     [N_CPU_ONLINE] = "devices/system/cpu/online",
     [N_CPU_POSSIBLE] = "devices/system/cpu/possible",
     [N_CPU_PRESENT] = "devices/system/cpu/present",
+    [N_NODE] = "devices/system/node",
+    [N_NODE_HAS_CPU] = "devices/system/node/has_cpu",
+    [N_NODE_HAS_MEMORY] = "devices/system/node/has_memory",
+    [N_NODE_HAS_NORMAL] = "devices/system/node/has_normal_memory",
+    [N_NODE_ONLINE] = "devices/system/node/online",
+    [N_NODE_POSSIBLE] = "devices/system/node/possible",
     [N_THP_DEFRAG] = "kernel/mm/transparent_hugepage/defrag",
     [N_THP_ENABLED] = "kernel/mm/transparent_hugepage/enabled",
     [N_THP_PMD] = "kernel/mm/transparent_hugepage/hpage_pmd_size",
@@ -236,12 +258,17 @@ static bool cpu_present(const struct cbox_sentry *s, unsigned cpu)
 	return read_host(s, N_CPU_PRESENT, list, sizeof(list)) == 0 && in_cpu_list(list, cpu);
 }
 
+static bool node_online(const struct cbox_sentry *s, unsigned node);
+static bool node_has(const struct cbox_sentry *s, unsigned node, const char *name);
+
 static bool node_exists(const struct cbox_sentry *s, enum node n, unsigned arg)
 {
 	if (host_paths[n])
 		return host_has(s, n);
 	if (n == N_CPU_N)
 		return cpu_present(s, arg);
+	if (n == N_NODE_N)
+		return node_online(s, arg) && node_has(s, arg, NULL);
 	if (n == N_THP)
 		return host_has(s, N_THP_ENABLED);
 	if (live(n))
@@ -288,9 +315,33 @@ static const char *const topo_names[] = {
     "thread_siblings",
     "thread_siblings_list",
 };
-#define TOPO_ARG(cpu, i) (((cpu) << 5) | (unsigned)(i))
-#define TOPO_CPU(arg)    ((arg) >> 5)
-#define TOPO_IDX(arg)    ((arg)&31u)
+/* The arg of a file in a numbered directory (cpuN/topology/, nodeN/): N, and the file's index
+ * in its table. */
+#define SUB_ARG(n, i) (((n) << 5) | (unsigned)(i))
+#define SUB_NUM(arg)  ((arg) >> 5)
+#define SUB_IDX(arg)  ((arg)&31u)
+
+/*
+ * node/ and its nodeN/: the machine's NUMA nodes, their CPUs, distances and memory, as libnuma,
+ * numactl and lscpu read them; the host's files, read when opened (nodeN/meminfo is per node
+ * what /proc/meminfo is for the machine).
+ */
+static const char *const node_names[] = {"cpulist", "cpumap", "distance", "meminfo"};
+
+/* The host's nodeN (name NULL) or nodeN/<name>, relative to its /sys. */
+static void node_path(char *buf, size_t size, unsigned node, const char *name)
+{
+	snprintf(buf, size, "devices/system/node/node%u%s%s", node, name ? "/" : "",
+	         name ? name : "");
+}
+
+static bool node_has(const struct cbox_sentry *s, unsigned node, const char *name)
+{
+	char path[128];
+	struct stat st;
+	node_path(path, sizeof(path), node, name);
+	return s->sys_fd >= 0 && fstatat(s->sys_fd, path, &st, 0) == 0;
+}
 
 /* The host's cpuN/topology (name NULL) or cpuN/topology/<name>, relative to its /sys. */
 static void topo_path(char *buf, size_t size, unsigned cpu, const char *name)
@@ -307,16 +358,24 @@ static bool topo_has(const struct cbox_sentry *s, unsigned cpu, const char *name
 	return s->sys_fd >= 0 && fstatat(s->sys_fd, path, &st, 0) == 0;
 }
 
-/* "cpu17" -> 17, or -1 for any other name (cpu, cpu017, cpufreq). */
-static long cpu_number(const char *name)
+/* ("cpu17", "cpu") -> 17, or -1 for any other name (cpu, cpu017, cpufreq); "node1" the same. */
+static long numbered(const char *name, const char *prefix)
 {
-	if (strncmp(name, "cpu", 3) != 0 || !isdigit((unsigned char)name[3]) ||
-	    (name[3] == '0' && name[4]) || strlen(name) > 8)
+	size_t k = strlen(prefix);
+	if (strncmp(name, prefix, k) != 0 || !isdigit((unsigned char)name[k]) ||
+	    (name[k] == '0' && name[k + 1]) || strlen(name) > k + 5)
 		return -1;
-	for (const char *p = name + 3; *p; p++)
+	for (const char *p = name + k; *p; p++)
 		if (!isdigit((unsigned char)*p))
 			return -1;
-	return strtol(name + 3, NULL, 10);
+	return strtol(name + k, NULL, 10);
+}
+
+/* nodeN/ exists for each online node */
+static bool node_online(const struct cbox_sentry *s, unsigned node)
+{
+	char list[512];
+	return read_host(s, N_NODE_ONLINE, list, sizeof(list)) == 0 && in_cpu_list(list, node);
 }
 
 static int y_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
@@ -331,10 +390,18 @@ static int y_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 		*out = mk(dir, name, N_CPU_TOPO, cpu_arg);
 		return *out ? 0 : -ENOMEM;
 	}
+	if (dn == N_NODE_N) {
+		for (size_t i = 0; i < CBOX_ARRAY_SIZE(node_names); i++)
+			if (strcmp(name, node_names[i]) == 0 && node_has(s, cpu_arg, name)) {
+				*out = mk(dir, name, N_NODE_FILE, SUB_ARG(cpu_arg, i));
+				return *out ? 0 : -ENOMEM;
+			}
+		return -ENOENT;
+	}
 	if (dn == N_CPU_TOPO) {
 		for (size_t i = 0; i < CBOX_ARRAY_SIZE(topo_names); i++)
 			if (strcmp(name, topo_names[i]) == 0 && topo_has(s, cpu_arg, name)) {
-				*out = mk(dir, name, N_TOPO_FILE, TOPO_ARG(cpu_arg, i));
+				*out = mk(dir, name, N_TOPO_FILE, SUB_ARG(cpu_arg, i));
 				return *out ? 0 : -ENOMEM;
 			}
 		return -ENOENT;
@@ -350,10 +417,11 @@ static int y_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 		*out = mk(dir, name, (enum node)n, 0);
 		return *out ? 0 : -ENOMEM;
 	}
-	long cpu = dn == N_CPU ? cpu_number(name) : -1;
-	if (cpu < 0 || !node_exists(s, N_CPU_N, (unsigned)cpu))
+	long num = dn == N_CPU ? numbered(name, "cpu") : dn == N_NODE ? numbered(name, "node") : -1;
+	enum node kind = dn == N_CPU ? N_CPU_N : N_NODE_N;
+	if (num < 0 || !node_exists(s, kind, (unsigned)num))
 		return -ENOENT;
-	*out = mk(dir, name, N_CPU_N, (unsigned)cpu);
+	*out = mk(dir, name, kind, (unsigned)num);
 	return *out ? 0 : -ENOMEM;
 }
 
@@ -711,10 +779,13 @@ static int y_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	if (!f)
 		return -ENOMEM;
 	int r;
-	if (NODE(d->priv) == N_TOPO_FILE) {
-		char path[128], buf[512];
+	if (NODE(d->priv) == N_TOPO_FILE || NODE(d->priv) == N_NODE_FILE) {
+		char path[128], buf[4096];
 		unsigned arg = NARG(d->priv);
-		topo_path(path, sizeof(path), TOPO_CPU(arg), topo_names[TOPO_IDX(arg)]);
+		if (NODE(d->priv) == N_TOPO_FILE)
+			topo_path(path, sizeof(path), SUB_NUM(arg), topo_names[SUB_IDX(arg)]);
+		else
+			node_path(path, sizeof(path), SUB_NUM(arg), node_names[SUB_IDX(arg)]);
 		r = read_at(s->sys_fd, path, buf, sizeof(buf));
 		if (r == 0)
 			fputs(buf, f);
@@ -746,9 +817,13 @@ static int y_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 	unsigned cpu = NARG(d->priv);
 	if (r == 0 && dn == N_CPU_N && topo_has(s, cpu, NULL))
 		r = emit(ctx, "topology", ino_of(PRIV_OF(N_CPU_TOPO, cpu)), DT_DIR);
+	for (size_t i = 0; r == 0 && dn == N_NODE_N && i < CBOX_ARRAY_SIZE(node_names); i++)
+		if (node_has(s, cpu, node_names[i]))
+			r = emit(ctx, node_names[i], ino_of(PRIV_OF(N_NODE_FILE, SUB_ARG(cpu, i))),
+			         DT_REG);
 	for (size_t i = 0; r == 0 && dn == N_CPU_TOPO && i < CBOX_ARRAY_SIZE(topo_names); i++)
 		if (topo_has(s, cpu, topo_names[i]))
-			r = emit(ctx, topo_names[i], ino_of(PRIV_OF(N_TOPO_FILE, TOPO_ARG(cpu, i))),
+			r = emit(ctx, topo_names[i], ino_of(PRIV_OF(N_TOPO_FILE, SUB_ARG(cpu, i))),
 			         DT_REG);
 	char present[512];
 	if (dn == N_CPU && read_host(s, N_CPU_PRESENT, present, sizeof(present)) == 0) {
@@ -757,6 +832,14 @@ static int y_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 			if (in_cpu_list(present, c)) {
 				snprintf(name, sizeof(name), "cpu%u", c);
 				r = emit(ctx, name, ino_of(PRIV_OF(N_CPU_N, c)), DT_DIR);
+			}
+	}
+	if (dn == N_NODE && read_host(s, N_NODE_ONLINE, present, sizeof(present)) == 0) {
+		char name[16];
+		for (unsigned n = 0; r == 0 && n < 1024; n++)
+			if (in_cpu_list(present, n) && node_has(s, n, NULL)) {
+				snprintf(name, sizeof(name), "node%u", n);
+				r = emit(ctx, name, ino_of(PRIV_OF(N_NODE_N, n)), DT_DIR);
 			}
 	}
 	return r;

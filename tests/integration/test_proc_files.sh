@@ -204,9 +204,17 @@ t_topology() {
 topology
 no nope" "$OUT"
 	box lscpu
-	check "lscpu: the host's sockets, cores per socket and threads per core" \
-		"$(lscpu | grep -E '^(Socket|Core|Thread)' | tr -s ' ')" \
-		"$(printf '%s\n' "$OUT" | grep -E '^(Socket|Core|Thread)' | tr -s ' ')"
+	check "lscpu: the host's sockets, cores per socket, threads per core and NUMA nodes" \
+		"$(lscpu | grep -E '^(Socket|Core|Thread|NUMA)' | tr -s ' ')" \
+		"$(printf '%s\n' "$OUT" | grep -E '^(Socket|Core|Thread|NUMA)' | tr -s ' ')"
+	# node/: the host's NUMA nodes (none on a kernel without NUMA: then none inside either)
+	local n=/sys/devices/system/node
+	sh_box "busybox cat $n/online $n/node0/cpulist $n/node0/distance 2>/dev/null; busybox ls $n 2>/dev/null"
+	check "node/: online, node0's cpulist and distance, the listing: the host's" \
+		"$(cat $n/online $n/node0/cpulist $n/node0/distance 2>/dev/null
+			find $n -mindepth 1 -maxdepth 1 \( -name 'node[0-9]*' -o -name online -o -name possible \
+				-o -name 'has_*' \) -printf '%f\n' 2>/dev/null | grep -vx has_generic_initiator | sort)" \
+		"$OUT"
 }
 
 # /proc/net: the sandbox's own sockets and interfaces, never the host's.
