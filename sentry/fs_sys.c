@@ -259,7 +259,7 @@ static bool cpu_present(const struct cbox_sentry *s, unsigned cpu)
 }
 
 static bool node_online(const struct cbox_sentry *s, unsigned node);
-static bool node_has(const struct cbox_sentry *s, unsigned node, const char *name);
+static bool sub_has(const struct cbox_sentry *s, bool node, unsigned n, const char *name);
 
 static bool node_exists(const struct cbox_sentry *s, enum node n, unsigned arg)
 {
@@ -268,7 +268,7 @@ static bool node_exists(const struct cbox_sentry *s, enum node n, unsigned arg)
 	if (n == N_CPU_N)
 		return cpu_present(s, arg);
 	if (n == N_NODE_N)
-		return node_online(s, arg) && node_has(s, arg, NULL);
+		return node_online(s, arg) && sub_has(s, true, arg, NULL);
 	if (n == N_THP)
 		return host_has(s, N_THP_ENABLED);
 	if (live(n))
@@ -328,33 +328,20 @@ static const char *const topo_names[] = {
  */
 static const char *const node_names[] = {"cpulist", "cpumap", "distance", "meminfo"};
 
-/* The host's nodeN (name NULL) or nodeN/<name>, relative to its /sys. */
-static void node_path(char *buf, size_t size, unsigned node, const char *name)
+/* The host's numbered directory, cpuN/topology or (node) nodeN, or the file name in it,
+ * relative to its /sys. */
+static void sub_path(char *buf, size_t size, bool node, unsigned n, const char *name)
 {
-	snprintf(buf, size, "devices/system/node/node%u%s%s", node, name ? "/" : "",
-	         name ? name : "");
+	snprintf(buf, size,
+	         node ? "devices/system/node/node%u%s%s" : "devices/system/cpu/cpu%u/topology%s%s",
+	         n, name ? "/" : "", name ? name : "");
 }
 
-static bool node_has(const struct cbox_sentry *s, unsigned node, const char *name)
+static bool sub_has(const struct cbox_sentry *s, bool node, unsigned n, const char *name)
 {
 	char path[128];
 	struct stat st;
-	node_path(path, sizeof(path), node, name);
-	return s->sys_fd >= 0 && fstatat(s->sys_fd, path, &st, 0) == 0;
-}
-
-/* The host's cpuN/topology (name NULL) or cpuN/topology/<name>, relative to its /sys. */
-static void topo_path(char *buf, size_t size, unsigned cpu, const char *name)
-{
-	snprintf(buf, size, "devices/system/cpu/cpu%u/topology%s%s", cpu, name ? "/" : "",
-	         name ? name : "");
-}
-
-static bool topo_has(const struct cbox_sentry *s, unsigned cpu, const char *name)
-{
-	char path[128];
-	struct stat st;
-	topo_path(path, sizeof(path), cpu, name);
+	sub_path(path, sizeof(path), node, n, name);
 	return s->sys_fd >= 0 && fstatat(s->sys_fd, path, &st, 0) == 0;
 }
 
@@ -385,14 +372,14 @@ static int y_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 	enum node dn = NODE(dir->priv);
 	unsigned cpu_arg = NARG(dir->priv);
 	if (dn == N_CPU_N) {
-		if (strcmp(name, "topology") != 0 || !topo_has(s, cpu_arg, NULL))
+		if (strcmp(name, "topology") != 0 || !sub_has(s, false, cpu_arg, NULL))
 			return -ENOENT;
 		*out = mk(dir, name, N_CPU_TOPO, cpu_arg);
 		return *out ? 0 : -ENOMEM;
 	}
 	if (dn == N_NODE_N) {
 		for (size_t i = 0; i < CBOX_ARRAY_SIZE(node_names); i++)
-			if (strcmp(name, node_names[i]) == 0 && node_has(s, cpu_arg, name)) {
+			if (strcmp(name, node_names[i]) == 0 && sub_has(s, true, cpu_arg, name)) {
 				*out = mk(dir, name, N_NODE_FILE, SUB_ARG(cpu_arg, i));
 				return *out ? 0 : -ENOMEM;
 			}
@@ -400,7 +387,7 @@ static int y_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 	}
 	if (dn == N_CPU_TOPO) {
 		for (size_t i = 0; i < CBOX_ARRAY_SIZE(topo_names); i++)
-			if (strcmp(name, topo_names[i]) == 0 && topo_has(s, cpu_arg, name)) {
+			if (strcmp(name, topo_names[i]) == 0 && sub_has(s, false, cpu_arg, name)) {
 				*out = mk(dir, name, N_TOPO_FILE, SUB_ARG(cpu_arg, i));
 				return *out ? 0 : -ENOMEM;
 			}
@@ -783,9 +770,9 @@ static int y_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 		char path[128], buf[4096];
 		unsigned arg = NARG(d->priv);
 		if (NODE(d->priv) == N_TOPO_FILE)
-			topo_path(path, sizeof(path), SUB_NUM(arg), topo_names[SUB_IDX(arg)]);
+			sub_path(path, sizeof(path), false, SUB_NUM(arg), topo_names[SUB_IDX(arg)]);
 		else
-			node_path(path, sizeof(path), SUB_NUM(arg), node_names[SUB_IDX(arg)]);
+			sub_path(path, sizeof(path), true, SUB_NUM(arg), node_names[SUB_IDX(arg)]);
 		r = read_at(s->sys_fd, path, buf, sizeof(buf));
 		if (r == 0)
 			fputs(buf, f);
@@ -815,14 +802,14 @@ static int y_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 			r = emit(ctx, nodes[n].name, ino_of(PRIV_OF(n, 0)),
 			         S_ISDIR(nodes[n].mode) ? DT_DIR : DT_REG);
 	unsigned cpu = NARG(d->priv);
-	if (r == 0 && dn == N_CPU_N && topo_has(s, cpu, NULL))
+	if (r == 0 && dn == N_CPU_N && sub_has(s, false, cpu, NULL))
 		r = emit(ctx, "topology", ino_of(PRIV_OF(N_CPU_TOPO, cpu)), DT_DIR);
 	for (size_t i = 0; r == 0 && dn == N_NODE_N && i < CBOX_ARRAY_SIZE(node_names); i++)
-		if (node_has(s, cpu, node_names[i]))
+		if (sub_has(s, true, cpu, node_names[i]))
 			r = emit(ctx, node_names[i], ino_of(PRIV_OF(N_NODE_FILE, SUB_ARG(cpu, i))),
 			         DT_REG);
 	for (size_t i = 0; r == 0 && dn == N_CPU_TOPO && i < CBOX_ARRAY_SIZE(topo_names); i++)
-		if (topo_has(s, cpu, topo_names[i]))
+		if (sub_has(s, false, cpu, topo_names[i]))
 			r = emit(ctx, topo_names[i], ino_of(PRIV_OF(N_TOPO_FILE, SUB_ARG(cpu, i))),
 			         DT_REG);
 	char present[512];
@@ -837,7 +824,7 @@ static int y_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 	if (dn == N_NODE && read_host(s, N_NODE_ONLINE, present, sizeof(present)) == 0) {
 		char name[16];
 		for (unsigned n = 0; r == 0 && n < 1024; n++)
-			if (in_cpu_list(present, n) && node_has(s, n, NULL)) {
+			if (in_cpu_list(present, n) && sub_has(s, true, n, NULL)) {
 				snprintf(name, sizeof(name), "node%u", n);
 				r = emit(ctx, name, ino_of(PRIV_OF(N_NODE_N, n)), DT_DIR);
 			}
