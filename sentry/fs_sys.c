@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -554,78 +555,51 @@ static int gen_limit(struct cbox_sentry *s, enum node n, FILE *f)
  * - memory.events: max is how often the limit was hit (memory.failcnt), oom and oom_kill the
  *   processes the limit's OOM killer killed (memory.oom_control); low and high are v2's only.
  */
-struct kv {
-	const char *key;
-	long long val;
-};
-
-/* The "key value" lines of a cgroup file name under dir into kv (up to max), their number;
- * 0 when the file is missing. */
-static size_t read_kv(int dir, const char *name, struct kv *kv, size_t max, char *buf, size_t size)
+/* The number after key in a cgroup's "key value" text (cbox_cgroup_read_key), into *v. */
+static bool stat_key(const char *text, const char *key, uint64_t *v)
 {
-	if (read_at(dir, name, buf, size) < 0)
-		return 0;
-	size_t n = 0;
-	char *save = NULL;
-	for (char *line = strtok_r(buf, "\n", &save); line && n < max;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *sp = strchr(line, ' ');
-		if (!sp)
-			continue;
-		*sp = '\0';
-		kv[n].key = line;
-		kv[n].val = strtoll(sp + 1, NULL, 10);
-		n++;
-	}
-	return n;
-}
-
-static bool kv_get(const struct kv *kv, size_t n, const char *key, long long *val)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(kv[i].key, key) == 0) {
-			*val = kv[i].val;
-			return true;
-		}
-	return false;
+	return cbox_cgroup_read_key(text, key, v) == 0;
 }
 
 static void gen_cpu_stat_v1(const struct cbox_sentry_cgroup *cg, FILE *f)
 {
-	char buf[4096];
-	struct kv kv[64];
-	long long v, user, sys;
-	size_t n = read_kv(cg->unified, "cpu.stat", kv, 64, buf, sizeof(buf));
-	if (n && kv_get(kv, n, "usage_usec", &v)) {
-		for (size_t i = 0; i < n; i++)
-			if (!strcmp(kv[i].key, "usage_usec") || !strcmp(kv[i].key, "user_usec") ||
-			    !strcmp(kv[i].key, "system_usec"))
-				fprintf(f, "%s %lld\n", kv[i].key, kv[i].val);
-	} else if (cg_number(cg->cpu, "cpuacct.usage", &v)) {
-		fprintf(f, "usage_usec %lld\n", v / 1000);
-		n = read_kv(cg->cpu, "cpuacct.stat", kv, 64, buf, sizeof(buf));
+	char text[4096];
+	uint64_t v, user, sys;
+	static const char *const usage[] = {"usage_usec", "user_usec", "system_usec"};
+	if (read_at(cg->unified, "cpu.stat", text, sizeof(text)) == 0 &&
+	    stat_key(text, "usage_usec", &v)) {
+		for (size_t i = 0; i < CBOX_ARRAY_SIZE(usage); i++)
+			if (stat_key(text, usage[i], &v))
+				fprintf(f, "%s %" PRIu64 "\n", usage[i], v);
+	} else if (read_at(cg->cpu, "cpuacct.usage", text, sizeof(text)) == 0) {
+		fprintf(f, "usage_usec %llu\n", strtoull(text, NULL, 10) / 1000);
 		long hz = sysconf(_SC_CLK_TCK);
-		if (hz > 0 && kv_get(kv, n, "user", &user) && kv_get(kv, n, "system", &sys))
-			fprintf(f, "user_usec %lld\nsystem_usec %lld\n", user * (1000000 / hz),
-			        sys * (1000000 / hz));
+		if (hz > 0 && read_at(cg->cpu, "cpuacct.stat", text, sizeof(text)) == 0 &&
+		    stat_key(text, "user", &user) && stat_key(text, "system", &sys))
+			fprintf(f, "user_usec %" PRIu64 "\nsystem_usec %" PRIu64 "\n",
+			        user * (1000000 / (uint64_t)hz), sys * (1000000 / (uint64_t)hz));
 	}
-	n = read_kv(cg->cpu, "cpu.stat", kv, 64, buf, sizeof(buf));
-	static const char *const counts[][2] = {{"nr_periods", "nr_periods"},
-	                                        {"nr_throttled", "nr_throttled"},
-	                                        {"throttled_time", "throttled_usec"},
-	                                        {"nr_bursts", "nr_bursts"},
-	                                        {"burst_time", "burst_usec"}};
+	if (read_at(cg->cpu, "cpu.stat", text, sizeof(text)) < 0)
+		return;
+	/* v1's name, v2's, and the divisor from v1's unit (ns for the times) to v2's (us) */
+	static const struct {
+		const char *v1, *v2;
+		uint64_t div;
+	} counts[] = {{"nr_periods", "nr_periods", 1},
+	              {"nr_throttled", "nr_throttled", 1},
+	              {"throttled_time", "throttled_usec", 1000},
+	              {"nr_bursts", "nr_bursts", 1},
+	              {"burst_time", "burst_usec", 1000}};
 	for (size_t i = 0; i < CBOX_ARRAY_SIZE(counts); i++)
-		if (kv_get(kv, n, counts[i][0], &v))
-			fprintf(f, "%s %lld\n", counts[i][1],
-			        strstr(counts[i][0], "_time") ? v / 1000 : v);
+		if (stat_key(text, counts[i].v1, &v))
+			fprintf(f, "%s %" PRIu64 "\n", counts[i].v2, v / counts[i].div);
 }
 
 static void gen_memory_stat_v1(const struct cbox_sentry_cgroup *cg, FILE *f)
 {
-	char buf[8192];
-	struct kv kv[128];
-	size_t n = read_kv(cg->memory, "memory.stat", kv, 128, buf, sizeof(buf));
+	char text[8192];
+	if (read_at(cg->memory, "memory.stat", text, sizeof(text)) < 0)
+		return;
 	/* v2's key, v1's (with "total_", the cgroup and its descendants, as v2 counts) */
 	static const char *const keys[][2] = {
 	    {"anon", "rss"},
@@ -645,22 +619,23 @@ static void gen_memory_stat_v1(const struct cbox_sentry_cgroup *cg, FILE *f)
 	};
 	for (size_t i = 0; i < CBOX_ARRAY_SIZE(keys); i++) {
 		char total[64];
-		long long v;
+		uint64_t v;
 		snprintf(total, sizeof(total), "total_%s", keys[i][1]);
-		if (kv_get(kv, n, total, &v) || kv_get(kv, n, keys[i][1], &v))
-			fprintf(f, "%s %lld\n", keys[i][0], v);
+		if (stat_key(text, total, &v) || stat_key(text, keys[i][1], &v))
+			fprintf(f, "%s %" PRIu64 "\n", keys[i][0], v);
 	}
 }
 
 static void gen_memory_events_v1(const struct cbox_sentry_cgroup *cg, FILE *f)
 {
-	char buf[512];
-	struct kv kv[8];
-	long long fail = 0, kills = 0;
+	char text[512];
+	long long fail = 0;
+	uint64_t kills = 0;
 	cg_number(cg->memory, "memory.failcnt", &fail);
-	size_t n = read_kv(cg->memory, "memory.oom_control", kv, 8, buf, sizeof(buf));
-	kv_get(kv, n, "oom_kill", &kills);
-	fprintf(f, "low 0\nhigh 0\nmax %lld\noom %lld\noom_kill %lld\n", fail, kills, kills);
+	if (read_at(cg->memory, "memory.oom_control", text, sizeof(text)) == 0)
+		stat_key(text, "oom_kill", &kills);
+	fprintf(f, "low 0\nhigh 0\nmax %lld\noom %" PRIu64 "\noom_kill %" PRIu64 "\n", fail, kills,
+	        kills);
 }
 
 static int gen_stats(struct cbox_sentry *s, enum node n, FILE *f)
