@@ -366,34 +366,42 @@ static bool node_online(const struct cbox_sentry *s, unsigned node)
 	return read_host(s, N_NODE_ONLINE, list, sizeof(list)) == 0 && in_cpu_list(list, node);
 }
 
+/* The file names of nodeN/ (node) or cpuN/topology/, and their number. */
+static const char *const *sub_names(bool node, size_t *count)
+{
+	*count = node ? CBOX_ARRAY_SIZE(node_names) : CBOX_ARRAY_SIZE(topo_names);
+	return node ? node_names : topo_names;
+}
+
+/* A file of nodeN/ (node) or cpuN/topology/ by name: one of its table the host has. */
+static int sub_lookup(const struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
+                      bool node, struct cbox_dentry **out)
+{
+	size_t count;
+	const char *const *names = sub_names(node, &count);
+	unsigned num = NARG(dir->priv);
+	for (size_t i = 0; i < count; i++)
+		if (strcmp(name, names[i]) == 0 && sub_has(s, node, num, name)) {
+			*out = mk(dir, name, node ? N_NODE_FILE : N_TOPO_FILE, SUB_ARG(num, i));
+			return *out ? 0 : -ENOMEM;
+		}
+	return -ENOENT;
+}
+
 static int y_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
                     const char *name, struct cbox_dentry **out)
 {
 	(void)t;
 	enum node dn = NODE(dir->priv);
-	unsigned cpu_arg = NARG(dir->priv);
+	unsigned num = NARG(dir->priv);
 	if (dn == N_CPU_N) {
-		if (strcmp(name, "topology") != 0 || !sub_has(s, false, cpu_arg, NULL))
+		if (strcmp(name, "topology") != 0 || !sub_has(s, false, num, NULL))
 			return -ENOENT;
-		*out = mk(dir, name, N_CPU_TOPO, cpu_arg);
+		*out = mk(dir, name, N_CPU_TOPO, num);
 		return *out ? 0 : -ENOMEM;
 	}
-	if (dn == N_NODE_N) {
-		for (size_t i = 0; i < CBOX_ARRAY_SIZE(node_names); i++)
-			if (strcmp(name, node_names[i]) == 0 && sub_has(s, true, cpu_arg, name)) {
-				*out = mk(dir, name, N_NODE_FILE, SUB_ARG(cpu_arg, i));
-				return *out ? 0 : -ENOMEM;
-			}
-		return -ENOENT;
-	}
-	if (dn == N_CPU_TOPO) {
-		for (size_t i = 0; i < CBOX_ARRAY_SIZE(topo_names); i++)
-			if (strcmp(name, topo_names[i]) == 0 && sub_has(s, false, cpu_arg, name)) {
-				*out = mk(dir, name, N_TOPO_FILE, SUB_ARG(cpu_arg, i));
-				return *out ? 0 : -ENOMEM;
-			}
-		return -ENOENT;
-	}
+	if (dn == N_NODE_N || dn == N_CPU_TOPO)
+		return sub_lookup(s, dir, name, dn == N_NODE_N, out);
 	if (!S_ISDIR(nodes[dn].mode))
 		return -ENOTDIR;
 	for (int n = 0; n < N_COUNT; n++) {
@@ -405,11 +413,11 @@ static int y_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 		*out = mk(dir, name, (enum node)n, 0);
 		return *out ? 0 : -ENOMEM;
 	}
-	long num = dn == N_CPU ? numbered(name, "cpu") : dn == N_NODE ? numbered(name, "node") : -1;
+	long sub = dn == N_CPU ? numbered(name, "cpu") : dn == N_NODE ? numbered(name, "node") : -1;
 	enum node kind = dn == N_CPU ? N_CPU_N : N_NODE_N;
-	if (num < 0 || !node_exists(s, kind, (unsigned)num))
+	if (sub < 0 || !node_exists(s, kind, (unsigned)sub))
 		return -ENOENT;
-	*out = mk(dir, name, kind, (unsigned)num);
+	*out = mk(dir, name, kind, (unsigned)sub);
 	return *out ? 0 : -ENOMEM;
 }
 
@@ -776,17 +784,20 @@ static int y_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 		if (nodes[n].name && nodes[n].parent == dn && node_exists(s, (enum node)n, 0))
 			r = emit(ctx, nodes[n].name, ino_of(PRIV_OF(n, 0)),
 			         S_ISDIR(nodes[n].mode) ? DT_DIR : DT_REG);
-	unsigned cpu = NARG(d->priv);
-	if (r == 0 && dn == N_CPU_N && sub_has(s, false, cpu, NULL))
-		r = emit(ctx, "topology", ino_of(PRIV_OF(N_CPU_TOPO, cpu)), DT_DIR);
-	for (size_t i = 0; r == 0 && dn == N_NODE_N && i < CBOX_ARRAY_SIZE(node_names); i++)
-		if (sub_has(s, true, cpu, node_names[i]))
-			r = emit(ctx, node_names[i], ino_of(PRIV_OF(N_NODE_FILE, SUB_ARG(cpu, i))),
-			         DT_REG);
-	for (size_t i = 0; r == 0 && dn == N_CPU_TOPO && i < CBOX_ARRAY_SIZE(topo_names); i++)
-		if (sub_has(s, false, cpu, topo_names[i]))
-			r = emit(ctx, topo_names[i], ino_of(PRIV_OF(N_TOPO_FILE, SUB_ARG(cpu, i))),
-			         DT_REG);
+	unsigned num = NARG(d->priv);
+	if (r == 0 && dn == N_CPU_N && sub_has(s, false, num, NULL))
+		r = emit(ctx, "topology", ino_of(PRIV_OF(N_CPU_TOPO, num)), DT_DIR);
+	if (dn == N_NODE_N || dn == N_CPU_TOPO) {
+		bool node = dn == N_NODE_N;
+		size_t count;
+		const char *const *names = sub_names(node, &count);
+		for (size_t i = 0; r == 0 && i < count; i++)
+			if (sub_has(s, node, num, names[i]))
+				r = emit(ctx, names[i],
+				         ino_of(PRIV_OF(node ? N_NODE_FILE : N_TOPO_FILE,
+				                        SUB_ARG(num, i))),
+				         DT_REG);
+	}
 	char present[512];
 	if (dn == N_CPU && read_host(s, N_CPU_PRESENT, present, sizeof(present)) == 0) {
 		char name[16];
