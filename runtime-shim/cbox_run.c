@@ -347,7 +347,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 		return 125;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, report) < 0)
 		return 125;
-	/* The guest's /sys/fs/cgroup shows the sandbox's cgroup (sentry/fs_sys.c). */
+	/* The guest's /sys/fs/cgroup shows the sandbox's cgroup (sentry/fs_sys_cgroup.c). */
 	struct cbox_sentry_cgroup cg_view;
 	if (sandbox_cg) {
 		int r = cbox_cgroup_open_dirs(sandbox_cg, &cg_view.v2, &cg_view.memory,

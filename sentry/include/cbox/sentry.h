@@ -10,11 +10,11 @@
 #include "cbox/platform.h"
 
 /*
- * The sandbox's cgroup on the host, which the guest sees as its /sys/fs/cgroup (sentry/fs_sys.c):
- * directory fds (O_PATH) the sentry reads it through, -1 where the host has no such controller.
- * v2: all three are the one directory of the unified hierarchy; else each its v1 controller's,
- * and unified the cgroup in the v2 hierarchy a hybrid host mounts beside them (its CPU time), or
- * -1 (cbox_cgroup_open_dirs).
+ * The sandbox's cgroup on the host, which the guest sees as its /sys/fs/cgroup
+ * (sentry/fs_sys_cgroup.c): directory fds (O_PATH) the sentry reads it through, -1 where the host
+ * has no such controller. v2: all three are the one directory of the unified hierarchy; else each
+ * its v1 controller's, and unified the cgroup in the v2 hierarchy a hybrid host mounts beside them
+ * (its CPU time), or -1 (cbox_cgroup_open_dirs).
  */
 struct cbox_sentry_cgroup {
 	bool v2;

@@ -144,10 +144,10 @@ CBOX_API int cbox_cgroup_oom_kills(struct cbox_cgroup *cg, uint64_t *n, struct c
 /*
  * Directory fds (O_PATH) of the cgroup in the hierarchies of its memory, cpu and pids
  * controllers, for a reader that will no longer see the cgroup mounts: the sentry, which shows
- * the cgroup to its guest as /sys/fs/cgroup (sentry/fs_sys.c). On v2 (*v2 true) all three are the
- * one unified directory; on v1 each is its controller's, -1 where the host has none. *unified:
- * on a v1 host that mounts the v2 hierarchy too (hybrid), the cgroup there, which counts the
- * CPU time of its tasks as every v2 cgroup does; else -1. Returns 0, or -errno with no fd left
+ * the cgroup to its guest as /sys/fs/cgroup (sentry/fs_sys_cgroup.c). On v2 (*v2 true) all three
+ * are the one unified directory; on v1 each is its controller's, -1 where the host has none.
+ * *unified: on a v1 host that mounts the v2 hierarchy too (hybrid), the cgroup there, which counts
+ * the CPU time of its tasks as every v2 cgroup does; else -1. Returns 0, or -errno with no fd left
  * open.
  */
 CBOX_API int cbox_cgroup_open_dirs(struct cbox_cgroup *cg, bool *v2, int *memory, int *cpu,

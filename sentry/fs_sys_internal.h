@@ -1,0 +1,75 @@
+#pragma once
+/*
+ * Private to sentry/fs_sys*.c: the nodes of the guest's /sys. fs_sys.c is the tree and the
+ * machine's files, fs_sys_cgroup.c the texts of fs/cgroup's files (the sandbox's cgroup).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "internal.h"
+
+enum node {
+	N_ROOT = 0, /* mounts.c sets the root's priv to 0 */
+	N_DEVICES,
+	N_SYSTEM,
+	N_CPU,
+	N_CPU_ONLINE,
+	N_CPU_POSSIBLE,
+	N_CPU_PRESENT,
+	N_CPU_N,     /* cpuN/, one per present CPU (priv's arg: N); listed by hand */
+	N_CPU_TOPO,  /* cpuN/topology/ (arg: N) */
+	N_TOPO_FILE, /* cpuN/topology/<name> (arg: SUB_ARG(N, index in topo_names)) */
+	N_NODE,
+	N_NODE_HAS_CPU,
+	N_NODE_HAS_MEMORY,
+	N_NODE_HAS_NORMAL,
+	N_NODE_ONLINE,
+	N_NODE_POSSIBLE,
+	N_NODE_N,    /* nodeN/, one per online NUMA node (arg: N); listed by hand */
+	N_NODE_FILE, /* nodeN/<name> (arg: SUB_ARG(N, index in node_names)) */
+	N_FS,
+	N_CGROUP,
+	N_CG_CONTROLLERS,
+	N_CG_EVENTS,
+	N_CG_PROCS,
+	N_CG_SUBTREE,
+	N_CG_THREADS,
+	N_CG_TYPE,
+	N_CPU_MAX,
+	N_CPU_STAT,
+	N_CPU_WEIGHT,
+	N_CPUSET_CPUS,
+	N_CPUSET_CPUS_EFF,
+	N_MEM_CURRENT, /* the usage files: only with a cgroup (live) */
+	N_MEM_EVENTS,
+	N_MEM_HIGH,
+	N_MEM_LOW,
+	N_MEM_MAX,
+	N_MEM_MIN,
+	N_MEM_PEAK,
+	N_MEM_STAT,
+	N_MEM_SWAP_MAX,
+	N_PIDS_CURRENT,
+	N_PIDS_MAX,
+	N_KERNEL,
+	N_MM,
+	N_THP,
+	N_THP_DEFRAG,
+	N_THP_ENABLED,
+	N_THP_PMD,
+	N_COUNT,
+};
+
+/* The usage files read live from the sandbox's cgroup, and so exist only with one. */
+static bool live(enum node n)
+{
+	return n == N_MEM_CURRENT || n == N_MEM_PEAK || n == N_PIDS_CURRENT || n == N_CPU_STAT ||
+	       n == N_MEM_STAT || n == N_MEM_EVENTS;
+}
+
+/* The file name under the directory fd dir, NUL-terminated, into buf; -errno (ENOENT: no such
+ * file, or dir is -1). */
+int cbox_sys_read_at(int dir, const char *name, char *buf, size_t size);
+
+/* The text of fs/cgroup's file n into f; -errno (-EISDIR for the directory itself). */
+int cbox_sys_cgroup_gen(struct cbox_sentry *s, enum node n, FILE *f);
