@@ -43,6 +43,9 @@ static void usage(FILE *f)
 	    "  --debug, --systemd-cgroup (accepted; cgroupfs is used), --tier NAME (sentry, "
 	    "ns, ...;\n"
 	    "  also the annotation dev.cbox.tier),\n"
+	    "  --cgroup-manager cgroupfs|systemd|disabled (disabled: no cgroup of the "
+	    "container's own,\n"
+	    "  its config may set no limit; cleaned up by its pid namespace),\n"
 	    "  --allow-dangerous-mounts (let a sentry container bind a container engine's socket\n"
 	    "  or /dev/kvm: either hands it the host; e.g. in daemon.json's runtimeArgs)\n\n"
 	    "To run a program in a sandbox: cbox-run -- PROGRAM [ARGS...]\n");
@@ -102,7 +105,21 @@ int main(int argc, char **argv)
 			g.systemd_cgroup = true;
 		else if (!strcmp(argv[i], "--allow-dangerous-mounts"))
 			g.allow_dangerous_mounts = true;
-		else if ((v = opt_value("root", argc, argv, &i)))
+		else if ((v = opt_value("cgroup-manager", argc, argv, &i))) {
+			/* crun's option: cgroupfs (the default) or systemd (accepted, as
+			 * --systemd-cgroup), or disabled (struct cbox_tier_container) */
+			if (!strcmp(v, "disabled"))
+				g.no_cgroup = true;
+			else if (!strcmp(v, "systemd"))
+				g.systemd_cgroup = true;
+			else if (strcmp(v, "cgroupfs") != 0) {
+				fprintf(stderr,
+				        "cbox: --cgroup-manager must be cgroupfs, systemd or "
+				        "disabled, not '%s'\n",
+				        v);
+				return 1;
+			}
+		} else if ((v = opt_value("root", argc, argv, &i)))
 			g.root = v;
 		else if ((v = opt_value("log-format", argc, argv, &i)))
 			fmt = v;

@@ -20,6 +20,7 @@ struct cbox_oci_global {
 	const char *tier; /* --tier, or NULL */
 	bool debug;
 	bool systemd_cgroup;         /* accepted; cgroupfs is used */
+	bool no_cgroup;              /* --cgroup-manager=disabled: see struct cbox_tier_container */
 	bool allow_dangerous_mounts; /* see struct cbox_tier_container */
 };
 

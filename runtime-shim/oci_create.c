@@ -123,7 +123,8 @@ static int create_in(const struct cbox_oci_global *g, struct cbox_oci_state *st,
 	                                .config = cfg,
 	                                .has_console = console_sock >= 0,
 	                                .console_sock = console_sock,
-	                                .allow_dangerous_mounts = g->allow_dangerous_mounts};
+	                                .allow_dangerous_mounts = g->allow_dangerous_mounts,
+	                                .no_cgroup = g->no_cgroup};
 	struct create_ctx x = {.st = st, .cfg = cfg};
 	if (tier->create(&c, on_created, &x, err) < 0)
 		return -1;

@@ -46,10 +46,11 @@ static int load(const struct cbox_tier_container *c, struct cbox_cgroup **cg, st
 		return -1;
 	}
 	cbox_err_free(&e);
-	return cbox_err_set(err, 0,
-	                    "container %s has no cgroup (this host had no usable cgroup file "
-	                    "system when it was created)",
-	                    c->id);
+	return cbox_err_set(
+	    err, 0,
+	    "container %s has no cgroup (created with --cgroup-manager=disabled, or "
+	    "on a host without a usable cgroup file system)",
+	    c->id);
 }
 
 int cbox_tier_cgroup_load(const struct cbox_tier_container *c, struct cbox_cgroup **cg,
@@ -116,6 +117,15 @@ int cbox_tier_cgroup_create(const struct cbox_tier_container *c, struct cbox_cgr
 	if (!l->has_resources)
 		lim = (struct cbox_cgroup_limits){0};
 	*out = NULL;
+	if (c->no_cgroup) {
+		/* Refused rather than run without the limits the config asks for. */
+		if (any_limit(&lim))
+			return cbox_err_set(err, EINVAL,
+			                    "linux.resources: limits need a cgroup, and "
+			                    "--cgroup-manager=disabled gives none");
+		cbox_debug("container %s runs without a cgroup (--cgroup-manager=disabled)", c->id);
+		return 0;
+	}
 	if (l->has_resources && l->resources.cpus)
 		cbox_debug("linux.resources.cpu.cpus (%s) ignored: no cpuset support",
 		           l->resources.cpus);

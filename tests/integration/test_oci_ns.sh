@@ -133,6 +133,35 @@ oci run --detach --bundle "$BUNDLE" forced
 oci delete --force forced
 check_status "delete --force of a running container" 0
 
+# --cgroup-manager=disabled (crun's option; cbox-run's ns tier without a limit): no cgroup of the
+# container's own, its processes still listed and ended through its pid namespace; a config
+# with limits is refused rather than run without them.
+edit "c['process']['args'] = ['sh', '-c', 'sleep 30 & exec sleep 31']"
+oci --cgroup-manager=disabled run --detach --bundle "$BUNDLE" nocg
+check_status "--cgroup-manager=disabled: run --detach" 0
+check "  ... no cgroup is recorded" "none" "$(cat "$ROOT/nocg/cgroup" 2>/dev/null || echo none)"
+oci state nocg
+nocg_init=$(json_field pid)
+check "  ... the init is in the caller's cgroups" "$(cat /proc/self/cgroup)" \
+	"$(cat "/proc/${nocg_init:-0}/cgroup" 2>&1)"
+oci ps --format json nocg
+check_match "  ... ps lists the init and its child (through the pid namespace)" \
+	"^\[[0-9]+,[0-9]+\]$" "$OUT"
+oci pause nocg
+check_status "  ... pause: exit 1" 1
+check_match "  ... naming why" "container nocg has no cgroup \(created with --cgroup-manager=disabled" "$ERR"
+oci delete --force nocg
+check_status "  ... delete --force" 0
+check "  ... ends every process of it" "" "$(pgrep -x -f 'sleep 3[01]')"
+edit "c['linux']['resources'] = {'memory': {'limit': 67108864}}"
+oci --cgroup-manager=disabled run --bundle "$BUNDLE" nocg2
+check_status "--cgroup-manager=disabled with linux.resources limits: refused" 1
+check_match "  ... with a message" "limits need a cgroup, and --cgroup-manager=disabled gives none" "$ERR"
+check "  ... leaving no state" "" "$(ls "$ROOT")"
+oci --cgroup-manager=cgroupv3 list
+check_status "--cgroup-manager with an unknown manager: exit 1" 1
+check_match "  ... naming the choices" "must be cgroupfs, systemd or disabled, not 'cgroupv3'" "$ERR"
+
 # ps, pause, resume, update and exec on a running container (issue 4: docker top, pause,
 # update, exec). Its init writes a file, starts a child, and counts in /data/c, a host directory.
 mkdir -p "$BUNDLE/rootfs/data" "$SCRATCH/data"
