@@ -129,6 +129,12 @@ bad_limits() {
 for_each_config memory_hog fork_bomb cpu_quota cgroup_view
 bad_limits
 
+# ns_bundles: what cbox-run --tier=ns left of its runs' directories (runtime-shim/cbox_run_ns.c:
+# on /dev/shm when it is a tmpfs, else /tmp).
+ns_bundles() {
+	ls -d /dev/shm/cbox-run-ns.* /tmp/cbox-run-ns.* 2>/dev/null
+}
+
 # cbox-run --tier=ns: the same limits through the ns tier, the same view of the host, and
 # cbox-run's --timeout (issue 4's example).
 ns_view() {
@@ -140,10 +146,27 @@ ns_view() {
 	check "  ... reads the working folder, /root is empty, HOME, the root is read-only" \
 		"$(printf 'data\n0\n/tmp/home\nro')" "$OUT"
 	check "  ... and writes the working folder" out "$(cat "$SCRATCH/wd/out.txt" 2>/dev/null)"
+	# Without a limit the container gets no cgroup (cbox --cgroup-manager=disabled): its
+	# processes stay in cbox-run's cgroup, and its pid namespace still ends them all.
+	"$CBOX_RUN" $CFG -- "$BB" sh -c "$BB sleep 41 & exec $BB sleep 42" >/dev/null 2>&1 &
+	local run=$! sleeper="" i
+	for i in $(seq 100); do
+		sleeper=$(pgrep -f "^$BB sleep 42") && break
+		sleep 0.05
+	done
+	check "--tier=ns without a limit: no cgroup of its own" "" "$(cgroups_named "cbox-run-$run")"
+	check "  ... its processes are in cbox-run's (the caller's)" "$(cat /proc/self/cgroup)" \
+		"$(cat "/proc/${sleeper:-0}/cgroup" 2>&1)"
+	kill -TERM "$run"
+	wait "$run"
+	check "  ... and when it ends, none is left (its pid namespace ends with its init)" "" \
+		"$(pgrep -f "^$BB sleep 4[12]")"
+	lbox -- "$BB" sh -c 'ls -A /sys/fs/cgroup | wc -l'
+	check "  ... and its /sys/fs/cgroup is empty (not the caller's cgroup tree)" 0 "$OUT"
 	lbox --timeout 1s --memory 256m --pids 64 -- "$BB" sh -c 'while :; do :; done'
 	check_status "--tier=ns --timeout 1s: killed, 137" 137
 	check_match "  ... and the message says why" "killed: the timeout of 1000 ms was reached" "$ERR"
-	check "  ... and no bundle is left" "" "$(ls -d /tmp/cbox-run-ns.* 2>/dev/null)"
+	check "  ... and no bundle is left" "" "$(ns_bundles)"
 	# A pseudo-terminal: the gofer's tree had a tmpfs /dev of its own, which covered the
 	# container's, /dev/pts with it ("out of pty devices").
 	lbox -- python3 -c 'import os, pty
@@ -168,7 +191,7 @@ ns_rootless() {
 	mkdir -p "$wd" && chown 1000:1000 "$wd" && chmod 755 "$SCRATCH"
 	# shellcheck disable=SC2086
 	OUT=$(cd "$wd" && as_user "$CBOX_RUN" $CFG -- sh -c 'id -u; cat /proc/self/uid_map
-		echo hi >f; echo x >/dev/null && echo devnull; [ -n "$(ls /sys/fs/cgroup)" ] && echo cgroup
+		echo hi >f; echo x >/dev/null && echo devnull; [ -z "$(ls /sys/fs/cgroup)" ] && echo "no cgroups"
 		umount /root 2>/dev/null || echo "umount refused"
 		unshare -Urm true 2>/dev/null || echo "unshare refused"' \
 		2>"$SCRATCH/err" </dev/null)
@@ -178,8 +201,8 @@ ns_rootless() {
 	check_match "  ... as root inside, mapped to the caller" "^0
  +0 +1000 +1\$" "$(printf '%s\n' "$OUT" | head -n 2)"
 	check "  ... writes the working folder as the caller" "1000" "$(stat -c %u "$wd/f" 2>&1)"
-	check "  ... /dev/null, and its cgroup mounted" "devnull
-cgroup" "$(printf '%s\n' "$OUT" | sed -n 3,4p)"
+	check "  ... /dev/null, and no cgroup tree (it has no cgroup: not the caller's shown)" "devnull
+no cgroups" "$(printf '%s\n' "$OUT" | sed -n 3,4p)"
 	check "  ... the root of its user namespace cannot unmount what hides secrets" "umount refused
 unshare refused" "$(printf '%s\n' "$OUT" | sed -n 5,6p)"
 	# shellcheck disable=SC2086
@@ -210,7 +233,7 @@ ns_runtime_crash() {
 	check_match "  ... said" "the ns tier's runtime \(.*\) died of signal 9" "$(cat "$out")"
 	sleep 0.3
 	check "  ... and its container is gone" "" "$(pgrep -f 'busybox sleep 1000')"
-	check "  ... and no bundle is left" "" "$(ls -d /tmp/cbox-run-ns.* 2>/dev/null)"
+	check "  ... and no bundle is left" "" "$(ns_bundles)"
 }
 
 # ns_signals: as with the sentry tier, cbox-run passes the first SIGTERM on to the container's
@@ -245,7 +268,7 @@ cleaning up" "$(cat "$out")"
 	STATUS=$?
 	check_status "  ... and the second kills the container" 143
 	check_match "  ... saying so" "the container was killed on a second Terminated" "$(cat "$out")"
-	check "  ... and no bundle is left" "" "$(ls -d /tmp/cbox-run-ns.* 2>/dev/null)"
+	check "  ... and no bundle is left" "" "$(ns_bundles)"
 	# Started from a background job, which has SIGINT ignored: the container still starts
 	# with every signal at its default, so its shell can trap SIGINT (as crun resets them).
 	rm -f "$out"
@@ -267,7 +290,7 @@ ns_stop_job() {
 	for _ in $(seq 50); do kill -0 "$JOB_PID" 2>/dev/null || break; sleep 0.1; done
 	kill -KILL "$JOB_PID" "$JOB_PARENT" 2>/dev/null
 	wait "$JOB_PARENT" 2>/dev/null
-	check "  ... and nothing is left of it" "" "$(ls -d /tmp/cbox-run-ns.* 2>/dev/null)"
+	check "  ... and nothing is left of it" "" "$(ns_bundles)"
 }
 # ns_cgroup_view: the ns tier mounts the container's own cgroup on /sys/fs/cgroup, read-only, as
 # runc does for Docker's config (tiers/ns/ns_mount.c): v1 hierarchies on this host, each showing
