@@ -16,10 +16,38 @@
 #include "cbox/cleanup.h"
 #include "internal.h"
 
-static void sleep_ms(long ms)
+/*
+ * Waiting for the kernel to finish something (exiting tasks leaving a cgroup, a freezer settling):
+ * v1 tells no one, so the state is read again after 0.1 ms, then twice as long each time up to
+ * 10 ms a wait, until limit_ms have passed. A task's exit takes well under a millisecond: the
+ * fixed 10 ms wait this replaced was the most of a teardown (10 ms of the 22 that `cbox-run
+ * --pids 100 -- true` took on the machine it was measured on).
+ */
+struct waiting {
+	struct timespec start;
+	long next_us, limit_ms;
+};
+
+static void wait_begin(struct waiting *w, long limit_ms)
 {
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
+	clock_gettime(CLOCK_MONOTONIC, &w->start);
+	w->next_us = 100;
+	w->limit_ms = limit_ms;
+}
+
+/* Sleeps before the next try; false (without sleeping) once the time is up. */
+static bool wait_more(struct waiting *w)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long ms =
+	    (now.tv_sec - w->start.tv_sec) * 1000 + (now.tv_nsec - w->start.tv_nsec) / 1000000;
+	if (ms >= w->limit_ms)
+		return false;
+	struct timespec ts = {.tv_sec = 0, .tv_nsec = w->next_us * 1000};
 	nanosleep(&ts, NULL);
+	w->next_us = w->next_us * 2 > 10000 ? 10000 : w->next_us * 2;
+	return true;
 }
 
 static int read_text(const char *path, char *buf, size_t n, struct cbox_err **err)
@@ -98,16 +126,13 @@ static int remove_dir(struct cg_dir *d, struct cbox_err **err)
 {
 	if (!d->path)
 		return 0;
-	int r = -1;
-	for (int i = 0; i < 100 && r < 0; i++) {
-		r = rmdir(d->path);
-		if (r < 0 && errno == ENOENT)
-			r = 0;
-		else if (r < 0 && errno != EBUSY)
-			break;
-		else if (r < 0)
-			sleep_ms(10);
-	}
+	struct waiting w;
+	wait_begin(&w, 1000);
+	int r;
+	while ((r = rmdir(d->path)) < 0 && errno == EBUSY && wait_more(&w))
+		;
+	if (r < 0 && errno == ENOENT)
+		r = 0;
 	if (r < 0)
 		return cbox_err_set(err, errno, "remove cgroup %s", d->path);
 	char path[PATH_MAX];
@@ -231,13 +256,14 @@ int cbox_cgroup_add_pid(struct cbox_cgroup *cg, pid_t pid, struct cbox_err **err
 static int wait_state(const char *dir, const char *file, const char *want, struct cbox_err **err)
 {
 	char buf[512];
-	for (int i = 0; i < 500; i++) {
+	struct waiting w;
+	wait_begin(&w, 5000);
+	do {
 		if (cg_read(dir, file, buf, sizeof(buf), err) < 0)
 			return -1;
 		if (strstr(buf, want))
 			return 0;
-		sleep_ms(10);
-	}
+	} while (wait_more(&w));
 	return cbox_err_set(err, ETIMEDOUT, "%s/%s did not reach '%s'", dir, file, want);
 }
 
@@ -341,7 +367,9 @@ int cbox_cgroup_kill(struct cbox_cgroup *cg, struct cbox_err **err)
 {
 	const char *u = cg->d[CBOX_CGROUP_UNIFIED].path;
 	bool kill_file = u && cg_has(u, "cgroup.kill");
-	for (int i = 0; i < 500; i++) {
+	struct waiting w;
+	wait_begin(&w, 5000);
+	do {
 		if (kill_file)
 			cg_write(u, "cgroup.kill", "1", NULL);
 		/* Frozen, none of them can fork a child that the walk would miss; v1 keeps frozen
@@ -352,8 +380,7 @@ int cbox_cgroup_kill(struct cbox_cgroup *cg, struct cbox_err **err)
 			cbox_cgroup_freeze(cg, false, NULL);
 		if (seen == 0)
 			return 0;
-		sleep_ms(10);
-	}
+	} while (wait_more(&w));
 	return cbox_err_set(err, ETIMEDOUT, "processes are left in cgroup %s after SIGKILL",
 	                    u ? u : cg->d[CBOX_CGROUP_MEMORY].path);
 }
