@@ -161,6 +161,10 @@ ns_view() {
 	wait "$run"
 	check "  ... and when it ends, none is left (its pid namespace ends with its init)" "" \
 		"$(pgrep -f "^$BB sleep 4[12]")"
+	lbox --timeout 1s -- "$BB" sh -c "$BB sleep 43 & exec $BB sleep 44"
+	check_status "  ... --timeout 1s: killed, 137" 137
+	check "  ... every process of it (cbox kill --all through the pid namespace)" "" \
+		"$(pgrep -f "^$BB sleep 4[34]")"
 	lbox -- "$BB" sh -c 'ls -A /sys/fs/cgroup | wc -l'
 	check "  ... and its /sys/fs/cgroup is empty (not the caller's cgroup tree)" 0 "$OUT"
 	lbox --timeout 1s --memory 256m --pids 64 -- "$BB" sh -c 'while :; do :; done'
