@@ -120,7 +120,7 @@ int cbox_tier_cgroup_create(const struct cbox_tier_container *c, struct cbox_cgr
 	if (c->no_cgroup) {
 		/* Refused rather than run without the limits the config asks for. */
 		if (any_limit(&lim))
-			return cbox_err_set(err, EINVAL,
+			return cbox_err_set(err, 0,
 			                    "linux.resources: limits need a cgroup, and "
 			                    "--cgroup-manager=disabled gives none");
 		cbox_debug("container %s runs without a cgroup (--cgroup-manager=disabled)", c->id);

@@ -46,6 +46,16 @@ EOF
 runsh 'echo hello; exit 7'
 check "run prints the output" hello "$OUT"
 check_status "run returns the guest's exit status" 7
+# --cgroup-manager=disabled (tier.h, no_cgroup): the sandbox runs in its creator's cgroups, and
+# a config with limits is refused.
+edit "c['process']['args'] = ['sh', '-c', 'echo no cgroup']"
+oci --cgroup-manager=disabled run --bundle "$BUNDLE" nocg
+check "--cgroup-manager=disabled: the sandbox runs" "no cgroup" "$OUT"
+edit "c['process']['args'] = ['true']
+c['linux']['resources'] = {'pids': {'limit': 10}}"
+oci --cgroup-manager=disabled run --bundle "$BUNDLE" nocg2
+check_status "  ... with a pids limit: refused" 1
+check_match "  ... saying why" "limits need a cgroup, and --cgroup-manager=disabled gives none$" "$ERR"
 export CBOX_HOST_SECRET=leak
 runsh 'echo "$FOO|${CBOX_HOST_SECRET:-}|$(pwd)"' "c['process']['env'] = ['PATH=/bin', 'FOO=bar baz']
 c['process']['cwd'] = '/etc'"
