@@ -124,15 +124,14 @@ const char *const cbox_proc_ns_names[] = {
  * kernel shows them to a reader in the sandbox's user namespace (the sentry opens the file
  * there), inode numbers as the guest's fd links name them.
  *
- * Security: only files that describe the namespace itself. Left out: unix (it would list the
- * sentry's own sockets in the namespace, and the host paths the gofer binds guest sockets at),
- * netlink (the owners' host pids), packet and sockstat's memory (host-wide), and the
- * machine-wide softnet_stat, ptype and protocols.
+ * Security: only files that describe the namespace itself, and of unix only the guest's sockets
+ * (fs_proc_net.c). Left out: netlink (the owners' host pids), packet and sockstat's memory
+ * (host-wide), and the machine-wide softnet_stat, ptype and protocols.
  */
 const char *const cbox_proc_net_names[] = {
     "arp", "dev",  "if_inet6", "igmp",     "igmp6", "ipv6_route", "netstat",
     "raw", "raw6", "route",    "snmp",     "snmp6", "tcp",        "tcp6",
-    "udp", "udp6", "udplite",  "udplite6", NULL,
+    "udp", "udp6", "udplite",  "udplite6", "unix",  NULL,
 };
 
 /* Whether the task's namespace has net/<name> (IPv6 may be off: no tcp6, if_inet6...). */
@@ -214,7 +213,7 @@ static int parse_num(const char *name)
 }
 
 /* The ptrace platform's install socket is the sentry's, not the guest's. */
-static bool hidden_fd(struct cbox_sentry *s, int fd)
+bool cbox_proc_hidden_fd(struct cbox_sentry *s, int fd)
 {
 	return s->platform->ops->needs_install_fd && fd == CBOX_PTRACE_INSTALL_FD;
 }
@@ -259,7 +258,7 @@ static int lookup_dynamic(struct cbox_sentry *s, struct cbox_dentry *dir, const 
 		char path[64];
 		struct stat st;
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, v);
-		if (v < 0 || hidden_fd(s, v) || lstat(path, &st) < 0)
+		if (v < 0 || cbox_proc_hidden_fd(s, v) || lstat(path, &st) < 0)
 			return -ENOENT;
 		*out = k == P_FDDIR ? mk(dir, name, S_IFLNK | 0700, PRIV(P_FD, pid, v))
 		                    : mk(dir, name, S_IFREG | 0400, PRIV(P_FDINFO, pid, v));
@@ -550,7 +549,7 @@ struct cbox_dentry *cbox_proc_fd_target(struct cbox_sentry *s, struct cbox_task 
 	struct cbox_task *pt = proc_task(s, PID(d->priv));
 	int n = PARG(d->priv), err = 0;
 	/* (not to be inspected: NULL, and the link's readlink says EACCES) */
-	if (!pt || !pt->files || hidden_fd(s, n) || !may_inspect(t, pt))
+	if (!pt || !pt->files || cbox_proc_hidden_fd(s, n) || !may_inspect(t, pt))
 		return NULL;
 	struct cbox_dentry *f = cbox_fd_lookup(s, pt, n, NULL, &err);
 	if (!f && err == -ENOENT) {
@@ -642,7 +641,7 @@ static int list_fds(struct cbox_sentry *s, struct cbox_task *t, struct cbox_task
 	int r = 0;
 	while (r == 0 && (e = readdir(dir))) {
 		int n = parse_num(e->d_name);
-		if (n < 0 || hidden_fd(s, n))
+		if (n < 0 || cbox_proc_hidden_fd(s, n))
 			continue;
 		if (n < 1024)
 			seen[n / 64] |= 1ULL << (n % 64);

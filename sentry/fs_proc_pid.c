@@ -281,6 +281,8 @@ int cbox_proc_gen_pid(struct cbox_sentry *s, struct cbox_task *t, struct cbox_ta
 		return pt == &s->tiny_init ? 0 : gen_auxv(pt, b);
 	case P_NETFILE:
 		/* (the sandbox's namespace: see cbox_proc_net_names) */
+		if (strcmp(cbox_proc_net_names[arg], "unix") == 0)
+			return cbox_proc_gen_net_unix(s, pt, b);
 		snprintf(what, sizeof(what), "net/%s", cbox_proc_net_names[arg]);
 		return append_task(b, pt, what);
 	case P_CMDLINE:

@@ -252,12 +252,50 @@ print(all((os.stat("/proc/self/fd/%d" % f).st_ino, os.stat("/proc/self/fd/%d" % 
 	check "  ... and only the sandbox's sockets: the host's listener is not there" \
 		"0100007F:223D" "${l[3]:-}"
 	check_match "  (the host's listener was up: port $host_port)" "^[0-9A-F]{4}\$" "$host_port"
-	check "/proc/<pid>/net is the same; no unix (the sentry's sockets)" "True False" "${l[4]:-}"
+	check "/proc/<pid>/net is the same, unix included" "True True" "${l[4]:-}"
 	check "/proc/net/dev: the sandbox's loopback only" "['lo']" "${l[5]:-}"
 	check "ss -ltn (on /proc/net, without sock_diag)" "LISTEN 127.0.0.1:8765" "${l[6]:-}"
 	# (lsof -i matches the inode stat gives through the fd link against /proc/net)
 	check "stat of fd/N (a socket, a pipe): fstat's inode and device" "True" "${l[7]:-}"
 }
 
-for_each_config t_pid_files t_mounts t_sys_files t_sysfs t_topology t_tools t_procnet
+# /proc/net/unix: the sockets the guest holds, and only those: the namespace also holds the
+# sentry's own (the ptrace platform's install socket, which every guest task holds hidden, and
+# the sentry's end of the start-up socket), which must not show.
+t_procnet_unix() {
+	box python3 -c 'import os, socket, subprocess
+s = socket.socket(socket.AF_UNIX); s.bind("/tmp/u.sock"); s.listen()
+a = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); a.bind("\0cbox-test")
+p, q = socket.socketpair()
+lines = open("/proc/net/unix").read().splitlines()
+print(lines[0])
+rows = [l.split() for l in lines[1:]]
+listed = sorted(r[6] for r in rows)
+links = []
+for f in os.listdir("/proc/self/fd"):
+    try:
+        links.append(os.readlink("/proc/self/fd/" + f))
+    except FileNotFoundError:  # (the fd the listing used, closed by now)
+        pass
+held = sorted(k[8:-1] for k in links if k.startswith("socket:["))
+print(len(listed), listed == held)
+print([r[1:] for r in rows if r[6] == str(os.fstat(s.fileno()).st_ino)][0])
+print([r[4:] for r in rows if r[6] == str(os.fstat(a.fileno()).st_ino)][0][2:])
+print(set(r[0] for r in rows))
+ss = subprocess.run(["ss", "-Hxl"], capture_output=True, text=True).stdout.split()
+print(ss[0], ss[1], ss[4])'
+	local l=()
+	mapfile -t l <<<"$OUT"
+	check "/proc/net/unix: Linux's header" \
+		"Num       RefCount Protocol Flags    Type St Inode Path" "${l[0]:-}"
+	check "  ... the guest's four sockets, the inodes its fds name, and no other" "4 True" \
+		"${l[1]:-}"
+	check_match "  ... a listener at its path, as Linux shows it" \
+		"^\['00000002', '00000000', '00010000', '0001', '01', '[0-9]+', '/tmp/u.sock'\]\$" "${l[2]:-}"
+	check_match "  ... an abstract name with Linux's @" "^\['[0-9]+', '@cbox-test'\]\$" "${l[3]:-}"
+	check "  ... Num (a kernel address) as zeros" "{'0000000000000000:'}" "${l[4]:-}"
+	check "ss -xl (on /proc/net/unix, without sock_diag)" "u_str LISTEN /tmp/u.sock" "${l[5]:-}"
+}
+
+for_each_config t_pid_files t_mounts t_sys_files t_sysfs t_topology t_tools t_procnet t_procnet_unix
 finish
