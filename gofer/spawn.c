@@ -215,6 +215,9 @@ static CBOX_NORETURN void child_main(const struct cbox_gofer_config *cfg, int so
 	prctl(PR_SET_NAME, "cbox-gofer");
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		cbox_gofer_setup_fail(0, "gofer: parent gone or PR_SET_PDEATHSIG failed");
+	int r = cfg->join_cgroup ? cfg->join_cgroup(cfg->cgroup_arg) : 0;
+	if (r < 0)
+		cbox_gofer_setup_fail(-r, "gofer: joining the sandbox's cgroup");
 	if (cbox_crash_install() < 0)
 		cbox_warn("gofer: crash handler not installed");
 	/* The modes the tree is built with are exact, and the sentry applies the guest's umask:
@@ -328,7 +331,7 @@ int cbox_gofer_spawn_start(const struct cbox_gofer_config *cfg, int *sock, pid_t
 	cpu_set_t elsewhere;
 	bool move = other_cpus(&elsewhere);
 	pid_t parent = getpid();
-	pid_t child = fork();
+	pid_t child = cfg->fork_in ? cfg->fork_in(cfg->cgroup_arg) : fork();
 	if (child < 0)
 		return cbox_err_set(err, errno, "gofer: fork");
 	if (child == 0) {

@@ -230,6 +230,23 @@ static int make_cgroup(const struct cbox_run_opts *o)
 	return 0;
 }
 
+/* The gofer is born in the sandbox's cgroup and joins the rest of it by itself
+ * (cbox_gofer_config.fork_in and join_cgroup; cbox_cgroup_fork says why). */
+static pid_t fork_in_sandbox_cgroup(void *cg)
+{
+	return cbox_cgroup_fork(cg, 0);
+}
+
+static int join_sandbox_cgroup(void *cg)
+{
+	struct cbox_err *e = NULL;
+	if (cbox_cgroup_join(cg, &e) == 0)
+		return 0;
+	int r = -cbox_err_code(e);
+	cbox_err_report(&e, "cbox-run: the gofer joining the sandbox's cgroup");
+	return r < 0 ? r : -EIO;
+}
+
 /* The guest (or the sentry) was killed by the kernel because of --memory. */
 static bool killed_by_memory_limit(const struct cbox_run_opts *o, int status)
 {
@@ -299,6 +316,11 @@ static int run(struct cbox_run_opts *o, char **argv)
 	pid_t gpid;
 	if (make_cgroup(o) < 0)
 		return 125;
+	if (sandbox_cg) {
+		gc.fork_in = fork_in_sandbox_cgroup;
+		gc.join_cgroup = join_sandbox_cgroup;
+		gc.cgroup_arg = sandbox_cg;
+	}
 	/* Run by root, the sandbox's host id (nobody) is not the one whose files are the guest's
 	 * own (host root's): the gofer is given the sandbox's user namespace to show the sentry its
 	 * tree through (sandbox_view), so that the sentry's own lookups see the owners. Not with
@@ -311,27 +333,14 @@ static int run(struct cbox_run_opts *o, char **argv)
 		return 125;
 	}
 	setpgid(gpid, gpid); /* out of reach of the terminal's ^C, as the sentry */
-	if (sandbox_cg && cbox_cgroup_add_pid(sandbox_cg, gpid, &err) < 0) {
-		cbox_err_report(&err, "cbox-run: moving the gofer into the sandbox's cgroup");
-		kill(gpid, SIGKILL);
-		waitpid(gpid, NULL, 0);
-		return 125;
-	}
 	/* --allow-net: cbox-proxy, whose listening socket will come out of the sandbox's network
 	 * namespace through proxy_feed (cbox_run_proxy.c): started now, its exec overlaps the rest
 	 * of the set-up, and it may accept once the listener comes (a connection made before
 	 * waits in the listener's backlog). */
 	int proxy_feed = -1;
 	if (o->net.n_allow) {
-		proxy_feed = cbox_run_proxy_start(&o->net, o->level >= CBOX_LOG_INFO);
-		bool failed = proxy_feed < 0;
-		if (!failed && sandbox_cg &&
-		    cbox_cgroup_add_pid(sandbox_cg, cbox_run_proxy_pid(), &err) < 0) {
-			cbox_err_report(&err,
-			                "cbox-run: moving the proxy into the sandbox's cgroup");
-			failed = true;
-		}
-		if (failed) {
+		proxy_feed = cbox_run_proxy_start(&o->net, o->level >= CBOX_LOG_INFO, sandbox_cg);
+		if (proxy_feed < 0) {
 			kill(gpid, SIGKILL);
 			waitpid(gpid, NULL, 0);
 			return 125;
@@ -395,8 +404,7 @@ static int run(struct cbox_run_opts *o, char **argv)
 	 * namespace comes with the clone, so that slirp4netns can be started on it at once.
 	 */
 	int net_flag = o->net.slirp ? CLONE_NEWNET : 0;
-	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWPID | net_flag | SIGCHLD, 0,
-	                           0, 0, 0);
+	pid_t pid = cbox_cgroup_fork(sandbox_cg, CLONE_NEWUSER | CLONE_NEWPID | net_flag);
 	if (pid < 0) {
 		cbox_error("creating the sandbox's namespaces: %s", strerror(errno));
 		return 125;
@@ -406,6 +414,13 @@ static int run(struct cbox_run_opts *o, char **argv)
 		close(sync[1]);
 		close(report[1]);
 		cbox_log_set_who("sentry");
+		/* Into the rest of the sandbox's cgroup first, by itself (cbox_cgroup_fork says
+		 * why), so that every guest task is born inside. */
+		struct cbox_err *e = NULL;
+		if (cbox_cgroup_join(sandbox_cg, &e) < 0) {
+			cbox_err_report(&e, "cbox-run: the sentry joining the sandbox's cgroup");
+			_exit(125);
+		}
 		if (unshare(CLONE_NEWNS | (CLONE_NEWNET & ~net_flag) | CLONE_NEWIPC |
 		            CLONE_NEWUTS) < 0)
 			cbox_die(125, "creating the sandbox's namespaces: %s", strerror(errno));
@@ -438,13 +453,6 @@ static int run(struct cbox_run_opts *o, char **argv)
 		close(proxy_feed);
 	setpgid(pid, pid); /* (also done by the child: whichever runs first) */
 	sentry_pid = pid;
-	/* The sentry waits on the sync pipe: in the cgroup before it starts the guest, every
-	 * guest task is born inside. */
-	if (sandbox_cg && cbox_cgroup_add_pid(sandbox_cg, pid, &err) < 0) {
-		cbox_err_report(&err, "cbox-run: moving the sentry into the sandbox's cgroup");
-		kill(pid, SIGKILL);
-		return 125;
-	}
 	int r = map_ids(pid);
 	if (r < 0) {
 		cbox_error("writing the sandbox's uid/gid maps: %s", strerror(-r));

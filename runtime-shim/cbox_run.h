@@ -144,8 +144,9 @@ int cbox_run_proxy_listener(void);
  * overlaps the sandbox's set-up; log_allowed (--log-level info or debug): it says each connection
  * it lets through too, for a record of where the program went. The socket to send it the
  * listener through (one message, with the listener's fd: cbox_send_fds), or -1 after a
- * message. */
-int cbox_run_proxy_start(const struct cbox_run_net *n, bool log_allowed);
+ * message. cg: the sandbox's cgroup, which the proxy joins before its exec (NULL: none). */
+struct cbox_cgroup;
+int cbox_run_proxy_start(const struct cbox_run_net *n, bool log_allowed, struct cbox_cgroup *cg);
 pid_t cbox_run_proxy_pid(void); /* -1 when none runs */
 void cbox_run_proxy_stop(void);
 

@@ -512,7 +512,7 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 		                     cbox_run_net_ready(&o->net, &slirp) < 0))
 			goto out;
 		if (listener >= 0) {
-			int feed = cbox_run_proxy_start(&o->net, o->level >= CBOX_LOG_INFO);
+			int feed = cbox_run_proxy_start(&o->net, o->level >= CBOX_LOG_INFO, NULL);
 			int r = feed < 0 ? -1 : cbox_send_fds(feed, "l", 1, &listener, 1);
 			close(listener);
 			if (feed >= 0)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cbox_proxy.h"
+#include "cbox/cgroup.h"
 #include "cbox_run.h"
 
 static pid_t proxy_pid = -1;
@@ -84,7 +85,7 @@ int cbox_run_proxy_listener(void)
 	return fd;
 }
 
-int cbox_run_proxy_start(const struct cbox_run_net *n, bool log_allowed)
+int cbox_run_proxy_start(const struct cbox_run_net *n, bool log_allowed, struct cbox_cgroup *cg)
 {
 	char path[PATH_MAX];
 	if (cbox_run_sibling("cbox-proxy", path, sizeof(path)) < 0) {
@@ -105,12 +106,20 @@ int cbox_run_proxy_start(const struct cbox_run_net *n, bool log_allowed)
 		argv[a++] = "--log-allowed";
 	for (size_t i = 0; i < n->n_allow; i++)
 		argv[a++] = n->allow[i];
-	pid_t pid = fork();
+	pid_t pid = cbox_cgroup_fork(cg, 0);
 	if (pid == 0) {
 		/* Its own process group (a terminal's ^C is cbox-run's to pass on); the socket the
 		 * listener will come through as fd 3, stdin /dev/null, cbox-run's stdout and
 		 * stderr; nothing else of cbox-run's. */
 		setpgid(0, 0);
+		/* Born in the sandbox's cgroup, it joins the rest by itself (cbox_cgroup_fork): a
+		 * failure ends it as a failed exec does. */
+		struct cbox_err *e = NULL;
+		if (cbox_cgroup_join(cg, &e) < 0) {
+			cbox_err_report(
+			    &e, "cbox-run: --allow-net: the proxy joining the sandbox's cgroup");
+			_exit(127);
+		}
 		/* (dup2 onto itself would keep its close-on-exec) */
 		if (sp[1] == 3 ? fcntl(3, F_SETFD, 0) < 0 : dup2(sp[1], 3) < 0)
 			_exit(127);

@@ -73,6 +73,43 @@ cpu_quota() {
 	check "  ... and its cgroup is gone afterwards" "" "$(cgroups_named "run-$pid")"
 }
 
+# descendants PID: the pids of PID's descendant processes, one per line.
+descendants() {
+	ps -e -o pid=,ppid= | awk -v root="$1" '{ parent[$1] = $2 }
+		END { for (p in parent) for (q = parent[p]; q > 1; q = parent[q]) if (q == root) { print p; break } }'
+}
+
+# membership: every process of the sandbox (the gofer, the sentry, the guest's) is in its cgroup
+# in each hierarchy, v1 and v2 alike, though none is moved there by cbox-run: each is born in the
+# v2 one (clone3 CLONE_INTO_CGROUP) and joins the v1 ones by itself (cbox_cgroup_fork and
+# cbox_cgroup_join, tiers/cgroup/cgroup.c), the guest's tasks born inside the sentry's.
+membership() {
+	# shellcheck disable=SC2086
+	"$CBOX_RUN" $CFG --pids 100 -- "$BB" sleep 3 >/dev/null 2>&1 </dev/null &
+	local pid=$! i procs="" dirs d p missing=""
+	for ((i = 0; i < 50; i++)); do
+		procs=$(descendants "$pid")
+		# the gofer, the sentry, the tiny init and sleep
+		[ "$(printf '%s\n' "$procs" | grep -c .)" -ge 4 ] && break
+		sleep 0.1
+	done
+	dirs=$(cgroups_named "run-$pid")
+	for d in $dirs; do
+		for p in $procs; do
+			grep -qx "$p" "$d/cgroup.procs" || missing="$missing ${d#/sys/fs/cgroup/}:$p"
+		done
+	done
+	check "--pids 100: the sandbox's 4 processes" 4 "$(printf '%s\n' "$procs" | grep -c .)"
+	check "  ... are each in the sandbox's cgroup in every hierarchy" "" "$missing"
+	local want=1
+	[ -d /sys/fs/cgroup/pids ] && want=4 # (v1: memory, pids, cpu, freezer; v2: one)
+	[ "$(printf '%s\n' "$dirs" | grep -c .)" -ge "$want" ] &&
+		pass "  ... which has a directory in each of its $want+ hierarchies" ||
+		report_fail "  ... which has a directory in each of its hierarchies" ">= $want" "$dirs"
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
 # cgroup_view: the guest's /sys/fs/cgroup is the sandbox's cgroup, read live from the host's and
 # shown as cgroup v2 shows a container's (sentry/fs_sys.c): runtimes size their heaps and thread
 # pools by it (node here; the JVM by hand). The guest cannot lift a limit there: the mount is
@@ -126,7 +163,7 @@ bad_limits() {
 	check_match "--memory-swap alone: refused" "needs --memory" "$ERR"
 }
 
-for_each_config memory_hog fork_bomb cpu_quota cgroup_view
+for_each_config memory_hog fork_bomb cpu_quota membership cgroup_view
 bad_limits
 
 # ns_bundles: what cbox-run --tier=ns left of its runs' directories (runtime-shim/cbox_run_ns.c:

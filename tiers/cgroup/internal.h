@@ -14,6 +14,9 @@ struct cg_dir {
 struct cbox_cgroup {
 	bool v2; /* the controllers live on the cgroup2 hierarchy (d[CBOX_CGROUP_UNIFIED]) */
 	struct cg_dir d[CBOX_CGROUP_NCTL];
+	/* In a child of cbox_cgroup_fork: born in d[CBOX_CGROUP_UNIFIED] (cbox_cgroup_join skips
+	 * it). Always false in the parent's copy. */
+	bool born_v2;
 };
 
 /* Write value to dir/name; the error names both. */

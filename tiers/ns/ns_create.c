@@ -69,7 +69,7 @@ static CBOX_NORETURN void stage1(struct ns_init_args *a, int new_flags)
 	struct cbox_tier_msg m;
 	/* Into the cgroup first, while still in the runtime's namespaces and with its rights:
 	 * the init and everything it starts are then born under the limits. */
-	if (a->cgroup && cbox_cgroup_add_pid(a->cgroup, 0, &err) < 0)
+	if (cbox_cgroup_join(a->cgroup, &err) < 0)
 		child_fail(a->sock, &err);
 	if (join_namespaces(&a->cfg->linux_, &err) < 0)
 		child_fail(a->sock, &err);
@@ -293,7 +293,8 @@ int ns_create(struct cbox_tier_container *c, cbox_tier_created_fn created, void 
 	                         .cgroup = cg,
 	                         .console_sock = c->has_console ? c->console_sock : -1};
 	fflush(NULL);
-	pid_t pid = fork();
+	/* (born in the cgroup's v2 hierarchy: stage1 joins the rest, cbox_cgroup_fork) */
+	pid_t pid = cbox_cgroup_fork(cg, 0);
 	if (pid < 0) {
 		close(sv[0]);
 		close(sv[1]);

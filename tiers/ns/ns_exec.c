@@ -161,7 +161,7 @@ static CBOX_NORETURN void joiner_main(struct joiner *j)
 	}
 	/* The cgroup first, while the host's cgroup file system is still in view: the process is
 	 * then born under the container's limits and freezer. */
-	if (j->cgroup && cbox_cgroup_add_pid(j->cgroup, 0, &err) < 0)
+	if (cbox_cgroup_join(j->cgroup, &err) < 0)
 		report(j->sock, &err);
 	for (size_t i = 0; i < CBOX_ARRAY_SIZE(namespaces); i++) {
 		if (j->ns[i] < 0)
@@ -238,7 +238,8 @@ int ns_exec(struct cbox_tier_container *c, const struct cbox_tier_exec *x, pid_t
 		return cbox_err_set(err, errno, "exec: socketpair");
 	}
 	fflush(NULL);
-	pid_t joiner = fork();
+	/* (born in the cgroup's v2 hierarchy: joiner_main joins the rest, cbox_cgroup_fork) */
+	pid_t joiner = cbox_cgroup_fork(j.cgroup, 0);
 	if (joiner == 0) {
 		close(sv[0]);
 		j.sock = sv[1];

@@ -104,11 +104,12 @@ int sentry_tier_create(struct cbox_tier_container *c, cbox_tier_created_fn creat
 		return -1;
 	}
 	fflush(NULL);
-	pid_t pid = fork();
+	/* (born in the cgroup's v2 hierarchy, it joins the rest by itself: cbox_cgroup_fork) */
+	pid_t pid = cbox_cgroup_fork(cg, 0);
 	if (pid == 0) {
 		close(sv[0]);
 		struct cbox_err *e = NULL;
-		if (cg && cbox_cgroup_add_pid(cg, 0, &e) < 0) {
+		if (cbox_cgroup_join(cg, &e) < 0) {
 			cbox_err_report(&e, "sandbox: join the container's cgroup");
 			_exit(125);
 		}

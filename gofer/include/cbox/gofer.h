@@ -68,6 +68,14 @@ struct cbox_gofer_config {
 	/* The caller sends the sandbox's user namespace (cbox_gofer_spawn_view) between start and
 	 * finish: the gofer then serves VIEW, its tree's root through that namespace. */
 	bool view_userns;
+	/* The sandbox's cgroup: fork_in makes the gofer's process instead of fork() (it returns as
+	 * fork does), join_cgroup runs first thing in it, before its namespaces, and a negative
+	 * errno from it ends the start-up with that error; both get cgroup_arg. Born in the cgroup
+	 * and joining it by itself, the gofer skips the wait a move by another process costs
+	 * (cbox_cgroup_fork, tiers/cgroup/cgroup.c). NULL: a plain fork, no cgroup. */
+	pid_t (*fork_in)(void *arg);
+	int (*join_cgroup)(void *arg);
+	void *cgroup_arg;
 };
 
 /*

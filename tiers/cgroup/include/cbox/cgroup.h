@@ -7,7 +7,7 @@
  *
  * The pure part (layout parsing, conversions, sizes) touches no file and is unit-tested with
  * fixture strings; the rest writes under the cgroup mounts and needs root (or a delegated tree).
- * Not thread-safe; a handle may be used in a forked child (cbox_cgroup_add_pid(cg, 0)).
+ * Not thread-safe; a handle may be used in a forked child (cbox_cgroup_fork, cbox_cgroup_join).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -133,8 +133,15 @@ CBOX_API int cbox_cgroup_create(const struct cbox_cgroup_layout *l, const char *
 CBOX_API int cbox_cgroup_apply(struct cbox_cgroup *cg, const struct cbox_cgroup_limits *lim,
                                struct cbox_err **err);
 
-/* Move pid (0: the caller) into the cgroup, in every hierarchy. Errors name the file. */
-CBOX_API int cbox_cgroup_add_pid(struct cbox_cgroup *cg, pid_t pid, struct cbox_err **err);
+/* Fork, as fork() or, with clone flags such as CLONE_NEWUSER | CLONE_NEWPID, as clone() with
+ * SIGCHLD: the child is born in the cgroup's v2 hierarchy when it has one (clone3
+ * CLONE_INTO_CGROUP), without the wait a move costs. cg may be NULL (a plain fork). The child,
+ * still single-threaded, then calls cbox_cgroup_join. -1 and errno on failure. */
+CBOX_API pid_t cbox_cgroup_fork(struct cbox_cgroup *cg, unsigned long flags);
+
+/* In a child of cbox_cgroup_fork, before it starts a thread or a process: join the cgroup's
+ * other hierarchies by itself (v1: through tasks, without the kernel's global lock). NULL-safe. */
+CBOX_API int cbox_cgroup_join(struct cbox_cgroup *cg, struct cbox_err **err);
 
 /* The number of processes the kernel's OOM killer killed in the cgroup because of its memory
  * limit (v2 memory.events oom_kill; v1 memory.oom_control oom_kill). 0 without a memory
