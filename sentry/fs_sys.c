@@ -3,7 +3,8 @@
  * sentry on a read-only mount (a container's /sys is read-only too: a write is EROFS).
  *
  *   devices/system/cpu/{online,possible,present} and cpuN/: glibc's sysconf(_SC_NPROCESSORS_*)
- *     (os.cpu_count(), nproc's fallbacks), lscpu, thread pools (OpenMP, BLAS);
+ *     (os.cpu_count(), nproc's fallbacks), lscpu, thread pools (OpenMP, BLAS); cpuN/topology/
+ *     and cpuN/cache/ (lscpu's cores and caches, hwloc);
  *   kernel/mm/transparent_hugepage/{enabled,defrag,hpage_pmd_size}: the JVM, Go's runtime;
  *   fs/cgroup/: the sandbox's own cgroup, as cgroup v2 shows a container's with a cgroup
  *     namespace. The JVM sizes its heap and its thread pools from memory.max and cpu.max, and
@@ -47,6 +48,9 @@ static const struct node_def {
     [N_CPU_N] = {NULL, N_CPU, DIR_MODE},
     [N_CPU_TOPO] = {NULL, N_CPU_N, DIR_MODE},
     [N_TOPO_FILE] = {NULL, N_CPU_TOPO, RO_MODE},
+    [N_CPU_CACHE] = {NULL, N_CPU_N, DIR_MODE},
+    [N_CACHE_INDEX] = {NULL, N_CPU_CACHE, DIR_MODE},
+    [N_CACHE_FILE] = {NULL, N_CACHE_INDEX, RO_MODE},
     [N_NODE] = {"node", N_SYSTEM, DIR_MODE},
     [N_NODE_HAS_CPU] = {"has_cpu", N_NODE, RO_MODE},
     [N_NODE_HAS_MEMORY] = {"has_memory", N_NODE, RO_MODE},
@@ -317,6 +321,68 @@ static int sub_lookup(const struct cbox_sentry *s, struct cbox_dentry *dir, cons
 	return -ENOENT;
 }
 
+/*
+ * cpuN/cache/indexI/: the CPU's caches, their level, type, size and geometry and which CPUs
+ * share each, as lscpu ("L1d: 64 KiB (2 instances)"), hwloc and cache-aware libraries read them;
+ * the host's files, read when opened, like topology/. I below 32.
+ */
+static const char *const cache_names[] = {
+    "coherency_line_size",
+    "id",
+    "level",
+    "number_of_sets",
+    "physical_line_partition",
+    "shared_cpu_list",
+    "shared_cpu_map",
+    "size",
+    "type",
+    "ways_of_associativity",
+};
+#define CACHE_ARG(n, i, f) (((n) << 10) | ((unsigned)(i) << 5) | (unsigned)(f))
+#define CACHE_CPU(arg)     ((arg) >> 10)
+#define CACHE_IDX(arg)     (((arg) >> 5) & 31u)
+#define CACHE_FILE(arg)    ((arg)&31u)
+
+/* The host's cpuN/cache (index < 0), cpuN/cache/indexI, or a file name in it, relative to /sys. */
+static void cache_path(char *buf, size_t size, unsigned cpu, int index, const char *name)
+{
+	if (index < 0)
+		snprintf(buf, size, "devices/system/cpu/cpu%u/cache", cpu);
+	else
+		snprintf(buf, size, "devices/system/cpu/cpu%u/cache/index%d%s%s", cpu, index,
+		         name ? "/" : "", name ? name : "");
+}
+
+static bool cache_has(const struct cbox_sentry *s, unsigned cpu, int index, const char *name)
+{
+	char path[160];
+	struct stat st;
+	cache_path(path, sizeof(path), cpu, index, name);
+	return s->sys_fd >= 0 && fstatat(s->sys_fd, path, &st, 0) == 0;
+}
+
+/* A name in cpuN/cache/ (indexI) or in cpuN/cache/indexI/ (a file of cache_names). */
+static int cache_lookup(const struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
+                        struct cbox_dentry **out)
+{
+	unsigned arg = NARG(dir->priv);
+	if (NODE(dir->priv) == N_CPU_CACHE) {
+		long i = numbered(name, "index");
+		if (i < 0 || i > 31 || !cache_has(s, arg, (int)i, NULL))
+			return -ENOENT;
+		*out = mk(dir, name, N_CACHE_INDEX, SUB_ARG(arg, i));
+		return *out ? 0 : -ENOMEM;
+	}
+	for (size_t f = 0; f < CBOX_ARRAY_SIZE(cache_names); f++)
+		if (strcmp(name, cache_names[f]) == 0 &&
+		    cache_has(s, SUB_NUM(arg), (int)SUB_IDX(arg), name)) {
+			*out =
+			    mk(dir, name, N_CACHE_FILE, CACHE_ARG(SUB_NUM(arg), SUB_IDX(arg), f));
+			return *out ? 0 : -ENOMEM;
+		}
+	return -ENOENT;
+}
+
 static int y_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *dir,
                     const char *name, struct cbox_dentry **out)
 {
@@ -324,11 +390,15 @@ static int y_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 	enum node dn = NODE(dir->priv);
 	unsigned num = NARG(dir->priv);
 	if (dn == N_CPU_N) {
-		if (strcmp(name, "topology") != 0 || !sub_has(s, false, num, NULL))
+		bool topo = strcmp(name, "topology") == 0 && sub_has(s, false, num, NULL);
+		bool cache = strcmp(name, "cache") == 0 && cache_has(s, num, -1, NULL);
+		if (!topo && !cache)
 			return -ENOENT;
-		*out = mk(dir, name, N_CPU_TOPO, num);
+		*out = mk(dir, name, topo ? N_CPU_TOPO : N_CPU_CACHE, num);
 		return *out ? 0 : -ENOMEM;
 	}
+	if (dn == N_CPU_CACHE || dn == N_CACHE_INDEX)
+		return cache_lookup(s, dir, name, out);
 	if (dn == N_NODE_N || dn == N_CPU_TOPO)
 		return sub_lookup(s, dir, name, dn == N_NODE_N, out);
 	if (!S_ISDIR(nodes[dn].mode))
@@ -390,13 +460,17 @@ static int y_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	if (!f)
 		return -ENOMEM;
 	int r;
-	if (NODE(d->priv) == N_TOPO_FILE || NODE(d->priv) == N_NODE_FILE) {
-		char path[128], buf[4096];
+	enum node n = NODE(d->priv);
+	if (n == N_TOPO_FILE || n == N_NODE_FILE || n == N_CACHE_FILE) {
+		char path[160], buf[4096];
 		unsigned arg = NARG(d->priv);
-		if (NODE(d->priv) == N_TOPO_FILE)
+		if (n == N_TOPO_FILE)
 			sub_path(path, sizeof(path), false, SUB_NUM(arg), topo_names[SUB_IDX(arg)]);
-		else
+		else if (n == N_NODE_FILE)
 			sub_path(path, sizeof(path), true, SUB_NUM(arg), node_names[SUB_IDX(arg)]);
+		else
+			cache_path(path, sizeof(path), CACHE_CPU(arg), (int)CACHE_IDX(arg),
+			           cache_names[CACHE_FILE(arg)]);
 		r = cbox_sys_read_at(s->sys_fd, path, buf, sizeof(buf));
 		if (r == 0)
 			fputs(buf, f);
@@ -428,6 +502,21 @@ static int y_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 	unsigned num = NARG(d->priv);
 	if (r == 0 && dn == N_CPU_N && sub_has(s, false, num, NULL))
 		r = emit(ctx, "topology", ino_of(PRIV_OF(N_CPU_TOPO, num)), DT_DIR);
+	if (r == 0 && dn == N_CPU_N && cache_has(s, num, -1, NULL))
+		r = emit(ctx, "cache", ino_of(PRIV_OF(N_CPU_CACHE, num)), DT_DIR);
+	for (int i = 0; r == 0 && dn == N_CPU_CACHE && i < 32; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "index%d", i);
+		if (cache_has(s, num, i, NULL))
+			r = emit(ctx, name, ino_of(PRIV_OF(N_CACHE_INDEX, SUB_ARG(num, i))),
+			         DT_DIR);
+	}
+	for (size_t f = 0; r == 0 && dn == N_CACHE_INDEX && f < CBOX_ARRAY_SIZE(cache_names); f++)
+		if (cache_has(s, SUB_NUM(num), (int)SUB_IDX(num), cache_names[f]))
+			r = emit(
+			    ctx, cache_names[f],
+			    ino_of(PRIV_OF(N_CACHE_FILE, CACHE_ARG(SUB_NUM(num), SUB_IDX(num), f))),
+			    DT_REG);
 	if (dn == N_NODE_N || dn == N_CPU_TOPO) {
 		bool node = dn == N_NODE_N;
 		size_t count;

@@ -16,9 +16,12 @@ enum node {
 	N_CPU_ONLINE,
 	N_CPU_POSSIBLE,
 	N_CPU_PRESENT,
-	N_CPU_N,     /* cpuN/, one per present CPU (priv's arg: N); listed by hand */
-	N_CPU_TOPO,  /* cpuN/topology/ (arg: N) */
-	N_TOPO_FILE, /* cpuN/topology/<name> (arg: SUB_ARG(N, index in topo_names)) */
+	N_CPU_N,       /* cpuN/, one per present CPU (priv's arg: N); listed by hand */
+	N_CPU_TOPO,    /* cpuN/topology/ (arg: N) */
+	N_TOPO_FILE,   /* cpuN/topology/<name> (arg: SUB_ARG(N, index in topo_names)) */
+	N_CPU_CACHE,   /* cpuN/cache/ (arg: N) */
+	N_CACHE_INDEX, /* cpuN/cache/indexI/ (arg: SUB_ARG(N, I)) */
+	N_CACHE_FILE,  /* cpuN/cache/indexI/<name> (arg: CACHE_ARG(N, I, index in cache_names)) */
 	N_NODE,
 	N_NODE_HAS_CPU,
 	N_NODE_HAS_MEMORY,

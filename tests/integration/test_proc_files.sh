@@ -199,14 +199,32 @@ t_topology() {
 	local t=/sys/devices/system/cpu/cpu0/topology
 	sh_box "busybox cat $t/core_cpus_list $t/physical_package_id $t/thread_siblings_list
 		busybox ls /sys/devices/system/cpu/cpu0; busybox test -e $t/nope || echo no nope"
+	local cache=""
+	[ -d /sys/devices/system/cpu/cpu0/cache ] && cache=cache$'\n'
 	check "cpu0/topology: the host's files" \
 		"$(cat $t/core_cpus_list $t/physical_package_id $t/thread_siblings_list)
-topology
+${cache}topology
 no nope" "$OUT"
 	box lscpu
 	check "lscpu: the host's sockets, cores per socket, threads per core and NUMA nodes" \
 		"$(lscpu | grep -E '^(Socket|Core|Thread|NUMA)' | tr -s ' ')" \
 		"$(printf '%s\n' "$OUT" | grep -E '^(Socket|Core|Thread|NUMA)' | tr -s ' ')"
+	check "lscpu: the host's caches (cpuN/cache/)" \
+		"$(lscpu | grep -E '^L[0-9].* cache' | tr -s ' ')" \
+		"$(printf '%s\n' "$OUT" | grep -E '^L[0-9].* cache' | tr -s ' ')"
+	# cache/indexI/: the host's files; indexI only where the host has it; no uevent (a
+	# device's event interface)
+	local c=/sys/devices/system/cpu/cpu0/cache
+	if [ -d $c/index0 ]; then
+		sh_box "cd $c && busybox ls && busybox cat index0/level index0/type index0/size \
+			index0/shared_cpu_list; busybox test -e index0/uevent || echo no uevent
+			busybox test -e index31 || echo no index31"
+		check "cpu0/cache: its indexes, index0's level, type, size and sharing, as the host's" \
+			"$(cd $c && find . -mindepth 1 -maxdepth 1 -name 'index*' -printf '%f\n' | sort
+				cat index0/level index0/type index0/size index0/shared_cpu_list)
+no uevent
+no index31" "$OUT"
+	fi
 	# node/: the host's NUMA nodes (none on a kernel without NUMA: then none inside either)
 	local n=/sys/devices/system/node
 	sh_box "busybox cat $n/online $n/node0/cpulist $n/node0/distance 2>/dev/null; busybox ls $n 2>/dev/null"
