@@ -44,6 +44,7 @@ static const struct entry root_entries[] = {
     {"thread-self", P_THREAD_SELF, LNK_MODE},
     {"uptime", P_UPTIME, RO_MODE},
     {"version", P_VERSION, RO_MODE},
+    {"vmstat", P_VMSTAT, RO_MODE},
 };
 
 static const struct entry sys_entries[] = {

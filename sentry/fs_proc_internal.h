@@ -22,6 +22,7 @@ enum cbox_proc_kind {
 	P_STATF, /* /proc/stat */
 	P_LOADAVG,
 	P_VERSION,
+	P_VMSTAT,
 	P_FILESYSTEMS,
 	P_CGROUPS,
 	P_CMDLINE_SYS,

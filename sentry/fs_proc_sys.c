@@ -227,6 +227,11 @@ int cbox_proc_gen_sys(struct cbox_sentry *s, struct cbox_task *t, enum cbox_proc
 	    [P_STATF] = "stat",
 	    [P_LOADAVG] = "loadavg",
 	    [P_VERSION] = "version",
+	    /* The machine's memory counters, as meminfo and stat above are its memory and CPU
+	     * times (Linux shows them to every process): vmstat(8) needs the file and said
+	     * "Unable to create vmstat structure" without it. diskstats and partitions stay out:
+	     * they name the host's disks. */
+	    [P_VMSTAT] = "vmstat",
 	    [P_FILESYSTEMS] = "filesystems",
 	    [P_PID_MAX] = "sys/kernel/pid_max",
 	    [P_NGROUPS_MAX] = "sys/kernel/ngroups_max",

@@ -186,6 +186,12 @@ t_tools() {
 	check_match "top lists itself" "^ +1 +0 +root +R .*top -b -n1" "$OUT"
 	check_match "top reads meminfo" "^Mem: [0-9]+K used" "$OUT"
 
+	box vmstat 1 1
+	check_status "vmstat runs (/proc/vmstat, the machine's counters as meminfo and stat)" 0
+	check "  ... and prints its header and one line" 3 "$(printf '%s\n' "$OUT" | grep -c .)"
+	sh_box 'busybox cut -d" " -f1 /proc/vmstat'
+	check "/proc/vmstat: the host's counter names" "$(cut -d' ' -f1 /proc/vmstat)" "$OUT"
+
 	box python3 -c 'import os
 print(os.cpu_count())
 fd = os.open("/proc/self/ns/net", os.O_RDONLY)
