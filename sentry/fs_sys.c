@@ -6,6 +6,9 @@
  *     (os.cpu_count(), nproc's fallbacks), lscpu, thread pools (OpenMP, BLAS); cpuN/topology/
  *     and cpuN/cache/ (lscpu's cores and caches, hwloc);
  *   kernel/mm/transparent_hugepage/{enabled,defrag,hpage_pmd_size}: the JVM, Go's runtime;
+ *   block/, dev/block/, dev/char/ and class/, empty: the sandbox has no block device, and no
+ *     device of the host's is the guest's to list (lsblk then lists none instead of failing on
+ *     a missing /sys/dev/block, as gVisor's /sys has them);
  *   fs/cgroup/: the sandbox's own cgroup, as cgroup v2 shows a container's with a cgroup
  *     namespace. The JVM sizes its heap and its thread pools from memory.max and cpu.max, and
  *     so do Go (GOMAXPROCS), libuv, Rust's available_parallelism and .NET: without these files
@@ -89,6 +92,11 @@ static const struct node_def {
     [N_THP_DEFRAG] = {"defrag", N_THP, RW_MODE},
     [N_THP_ENABLED] = {"enabled", N_THP, RW_MODE},
     [N_THP_PMD] = {"hpage_pmd_size", N_THP, RO_MODE},
+    [N_BLOCK] = {"block", N_ROOT, DIR_MODE},
+    [N_DEV] = {"dev", N_ROOT, DIR_MODE},
+    [N_DEV_BLOCK] = {"block", N_DEV, DIR_MODE},
+    [N_DEV_CHAR] = {"char", N_DEV, DIR_MODE},
+    [N_CLASS] = {"class", N_ROOT, DIR_MODE},
 };
 
 /* The host's files, by node, relative to its /sys (cbox_fs_sys_init). */

@@ -60,6 +60,12 @@ enum node {
 	N_THP_DEFRAG,
 	N_THP_ENABLED,
 	N_THP_PMD,
+	N_BLOCK, /* block/, dev/{block,char}/ and class/: empty (the sandbox has no devices there)
+	          */
+	N_DEV,
+	N_DEV_BLOCK,
+	N_DEV_CHAR,
+	N_CLASS,
 	N_COUNT,
 };
 

@@ -200,6 +200,16 @@ print(os.fstat(fd).st_ino == int(os.readlink("/proc/self/ns/net")[5:-1]))'
 True" "$OUT"
 }
 
+# block/, dev/{block,char}/, class/: there and empty, as gVisor's /sys has them: lsblk lists no
+# device instead of failing on a missing /sys/dev/block.
+t_sysfs_empty() {
+	box lsblk -J
+	check_status "lsblk runs (/sys/dev/block and /sys/block, empty)" 0
+	check "  ... and lists no block device" '{ "blockdevices": [ ] }' "$(printf '%s' "$OUT" | tr -s ' \n' ' ')"
+	sh_box 'busybox find /sys/block /sys/dev/block /sys/dev/char /sys/class -mindepth 1 | busybox wc -l'
+	check "  ... block/, dev/block/, dev/char/, class/ are empty" "0" "$OUT"
+}
+
 # cpuN/topology: the host's, as lscpu reads it (it said 0 sockets and 0 cores without it).
 t_topology() {
 	local t=/sys/devices/system/cpu/cpu0/topology
@@ -321,5 +331,5 @@ print(ss[0], ss[1], ss[4])'
 	check "ss -xl (on /proc/net/unix, without sock_diag)" "u_str LISTEN /tmp/u.sock" "${l[5]:-}"
 }
 
-for_each_config t_pid_files t_mounts t_sys_files t_sysfs t_topology t_tools t_procnet t_procnet_unix
+for_each_config t_pid_files t_mounts t_sys_files t_sysfs t_sysfs_empty t_topology t_tools t_procnet t_procnet_unix
 finish
