@@ -210,7 +210,7 @@ static int apply_limits(const struct cbox_run_opts *o, struct cbox_err **err)
  */
 static int make_cgroup(const struct cbox_run_opts *o)
 {
-	if (!o->memory && !o->cpu_quota && !o->pids)
+	if (!cbox_run_has_limits(o))
 		return 0;
 	struct cbox_err *err = NULL;
 	CBOX_AUTO(cbox_cgroup_layout) *l = NULL;

@@ -95,6 +95,12 @@ struct cbox_run_opts {
  */
 int cbox_run_parse(int argc, char **argv, struct cbox_run_opts *o);
 
+/* Whether --memory, --cpus or --pids was given: the sandbox then has a cgroup of its own. */
+static inline bool cbox_run_has_limits(const struct cbox_run_opts *o)
+{
+	return o->memory || o->cpu_quota || o->pids;
+}
+
 /*
  * The ids --user names (o->uid, o->gid) and the supplementary groups (o->groups) it and
  * --group-add give, names looked up in the rootfs's /etc/passwd and /etc/group

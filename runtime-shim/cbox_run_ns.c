@@ -89,12 +89,6 @@ static int host_root(const char *rootfs, json_object *mounts)
 	return r;
 }
 
-/* Whether cbox-run sets a limit, and so runs the container in a cgroup of its own. */
-static bool has_limits(const struct cbox_run_opts *o)
-{
-	return o->memory || o->cpu_quota || o->pids;
-}
-
 /* The container's own /proc, /dev and /sys, as a bundle of `cbox spec` has them; /sys/fs/cgroup
  * only with a limit (cgroup). */
 static void own_mounts(json_object *mounts, bool cgroup)
@@ -273,7 +267,7 @@ static int write_bundle(struct cbox_run_opts *o, char **argv, const char *dir, c
 	json_object_object_add(c, "root", root);
 	json_object *mounts = json_object_new_array(), *masked = json_object_new_array();
 	int r = host ? host_root(rootfs, mounts) : 0;
-	own_mounts(mounts, has_limits(o));
+	own_mounts(mounts, cbox_run_has_limits(o));
 	if (r == 0 && tree_mounts(&gc, mounts, masked, dir) < 0)
 		r = -1;
 	json_object_object_add(c, "mounts", mounts);
@@ -470,7 +464,7 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 		const char *what = o->uid || o->gid || o->ngroups
 		                       ? "-u and --group-add need cbox-run run as root (or the "
 		                         "sentry tier)"
-		                   : o->memory || o->cpu_quota || o->pids
+		                   : cbox_run_has_limits(o)
 		                       ? "--memory, --cpus and --pids need cbox-run run as root"
 		                   : o->net.slirp || o->net.n_allow
 		                       ? "--network and --allow-net need cbox-run run as root (or "
@@ -531,8 +525,8 @@ int cbox_run_ns(struct cbox_run_opts *o, char **argv)
 		/* No limit, no cgroup, as the sentry tier under cbox-run: the container's pid
 		 * namespace still ends every process of it with its init (tier.h, no_cgroup). */
 		execl(cbox, cbox, "--root", state, "--tier", "ns", "--cgroup-manager",
-		      has_limits(o) ? "cgroupfs" : "disabled", "run", "--bundle", bundle, id,
-		      (char *)NULL);
+		      cbox_run_has_limits(o) ? "cgroupfs" : "disabled", "run", "--bundle", bundle,
+		      id, (char *)NULL);
 		_exit(125);
 	}
 	if (pid < 0)

@@ -171,10 +171,16 @@ static int read_host(const struct cbox_sentry *s, enum node n, char *buf, size_t
 	return cbox_sys_read_at(s->sys_fd, host_paths[n], buf, size);
 }
 
-static bool host_has(const struct cbox_sentry *s, enum node n)
+/* Whether the host's /sys has path (relative to it). */
+static bool host_exists(const struct cbox_sentry *s, const char *path)
 {
 	struct stat st; /* (fstatat: the sentry's own filter has no faccessat) */
-	return s->sys_fd >= 0 && fstatat(s->sys_fd, host_paths[n], &st, 0) == 0;
+	return s->sys_fd >= 0 && fstatat(s->sys_fd, path, &st, 0) == 0;
+}
+
+static bool host_has(const struct cbox_sentry *s, enum node n)
+{
+	return host_exists(s, host_paths[n]);
 }
 
 /* Whether CPU n is in a CPU list ("0-3,8,10-11\n"), as the kernel prints them. */
@@ -282,9 +288,8 @@ static void sub_path(char *buf, size_t size, bool node, unsigned n, const char *
 static bool sub_has(const struct cbox_sentry *s, bool node, unsigned n, const char *name)
 {
 	char path[128];
-	struct stat st;
 	sub_path(path, sizeof(path), node, n, name);
-	return s->sys_fd >= 0 && fstatat(s->sys_fd, path, &st, 0) == 0;
+	return host_exists(s, path);
 }
 
 /* ("cpu17", "cpu") -> 17, or -1 for any other name (cpu, cpu017, cpufreq); "node1" the same. */
@@ -364,9 +369,8 @@ static void cache_path(char *buf, size_t size, unsigned cpu, int index, const ch
 static bool cache_has(const struct cbox_sentry *s, unsigned cpu, int index, const char *name)
 {
 	char path[160];
-	struct stat st;
 	cache_path(path, sizeof(path), cpu, index, name);
-	return s->sys_fd >= 0 && fstatat(s->sys_fd, path, &st, 0) == 0;
+	return host_exists(s, path);
 }
 
 /* A name in cpuN/cache/ (indexI) or in cpuN/cache/indexI/ (a file of cache_names). */
