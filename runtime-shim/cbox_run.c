@@ -205,8 +205,9 @@ static int apply_limits(const struct cbox_run_opts *o, struct cbox_err **err)
 
 /*
  * With --memory, --cpus or --pids: the sandbox's cgroup (cbox/run-PID), with its limits. The
- * gofer, the sentry and so every guest task are moved in; cbox-run itself stays outside, so
- * that the limits cannot kill the process that reports on them.
+ * gofer, the proxy and the sentry, and so every guest task, are born in it and join it by
+ * themselves (cbox_cgroup_fork); cbox-run itself stays outside, so that the limits cannot kill
+ * the process that reports on them.
  */
 static int make_cgroup(const struct cbox_run_opts *o)
 {
