@@ -75,9 +75,12 @@ struct mount_roots {
 	char *root[CBOX_CGROUP_NCTL];
 };
 
-/* One mountinfo line (modified in place): record a cgroup/cgroup2 mount. */
-static int parse_mount_line(char *line, unsigned lineno, struct cbox_cgroup_layout *l,
-                            struct mount_roots *roots, struct cbox_err **err)
+/*
+ * One mountinfo line (modified in place): "ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] -
+ * FSTYPE SOURCE SUPER". 1 with *m filled for a cgroup or cgroup2 mount (ROOT and POINT
+ * unescaped), 0 for another file system, -1 for a line without those fields.
+ */
+static int mount_line(char *line, struct cbox_cgroup_mount *m)
 {
 	char *f[6], *save = NULL, *tok;
 	int n = 0;
@@ -90,28 +93,64 @@ static int parse_mount_line(char *line, unsigned lineno, struct cbox_cgroup_layo
 	char *source = fstype ? strtok_r(NULL, " ", &save) : NULL;
 	char *super = source ? strtok_r(NULL, " ", &save) : NULL;
 	if (n < 6 || !super)
-		return cbox_err_set(err, EINVAL, "mountinfo line %u: expected 10 fields", lineno);
+		return -1;
 	bool v1 = strcmp(fstype, "cgroup") == 0, v2 = strcmp(fstype, "cgroup2") == 0;
 	if (!v1 && !v2)
 		return 0;
 	unescape(f[3]);
 	unescape(f[4]);
-	for (int c = 0; c < CBOX_CGROUP_NCTL; c++) {
-		bool match =
-		    v2 ? c == CBOX_CGROUP_UNIFIED : ctl_names[c] && has_token(super, ctl_names[c]);
-		/* The first mount of a hierarchy wins: later ones are bind mounts of it. */
-		if (!match || l->mount[c])
-			continue;
-		l->mount[c] = strdup(f[4]);
-		roots->root[c] = strdup(f[3]);
-		if (!l->mount[c] || !roots->root[c])
-			return cbox_err_set(err, ENOMEM, "mountinfo");
+	*m = (struct cbox_cgroup_mount){.v2 = v2, .root = f[3], .point = f[4], .super = super};
+	return 1;
+}
+
+int cbox_cgroup_mounts_each(const char *mountinfo, bool strict,
+                            int (*fn)(const struct cbox_cgroup_mount *m, void *arg), void *arg,
+                            struct cbox_err **err)
+{
+	CBOX_AUTOFREE char *copy = strdup(mountinfo);
+	if (!copy)
+		return cbox_err_set(err, ENOMEM, "mountinfo");
+	unsigned lineno = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct cbox_cgroup_mount m;
+		int k = mount_line(line, &m);
+		lineno++;
+		if (k < 0 && strict)
+			return cbox_err_set(err, EINVAL, "mountinfo line %u: expected 10 fields",
+			                    lineno);
+		int r = k > 0 ? fn(&m, arg) : 0;
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
 
-/* path relative to a hierarchy mounted with root: "/" or "/a/b". */
-static char *relative_to_root(const char *path, const char *root)
+struct layout_walk {
+	struct cbox_cgroup_layout *l;
+	struct mount_roots *roots;
+	struct cbox_err **err;
+};
+
+/* Record a cgroup/cgroup2 mount in the layout. */
+static int layout_mount(const struct cbox_cgroup_mount *m, void *arg)
+{
+	struct layout_walk *w = arg;
+	for (int c = 0; c < CBOX_CGROUP_NCTL; c++) {
+		bool match = m->v2 ? c == CBOX_CGROUP_UNIFIED
+		                   : ctl_names[c] && has_token(m->super, ctl_names[c]);
+		/* The first mount of a hierarchy wins: later ones are bind mounts of it. */
+		if (!match || w->l->mount[c])
+			continue;
+		w->l->mount[c] = strdup(m->point);
+		w->roots->root[c] = strdup(m->root);
+		if (!w->l->mount[c] || !w->roots->root[c])
+			return cbox_err_set(w->err, ENOMEM, "mountinfo");
+	}
+	return 0;
+}
+
+char *cbox_cgroup_below_root(const char *path, const char *root)
 {
 	size_t n = strlen(root);
 	if (strcmp(root, "/") != 0 && strncmp(path, root, n) == 0 &&
@@ -140,17 +179,15 @@ static int parse_self_line(char *line, unsigned lineno, struct cbox_cgroup_layou
 		                 : ctl_names[c] && has_token(ctls, ctl_names[c]);
 		if (!match || !l->mount[c] || l->own[c])
 			continue;
-		if (!(l->own[c] = relative_to_root(path, roots->root[c])))
+		if (!(l->own[c] = cbox_cgroup_below_root(path, roots->root[c])))
 			return cbox_err_set(err, ENOMEM, "/proc/self/cgroup");
 	}
 	return 0;
 }
 
-typedef int (*line_fn)(char *line, unsigned lineno, struct cbox_cgroup_layout *l,
-                       struct mount_roots *roots, struct cbox_err **err);
-
-static int each_line(const char *text, line_fn fn, struct cbox_cgroup_layout *l,
-                     struct mount_roots *roots, struct cbox_err **err)
+/* Each line of /proc/self/cgroup's text, numbered from 1. */
+static int self_lines(const char *text, struct cbox_cgroup_layout *l,
+                      const struct mount_roots *roots, struct cbox_err **err)
 {
 	CBOX_AUTOFREE char *copy = strdup(text);
 	if (!copy)
@@ -158,15 +195,9 @@ static int each_line(const char *text, line_fn fn, struct cbox_cgroup_layout *l,
 	unsigned lineno = 0;
 	char *save = NULL;
 	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (fn(line, ++lineno, l, roots, err) < 0)
+		if (parse_self_line(line, ++lineno, l, roots, err) < 0)
 			return -1;
 	return 0;
-}
-
-static int self_line_adapter(char *line, unsigned lineno, struct cbox_cgroup_layout *l,
-                             struct mount_roots *roots, struct cbox_err **err)
-{
-	return parse_self_line(line, lineno, l, roots, err);
 }
 
 int cbox_cgroup_layout_parse(const char *mountinfo, const char *self_cgroup,
@@ -175,10 +206,11 @@ int cbox_cgroup_layout_parse(const char *mountinfo, const char *self_cgroup,
 	struct mount_roots roots = {0};
 	struct cbox_cgroup_layout *l = calloc(1, sizeof(*l));
 	int r = l ? 0 : cbox_err_set(err, ENOMEM, "cgroup layout");
+	struct layout_walk w = {l, &roots, err};
 	if (r == 0)
-		r = each_line(mountinfo, parse_mount_line, l, &roots, err);
+		r = cbox_cgroup_mounts_each(mountinfo, true, layout_mount, &w, err);
 	if (r == 0)
-		r = each_line(self_cgroup, self_line_adapter, l, &roots, err);
+		r = self_lines(self_cgroup, l, &roots, err);
 	for (int c = 0; c < CBOX_CGROUP_NCTL; c++)
 		free(roots.root[c]);
 	if (r < 0) {

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cbox/cgroup.h"
 #include "cbox/cleanup.h"
 #include "cbox/log.h"
 #include "internal.h"
@@ -57,42 +58,57 @@ static void controllers(char *super, char *data, size_t n)
 	}
 }
 
+struct parse_walk {
+	const char *self;
+	struct ns_cg_hier *h;
+	size_t n, max;
+};
+
+/* One hierarchy's mount (cbox_cgroup_mounts_each): h[n], unless it repeats a name or has no
+ * controller. */
+static int one_mount(const struct cbox_cgroup_mount *m, void *arg)
+{
+	struct parse_walk *w = arg;
+	if (w->n == w->max)
+		return 0;
+	struct ns_cg_hier *x = &w->h[w->n];
+	memset(x, 0, sizeof(*x));
+	x->v2 = m->v2;
+	x->at_top = !strcmp(m->point, "/sys/fs/cgroup");
+	const char *base = strrchr(m->point, '/');
+	snprintf(x->name, sizeof(x->name), "%s", base && base[1] ? base + 1 : "cgroup");
+	if (!x->v2) {
+		char super[256];
+		snprintf(super, sizeof(super), "%s", m->super);
+		controllers(super, x->data, sizeof(x->data));
+	}
+	bool dup = !x->v2 && !x->data[0];
+	for (size_t i = 0; i < w->n && !dup; i++)
+		dup = !strcmp(w->h[i].name, x->name);
+	if (dup)
+		return 0;
+	char own[PATH_MAX];
+	own_cgroup(w->self, x, own, sizeof(own));
+	x->fresh = !strcmp(own, "/");
+	/* The directory of the init's cgroup under this mount: a mount whose root is not the
+	 * hierarchy's (a container's own /sys/fs/cgroup/memory showing /docker/ID, as Docker
+	 * binds it without a cgroup namespace) has that root taken off the path. */
+	CBOX_AUTOFREE char *below = cbox_cgroup_below_root(own, m->root);
+	if (!below)
+		return -ENOMEM;
+	if (snprintf(x->src, sizeof(x->src), "%s%s", m->point, strcmp(below, "/") ? below : "") >=
+	    (int)sizeof(x->src))
+		return 0;
+	w->n++;
+	return 0;
+}
+
 size_t ns_cgroup_parse(const char *mountinfo, const char *self, struct ns_cg_hier *h, size_t max)
 {
-	size_t n = 0;
-	char line[PATH_MAX + 1024];
-	for (const char *p = mountinfo; p && *p && n < max;) {
-		const char *e = strchrnul(p, '\n');
-		snprintf(line, sizeof(line), "%.*s", (int)(e - p), p);
-		p = *e ? e + 1 : NULL;
-		char mnt[PATH_MAX], fstype[32], super[256];
-		char *dash = strstr(line, " - ");
-		if (!dash || sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1 ||
-		    sscanf(dash + 3, "%31s %*s %255s", fstype, super) != 2)
-			continue;
-		struct ns_cg_hier *x = &h[n];
-		memset(x, 0, sizeof(*x));
-		x->v2 = !strcmp(fstype, "cgroup2");
-		if (!x->v2 && strcmp(fstype, "cgroup") != 0)
-			continue;
-		x->at_top = !strcmp(mnt, "/sys/fs/cgroup");
-		const char *base = strrchr(mnt, '/');
-		snprintf(x->name, sizeof(x->name), "%s", base && base[1] ? base + 1 : "cgroup");
-		if (!x->v2)
-			controllers(super, x->data, sizeof(x->data));
-		bool dup = !x->v2 && !x->data[0];
-		for (size_t i = 0; i < n && !dup; i++)
-			dup = !strcmp(h[i].name, x->name);
-		if (dup)
-			continue;
-		char own[PATH_MAX];
-		own_cgroup(self, x, own, sizeof(own));
-		x->fresh = !strcmp(own, "/");
-		if (snprintf(x->src, sizeof(x->src), "%s%s", mnt, own) >= (int)sizeof(x->src))
-			continue;
-		n++;
-	}
-	return n;
+	struct parse_walk w = {.self = self, .h = h, .max = max};
+	/* (lines that are not mountinfo's are skipped; without memory, what was found) */
+	cbox_cgroup_mounts_each(mountinfo, false, one_mount, &w, NULL);
+	return w.n;
 }
 
 /* A whole file of /proc as a string (caller frees), or NULL. */

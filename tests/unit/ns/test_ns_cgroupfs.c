@@ -123,6 +123,38 @@ Test(ns_cgroupfs, a_second_mount_of_a_hierarchy_and_other_lines_are_left_out)
 	cr_assert(h[0].fresh);
 }
 
+/* Docker's v1 container without a cgroup namespace (a runtime run inside it): each hierarchy is
+ * mounted showing the container's own cgroup, /docker/ID, which /proc/self/cgroup still names
+ * in full. The bind is of the directory below the mount, not of mount + full path (which does not
+ * exist). */
+Test(ns_cgroupfs, a_mount_of_a_subtree_has_its_root_taken_off)
+{
+	static const char mi[] =
+	    "700 690 0:29 /docker/abc /sys/fs/cgroup/memory ro,nosuid master:11 - cgroup cgroup "
+	    "rw,memory\n"
+	    "701 690 0:30 /docker/abc /sys/fs/cgroup/pids ro,nosuid master:12 - cgroup cgroup "
+	    "rw,pids\n";
+	static const char self[] = "8:memory:/docker/abc/cbox/box1\n"
+	                           "5:pids:/docker/abc\n";
+	size_t n = ns_cgroup_parse(mi, self, h, 16);
+	cr_assert_eq(n, 2);
+	const struct ns_cg_hier *m = find(n, "memory"), *p = find(n, "pids");
+	cr_assert(m && p && !m->fresh && !p->fresh);
+	cr_assert_str_eq(m->src, "/sys/fs/cgroup/memory/cbox/box1");
+	cr_assert_str_eq(p->src, "/sys/fs/cgroup/pids");
+}
+
+/* mountinfo writes a space, a tab, a newline and a backslash of a path as \ooo. */
+Test(ns_cgroupfs, escaped_mount_points_are_read_back)
+{
+	static const char mi[] = "29 24 0:26 / /srv/my\\040cg/memory rw - cgroup cgroup rw,memory\n"
+	                         "30 24 0:27 /a\\134b /srv/pids rw - cgroup cgroup rw,pids\n";
+	size_t n = ns_cgroup_parse(mi, "8:memory:/box\n5:pids:/a\\b/c\n", h, 16);
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(h[0].src, "/srv/my cg/memory/box");
+	cr_assert_str_eq(h[1].src, "/srv/pids/c");
+}
+
 Test(ns_cgroupfs, at_most_max_hierarchies)
 {
 	size_t n = ns_cgroup_parse(hybrid_mountinfo, hybrid_self, h, 2);

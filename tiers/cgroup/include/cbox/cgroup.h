@@ -57,6 +57,30 @@ struct cbox_cgroup_layout {
 CBOX_API int cbox_cgroup_layout_parse(const char *mountinfo, const char *self_cgroup,
                                       struct cbox_cgroup_layout **out, struct cbox_err **err);
 
+/* A cgroup hierarchy's mount, as a line of /proc/self/mountinfo gives it (pointers into a copy
+ * of the line, valid during the callback). */
+struct cbox_cgroup_mount {
+	bool v2;           /* cgroup2, else cgroup (v1) */
+	const char *point; /* its mount point, unescaped ("/sys/fs/cgroup/memory") */
+	const char *root;  /* the hierarchy's directory it shows, unescaped: "/", or "/docker/x" for
+	                    * a  bind of a subtree or a mount made in a cgroup namespace */
+	const char *super; /* its super options: "rw,memory", "rw,xattr,name=systemd" */
+};
+
+/*
+ * fn(m, arg) for each cgroup and cgroup2 mount of a mountinfo text, in order; a negative return
+ * of fn stops the walk and is returned. A line without mountinfo's fields is EINVAL naming it
+ * when strict, else skipped. Errors also: ENOMEM.
+ */
+CBOX_API int cbox_cgroup_mounts_each(const char *mountinfo, bool strict,
+                                     int (*fn)(const struct cbox_cgroup_mount *m, void *arg),
+                                     void *arg, struct cbox_err **err);
+
+/* A process's cgroup (a path of /proc/self/cgroup) as a path under a mount of its hierarchy that
+ * shows root: "/" or "/a/b" (root taken off; a path not below root is kept as it is). Malloc'd;
+ * NULL without memory. */
+CBOX_API char *cbox_cgroup_below_root(const char *path, const char *root);
+
 /* cbox_cgroup_layout_parse of this process's own files. Errors also: reading them. */
 CBOX_API int cbox_cgroup_layout_detect(struct cbox_cgroup_layout **out, struct cbox_err **err);
 
