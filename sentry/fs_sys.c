@@ -6,9 +6,10 @@
  *     (os.cpu_count(), nproc's fallbacks), lscpu, thread pools (OpenMP, BLAS); cpuN/topology/
  *     and cpuN/cache/ (lscpu's cores and caches, hwloc);
  *   kernel/mm/transparent_hugepage/{enabled,defrag,hpage_pmd_size}: the JVM, Go's runtime;
- *   block/, dev/block/, dev/char/ and class/, empty: the sandbox has no block device, and no
- *     device of the host's is the guest's to list (lsblk then lists none instead of failing on
- *     a missing /sys/dev/block, as gVisor's /sys has them);
+ *   block/, dev/block/ and dev/char/, empty: the sandbox has no block device, and no device of
+ *     the host's is the guest's to list (lsblk then lists none instead of failing on a missing
+ *     /sys/dev/block, as gVisor's /sys has them);
+ *   class/net/ and devices/virtual/net/: the sandbox's own network interfaces (fs_sys_net.c);
  *   fs/cgroup/: the sandbox's own cgroup, as cgroup v2 shows a container's with a cgroup
  *     namespace. The JVM sizes its heap and its thread pools from memory.max and cpu.max, and
  *     so do Go (GOMAXPROCS), libuv, Rust's available_parallelism and .NET: without these files
@@ -97,6 +98,13 @@ static const struct node_def {
     [N_DEV_BLOCK] = {"block", N_DEV, DIR_MODE},
     [N_DEV_CHAR] = {"char", N_DEV, DIR_MODE},
     [N_CLASS] = {"class", N_ROOT, DIR_MODE},
+    [N_CLASS_NET] = {"net", N_CLASS, DIR_MODE},
+    [N_NET_LINK] = {NULL, N_CLASS_NET, S_IFLNK | 0777},
+    [N_VIRTUAL] = {"virtual", N_DEVICES, DIR_MODE},
+    [N_VIRT_NET] = {"net", N_VIRTUAL, DIR_MODE},
+    [N_NET_IF] = {NULL, N_VIRT_NET, DIR_MODE},
+    [N_NET_STATS] = {NULL, N_NET_IF, DIR_MODE},
+    [N_NET_FILE] = {NULL, N_NET_IF, RO_MODE},
 };
 
 /* The host's files, by node, relative to its /sys (cbox_fs_sys_init). */
@@ -115,9 +123,7 @@ static const char *const host_paths[N_COUNT] = {
     [N_THP_PMD] = "kernel/mm/transparent_hugepage/hpage_pmd_size",
 };
 
-#define PRIV_OF(n, arg) ((uint64_t)(n) | ((uint64_t)(arg) << 16))
-#define NODE(p)         ((enum node)((p)&0xffff))
-#define NARG(p)         ((unsigned)((p) >> 16))
+#define NARG(p) ((unsigned)((p) >> 16))
 
 /* /sys/fs/cgroup is a mount of its own on Linux (cgroup2): its device differs from sysfs's, as
  * mountinfo says (fs_proc_sys.c), so that mountpoint(1) and find -xdev tell it apart. */
@@ -140,6 +146,7 @@ uint64_t cbox_fs_sys_dev(const struct cbox_dentry *d)
 void cbox_fs_sys_init(struct cbox_sentry *s)
 {
 	s->sys_fd = open("/sys", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cbox_sys_net_init(s);
 }
 
 void cbox_fs_sys_free(struct cbox_sentry *s)
@@ -147,6 +154,7 @@ void cbox_fs_sys_free(struct cbox_sentry *s)
 	if (s->sys_fd >= 0)
 		close(s->sys_fd);
 	s->sys_fd = -1;
+	cbox_sys_net_free(s);
 }
 
 int cbox_sys_read_at(int dir, const char *name, char *buf, size_t size)
@@ -221,6 +229,8 @@ static bool node_exists(const struct cbox_sentry *s, enum node n, unsigned arg)
 		return host_has(s, N_THP_ENABLED);
 	if (live(n))
 		return s->cfg->cgroup != NULL;
+	if (n == N_CLASS_NET || n == N_VIRTUAL || n == N_VIRT_NET)
+		return cbox_sys_net_has(s);
 	return true;
 }
 
@@ -229,7 +239,12 @@ static uint64_t ino_of(uint64_t priv)
 	return (priv * 2654435761u) | 1;
 }
 
-static struct cbox_dentry *mk(struct cbox_dentry *dir, const char *name, enum node n, unsigned arg)
+static uint64_t node_ino(enum node n, uint64_t arg)
+{
+	return ino_of(PRIV_OF(n, arg));
+}
+
+static struct cbox_dentry *mk(struct cbox_dentry *dir, const char *name, enum node n, uint64_t arg)
 {
 	struct cbox_dentry *d = cbox_dentry_new(dir->mnt, dir, name, nodes[n].mode);
 	if (d) {
@@ -413,6 +428,8 @@ static int y_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 		return cache_lookup(s, dir, name, out);
 	if (dn == N_NODE_N || dn == N_CPU_TOPO)
 		return sub_lookup(s, dir, name, dn == N_NODE_N, out);
+	if (dn == N_CLASS_NET || dn == N_VIRT_NET || dn == N_NET_IF || dn == N_NET_STATS)
+		return cbox_sys_net_lookup(s, dir, name, mk, out);
 	if (!S_ISDIR(nodes[dn].mode))
 		return -ENOTDIR;
 	for (int n = 0; n < N_COUNT; n++) {
@@ -473,7 +490,9 @@ static int y_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 		return -ENOMEM;
 	int r;
 	enum node n = NODE(d->priv);
-	if (n == N_TOPO_FILE || n == N_NODE_FILE || n == N_CACHE_FILE) {
+	if (n == N_NET_FILE) {
+		r = cbox_sys_net_gen(s, d, f);
+	} else if (n == N_TOPO_FILE || n == N_NODE_FILE || n == N_CACHE_FILE) {
 		char path[160], buf[4096];
 		unsigned arg = NARG(d->priv);
 		if (n == N_TOPO_FILE)
@@ -511,6 +530,9 @@ static int y_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 		if (nodes[n].name && nodes[n].parent == dn && node_exists(s, (enum node)n, 0))
 			r = emit(ctx, nodes[n].name, ino_of(PRIV_OF(n, 0)),
 			         S_ISDIR(nodes[n].mode) ? DT_DIR : DT_REG);
+	if (r == 0 &&
+	    (dn == N_CLASS_NET || dn == N_VIRT_NET || dn == N_NET_IF || dn == N_NET_STATS))
+		return cbox_sys_net_readdir(s, d, emit, ctx, node_ino);
 	unsigned num = NARG(d->priv);
 	if (r == 0 && dn == N_CPU_N && sub_has(s, false, num, NULL))
 		r = emit(ctx, "topology", ino_of(PRIV_OF(N_CPU_TOPO, num)), DT_DIR);
@@ -567,11 +589,19 @@ uint64_t cbox_fs_sys_magic(const struct cbox_dentry *d)
 	return in_cgroup(NODE(d->priv)) ? 0x63677270 : 0x62656572;
 }
 
+static int y_readlink(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, char *buf,
+                      size_t size)
+{
+	(void)s, (void)t;
+	return NODE(d->priv) == N_NET_LINK ? cbox_sys_net_readlink(d, buf, size) : -EINVAL;
+}
+
 const struct cbox_fs_ops cbox_fs_sys = {
     .name = "sysfs",
     .lookup = y_lookup,
     .stat = y_stat,
     .open = y_open,
+    .readlink = y_readlink,
     .readdir = y_readdir,
     .magic = cbox_fs_sys_magic,
 };

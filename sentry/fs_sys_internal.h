@@ -60,17 +60,27 @@ enum node {
 	N_THP_DEFRAG,
 	N_THP_ENABLED,
 	N_THP_PMD,
-	N_BLOCK, /* block/, dev/{block,char}/ and class/: empty (the sandbox has no devices there)
-	          */
+	N_BLOCK, /* block/ and dev/{block,char}/: empty (the sandbox has no devices there) */
 	N_DEV,
 	N_DEV_BLOCK,
 	N_DEV_CHAR,
 	N_CLASS,
+	N_CLASS_NET, /* class/net/ and devices/virtual/net/: the sandbox's network interfaces */
+	N_NET_LINK,  /* class/net/<if>, a symlink to devices/virtual/net/<if> (arg: NET_ARG) */
+	N_VIRTUAL,   /* devices/virtual/ */
+	N_VIRT_NET,  /* devices/virtual/net/ */
+	N_NET_IF,    /* devices/virtual/net/<if>/ (arg: NET_ARG) */
+	N_NET_STATS, /* devices/virtual/net/<if>/statistics/ (arg: NET_ARG) */
+	N_NET_FILE,  /* a file of either (arg: NET_ARG of the interface and the name) */
 	N_COUNT,
 };
 
+/* A dentry's priv: its node, and an argument (a CPU's or a node's number, an interface's index). */
+#define PRIV_OF(n, arg) ((uint64_t)(n) | ((uint64_t)(arg) << 16))
+#define NODE(p)         ((enum node)((p)&0xffff))
+
 /* The usage files read live from the sandbox's cgroup, and so exist only with one. */
-static bool live(enum node n)
+static inline bool live(enum node n)
 {
 	return n == N_MEM_CURRENT || n == N_MEM_PEAK || n == N_PIDS_CURRENT || n == N_CPU_STAT ||
 	       n == N_MEM_STAT || n == N_MEM_EVENTS;
@@ -79,6 +89,29 @@ static bool live(enum node n)
 /* The file name under the directory fd dir, NUL-terminated, into buf; -errno (ENOENT: no such
  * file, or dir is -1). */
 int cbox_sys_read_at(int dir, const char *name, char *buf, size_t size);
+
+/*
+ * The network interfaces of the sandbox's own network namespace (fs_sys_net.c), read from a sysfs
+ * mounted in it for the sentry alone (cbox_sys_net_init); without one (a namespace the sandbox
+ * joined and does not own), class/net/ and devices/virtual/ are absent.
+ */
+void cbox_sys_net_init(struct cbox_sentry *s);
+void cbox_sys_net_free(struct cbox_sentry *s);
+bool cbox_sys_net_has(const struct cbox_sentry *s);
+/* dir's child name (dir one of N_CLASS_NET, N_VIRT_NET, N_NET_IF, N_NET_STATS): -ENOENT when
+ * absent. mk makes the dentry of (node, arg). */
+int cbox_sys_net_lookup(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
+                        struct cbox_dentry *(*mk)(struct cbox_dentry *dir, const char *name,
+                                                  enum node n, uint64_t arg),
+                        struct cbox_dentry **out);
+/* dir's entries (as cbox_sys_net_lookup's), after "." and "..". ino_of: a node's inode number. */
+int cbox_sys_net_readdir(struct cbox_sentry *s, struct cbox_dentry *dir,
+                         int (*emit)(void *ctx, const char *name, uint64_t ino, unsigned char type),
+                         void *ctx, uint64_t (*ino)(enum node n, uint64_t arg));
+/* The text of file d (N_NET_FILE) into f; -errno as the kernel's read of it gives. */
+int cbox_sys_net_gen(struct cbox_sentry *s, const struct cbox_dentry *d, FILE *f);
+/* The target of link d (N_NET_LINK) into buf: its length, or -errno. */
+int cbox_sys_net_readlink(const struct cbox_dentry *d, char *buf, size_t size);
 
 /* The text of fs/cgroup's file n into f; -errno (-EISDIR for the directory itself). */
 int cbox_sys_cgroup_gen(struct cbox_sentry *s, enum node n, FILE *f);

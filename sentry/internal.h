@@ -45,7 +45,8 @@ struct cbox_sentry {
 	char loader_path[64];
 	/* the mount table: "/", "/proc", "/dev", "/sys" */
 	struct cbox_mount root_mnt, proc_mnt, dev_mnt, sys_mnt;
-	int sys_fd; /* the host's /sys, which the guest's shows parts of (fs_sys.c), or -1 */
+	int sys_fd;    /* the host's /sys, which the guest's shows parts of (fs_sys.c), or -1 */
+	int sysnet_fd; /* a sysfs of the sandbox's network namespace (fs_sys_net.c), or -1 */
 	/* /dev/shm: a directory of the gofer's tree mounted on the sentry's /dev (NULL mp: none) */
 	struct cbox_mount shm_mnt;
 	struct cbox_dentry *shm_mp;

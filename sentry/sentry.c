@@ -419,7 +419,7 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 	s->cfg = cfg;
 	s->init_status = -1;
 	s->pts_dir = s->pts_hold = -1;
-	s->sys_fd = -1;
+	s->sys_fd = s->sysnet_fd = -1;
 	s->lru_cap = CBOX_VFS_LRU_MAX;
 	clock_gettime(CLOCK_REALTIME, &s->born);
 	struct rlimit nofile;

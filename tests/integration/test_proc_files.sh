@@ -206,8 +206,48 @@ t_sysfs_empty() {
 	box lsblk -J
 	check_status "lsblk runs (/sys/dev/block and /sys/block, empty)" 0
 	check "  ... and lists no block device" '{ "blockdevices": [ ] }' "$(printf '%s' "$OUT" | tr -s ' \n' ' ')"
-	sh_box 'busybox find /sys/block /sys/dev/block /sys/dev/char /sys/class -mindepth 1 | busybox wc -l'
-	check "  ... block/, dev/block/, dev/char/, class/ are empty" "0" "$OUT"
+	sh_box 'busybox find /sys/block /sys/dev/block /sys/dev/char -mindepth 1 | busybox wc -l
+		busybox ls /sys/class'
+	check "  ... block/, dev/block/, dev/char/ are empty; class/ has net/ only" "0
+net" "$OUT"
+}
+
+# class/net and devices/virtual/net: the sandbox's own interfaces (its loopback), the kernel's
+# files of them; none of the host's.
+t_sysfs_net() {
+	sh_box 'busybox ls /sys/class/net /sys/devices/virtual/net; busybox readlink /sys/class/net/lo
+		cd /sys/class/net/lo && busybox cat operstate mtu address flags type ifindex
+		busybox test -d statistics && busybox cat statistics/rx_packets'
+	check "class/net: lo, a link to devices/virtual/net/lo, its attributes" \
+		"/sys/class/net:
+lo
+
+/sys/devices/virtual/net:
+lo
+../../devices/virtual/net/lo
+unknown
+65536
+00:00:00:00:00:00
+0x9
+772
+1" "$(printf '%s\n' "$OUT" | head -n 12)"
+	check_match "  ... statistics/rx_packets, a count" "^[0-9]+\$" "$(printf '%s\n' "$OUT" | tail -n 1)"
+	sh_box 'cd /sys/class/net/lo; busybox ls; echo; busybox ls statistics'
+	check_match "  ... lists its attribute files" "^mtu\$" "$OUT"
+	check_match "  ... and statistics/, its counters" "^tx_bytes\$" "$OUT"
+	# Security: the host's interfaces (its own, and its virtual ones under devices/virtual/net)
+	# are not the guest's to see, by name or by listing.
+	local hostif h leak=""
+	hostif=$(ls /sys/class/net /sys/devices/virtual/net 2>/dev/null | grep -v -e '^lo$' -e '^$' -e ':$' | sort -u)
+	for h in $hostif; do
+		sh_box "busybox cat /sys/class/net/$h/address /sys/devices/virtual/net/$h/address 2>&1; busybox ls /sys/class/net /sys/devices/virtual/net"
+		case "$OUT" in *"$h"*"No such file"*"$h"*"No such file"*) ;; *) leak="$leak $h" ;; esac
+		if printf '%s\n' "$OUT" | grep -qx "$h"; then leak="$leak $h(listed)"; fi
+	done
+	check "  ... none of the host's interfaces ($(echo $hostif)) shows" "" "$leak"
+	sh_box 'echo 1000 > /sys/class/net/lo/mtu; busybox cat /sys/class/net/lo/mtu'
+	check "  ... a write is refused (read-only /sys), the MTU unchanged" "65536" "$OUT"
+	check_match "  ... with the read-only file system's error" "Read-only file system" "$ERR"
 }
 
 # cpuN/topology: the host's, as lscpu reads it (it said 0 sockets and 0 cores without it).
@@ -331,5 +371,5 @@ print(ss[0], ss[1], ss[4])'
 	check "ss -xl (on /proc/net/unix, without sock_diag)" "u_str LISTEN /tmp/u.sock" "${l[5]:-}"
 }
 
-for_each_config t_pid_files t_mounts t_sys_files t_sysfs t_sysfs_empty t_topology t_tools t_procnet t_procnet_unix
+for_each_config t_pid_files t_mounts t_sys_files t_sysfs t_sysfs_empty t_sysfs_net t_topology t_tools t_procnet t_procnet_unix
 finish
