@@ -159,6 +159,7 @@ void cbox_run_proxy_stop(void);
 /* A running slirp4netns for the sandbox (cbox_run_net.c). */
 struct cbox_run_slirp {
 	pid_t pid;
+	pid_t sandbox;    /* a process of the sandbox's network namespace */
 	int exit_fd;      /* cbox-run's end: closing it makes slirp4netns leave */
 	int ready_fd;     /* slirp4netns writes "1" there once the sandbox's tap0 is up */
 	int log_fd;       /* what it printed (a memfd) */

@@ -30,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <time.h>
 #include <arpa/inet.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -237,9 +239,104 @@ static const char *slirp_program(void)
 	return p && *p ? p : "slirp4netns";
 }
 
+/*
+ * enable_ipv6: Duplicate Address Detection off in the sandbox's network namespace before
+ * slirp4netns makes tap0, which takes the namespace's default setting. The guest's IPv6
+ * address comes from slirp4netns's router advertisements (SLAAC); with DAD, first the
+ * link-local address and then that one waited a second each, and a program found no IPv6 route
+ * for its first 1.7-3.5 s here (connect: ENETUNREACH); without, the address is there ~0.13 s
+ * after slirp4netns starts. No other host shares tap0's link (slirp4netns is the only peer),
+ * so no address can clash. Podman turns it off the same way for slirp4netns:enable_ipv6.
+ * Made by a child of cbox-run's in the sandbox's namespaces: a net sysctl is the writer's
+ * namespace's. Root needs only the network namespace (its CAP_NET_ADMIN reaches every one); a
+ * user enters the sandbox's user namespace first, which it owns.
+ */
+static int dad_off(pid_t sandbox)
+{
+	pid_t c = fork();
+	if (c < 0)
+		return -errno;
+	if (c == 0) {
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)sandbox);
+		int u = open(path, O_RDONLY | O_CLOEXEC);
+		snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)sandbox);
+		int net = open(path, O_RDONLY | O_CLOEXEC);
+		if (geteuid() != 0 && (u < 0 || setns(u, CLONE_NEWUSER) < 0))
+			_exit(1);
+		if (net < 0 || setns(net, CLONE_NEWNET) < 0)
+			_exit(1);
+		static const char *const conf[] = {"/proc/sys/net/ipv6/conf/default/accept_dad",
+		                                   "/proc/sys/net/ipv6/conf/all/accept_dad"};
+		for (int i = 0; i < 2; i++) {
+			int fd = open(conf[i], O_WRONLY | O_CLOEXEC);
+			if (fd < 0 || write(fd, "0", 1) != 1)
+				_exit(1);
+			close(fd);
+		}
+		_exit(0);
+	}
+	int st;
+	while (waitpid(c, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EPERM;
+}
+
+/* Whether the sandbox's tap0 has a global IPv6 address past its tentative state, from the
+ * namespace's /proc/net/if_inet6 ("ADDR IFINDEX PLEN SCOPE FLAGS NAME", hex). */
+static bool has_global_v6(pid_t sandbox)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/net/if_inet6", (int)sandbox);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char addr[40], name[32];
+		unsigned idx, plen, scope, flags;
+		found = sscanf(line, "%39s %x %x %x %x %31s", addr, &idx, &plen, &scope, &flags,
+		               name) == 6 &&
+		        strcmp(name, "tap0") == 0 && scope == 0 /* global */ &&
+		        !(flags & (0x40 /* IFA_F_TENTATIVE */ | 0x08 /* IFA_F_DADFAILED */));
+	}
+	fclose(f);
+	return found;
+}
+
+/* enable_ipv6: the program starts with its IPv6 address and route (slirp4netns's "ready" comes
+ * with tap0's IPv4 set-up; IPv6's arrives with the first router advertisement). */
+#define V6_WAIT_MS 5000
+
+static void wait_v6(pid_t sandbox)
+{
+	for (int ms = 0; ms < V6_WAIT_MS; ms += 5) {
+		if (has_global_v6(sandbox))
+			return;
+		struct timespec ts = {0, 5 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	fprintf(
+	    stderr,
+	    "cbox-run: --network: enable_ipv6: tap0 had no IPv6 address after %d s; the program "
+	    "starts without one\n",
+	    V6_WAIT_MS / 1000);
+}
+
 int cbox_run_net_start(const struct cbox_run_net *n, pid_t sandbox, struct cbox_run_slirp *sl)
 {
-	*sl = (struct cbox_run_slirp){.pid = -1, .exit_fd = -1, .ready_fd = -1, .log_fd = -1};
+	*sl = (struct cbox_run_slirp){
+	    .pid = -1, .sandbox = sandbox, .exit_fd = -1, .ready_fd = -1, .log_fd = -1};
+	if (n->ipv6) {
+		int r = dad_off(sandbox);
+		if (r < 0)
+			fprintf(
+			    stderr,
+			    "cbox-run: --network: enable_ipv6: duplicate address detection stays "
+			    "on (%s): IPv6 comes up ~3 s later\n",
+			    strerror(-r));
+	}
 	int ready[2] = {-1, -1}, quit[2] = {-1, -1};
 	/* -p goes through its API socket, in a directory only the caller may enter. */
 	char api[sizeof(sl->api_dir) + 32] = "";
@@ -469,8 +566,11 @@ int cbox_run_net_ready(const struct cbox_run_net *n, struct cbox_run_slirp *sl)
 	ssize_t got = r > 0 ? read(sl->ready_fd, &c, 1) : -1;
 	close(sl->ready_fd);
 	sl->ready_fd = -1;
-	if (got == 1 && c == '1')
+	if (got == 1 && c == '1') {
+		if (n->ipv6)
+			wait_v6(sl->sandbox);
 		return publish_ports(n, sl);
+	}
 	/* Nothing in time (or not its "1"): it is killed. An end of file: it is leaving. */
 	if (got != 0)
 		kill(sl->pid, SIGKILL);
