@@ -108,13 +108,17 @@ static pid_t vpid_or_zero(struct cbox_sentry *s, long host)
 /*
  * The state letter the guest sees. A task reading its own file is running, as Linux shows it;
  * another task stopped for the sentry ("t", tracing stop) is waiting for the kernel, which the
- * guest knows as sleeping: the tracer is the sentry and stays hidden.
+ * guest knows as sleeping: the tracer is the sentry and stays hidden. One held in a group-stop
+ * (SIGSTOP, SIGTSTP...: the sentry keeps it there with PTRACE_LISTEN, still a tracing stop to
+ * the host) is stopped, "T", as ps shows a stopped job.
  */
 static char guest_state(struct cbox_task *t, struct cbox_task *pt, char host)
 {
 	if (t == pt)
 		return 'R';
-	return host == 't' ? 'S' : host;
+	if (host == 't')
+		return pt->stop_sig ? 'T' : 'S';
+	return host;
 }
 
 /* /proc/<pid>/stat with pid, ppid, pgrp, session and tpgid in the guest's namespace. */
@@ -191,7 +195,10 @@ static bool status_line(struct cbox_sentry *s, struct cbox_task *t, struct cbox_
 		cbox_proc_printf(b, "Seccomp:\t2\n");
 	} else if (!strcmp(key, "State")) {
 		char st = guest_state(t, pt, val[0]);
-		const char *name = st == 'R' ? "running" : st == 'S' ? "sleeping" : NULL;
+		const char *name = st == 'R'   ? "running"
+		                   : st == 'S' ? "sleeping"
+		                   : st == 'T' ? "stopped"
+		                               : NULL;
 		if (!name)
 			return false;
 		cbox_proc_printf(b, "State:\t%c (%s)\n", st, name);

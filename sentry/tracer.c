@@ -378,6 +378,7 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 			return;
 		}
 	}
+	t->stop_sig = 0; /* (a stop after a group-stop's PTRACE_LISTEN: SIGCONT ended it) */
 	switch (event) {
 	case PTRACE_EVENT_SECCOMP: {
 		struct cbox_trap trap = {.tid = tid, .ptrace_stop = true};
@@ -426,7 +427,9 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 		if (t->seen_first_stop && cbox_ptrace_emu_stop(s, t, sig, true))
 			return;
 		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
-			/* group-stop: stay stopped, but keep reporting (SIGCONT ends it) */
+			/* group-stop: stay stopped, but keep reporting (SIGCONT ends it); the
+			 * guest's /proc shows it stopped (fs_proc_pid.c) */
+			t->stop_sig = sig;
 			ptrace(PTRACE_LISTEN, tid, 0, 0);
 			return;
 		}

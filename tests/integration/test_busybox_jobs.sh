@@ -38,6 +38,15 @@ outer" "$OUT"
 	sh_box '(exit 7) & wait $!; echo $?'
 	check "wait status of an exiting child" "7" "$OUT"
 
+	# A stopped job is stopped, and shows so ("T", as ps prints it), though the sentry holds it
+	# in a tracing stop of the host's; SIGCONT runs it again.
+	sh_box 'busybox sleep 10 & p=$!; kill -STOP $p; busybox sleep 0.2
+		busybox awk "{ print \$3 }" /proc/$p/stat; busybox grep State /proc/$p/status
+		kill -CONT $p; busybox sleep 0.2; busybox awk "{ print \$3 }" /proc/$p/stat; kill $p'
+	check "a SIGSTOPped job shows stopped, and sleeps again after SIGCONT" "T
+State:	T (stopped)
+S" "$OUT"
+
 	sh_box 'for i in 1 2 3 4 5 6 7 8; do (busybox true) & done; wait; echo waited'
 	check "8 concurrent children" "waited" "$OUT"
 

@@ -392,7 +392,7 @@ struct cbox_task {
 	uint64_t clone_flags; /* flags of the clone the task is making, for the child's setup */
 	bool seen_first_stop;
 	bool attached_parent; /* child task: linked to its parent's state */
-	int stop_sig;         /* a group-stop in progress */
+	int stop_sig;         /* the signal of the group-stop it is held in (tracer.c), else 0 */
 	/* The last trapped call the sentry let the host run (nr + 1, 0: none) and where: a
 	 * signal interrupting that one is the host's own EINTR (tracer.c) */
 	int continued_nr1;
