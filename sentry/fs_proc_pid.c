@@ -110,14 +110,15 @@ static pid_t vpid_or_zero(struct cbox_sentry *s, long host)
  * another task stopped for the sentry ("t", tracing stop) is waiting for the kernel, which the
  * guest knows as sleeping: the tracer is the sentry and stays hidden. One held in a group-stop
  * (SIGSTOP, SIGTSTP...: the sentry keeps it there with PTRACE_LISTEN, still a tracing stop to
- * the host) is stopped, "T", as ps shows a stopped job.
+ * the host) is stopped, "T", as ps shows a stopped job; one the sentry holds at a stop for its
+ * guest tracer (ptrace_emu.c: gdb, strace) is "t", tracing stop, as Linux shows a tracee.
  */
 static char guest_state(struct cbox_task *t, struct cbox_task *pt, char host)
 {
 	if (t == pt)
 		return 'R';
 	if (host == 't')
-		return pt->stop_sig ? 'T' : 'S';
+		return pt->pt.held ? 't' : pt->stop_sig ? 'T' : 'S';
 	return host;
 }
 
@@ -198,6 +199,7 @@ static bool status_line(struct cbox_sentry *s, struct cbox_task *t, struct cbox_
 		const char *name = st == 'R'   ? "running"
 		                   : st == 'S' ? "sleeping"
 		                   : st == 'T' ? "stopped"
+		                   : st == 't' ? "tracing stop"
 		                               : NULL;
 		if (!name)
 			return false;

@@ -250,6 +250,29 @@ unknown
 	check_match "  ... with the read-only file system's error" "Read-only file system" "$ERR"
 }
 
+# A task's state while it is stopped for a guest tracer (ptrace_emu.c) is Linux's "t (tracing
+# stop)", and it sleeps again once detached; the sentry's own stops stay hidden (S).
+t_tracing_stop() {
+	box python3 -c 'import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+pid = os.fork()
+if pid == 0:
+    time.sleep(3)
+    os._exit(0)
+time.sleep(0.1)
+libc.ptrace(16, pid, 0, 0)  # PTRACE_ATTACH
+os.waitpid(pid, 0)
+print(open(f"/proc/{pid}/stat").read().split()[2])
+print([l.strip() for l in open(f"/proc/{pid}/status") if l.startswith("State")][0])
+libc.ptrace(17, pid, 0, 0)  # PTRACE_DETACH
+time.sleep(0.1)
+print(open(f"/proc/{pid}/stat").read().split()[2])
+os.kill(pid, 9)'
+	check "a tracee stopped for its guest tracer: t (tracing stop), then S detached" "t
+State:	t (tracing stop)
+S" "$OUT"
+}
+
 # cpuN/topology: the host's, as lscpu reads it (it said 0 sockets and 0 cores without it).
 t_topology() {
 	local t=/sys/devices/system/cpu/cpu0/topology
@@ -371,5 +394,5 @@ print(ss[0], ss[1], ss[4])'
 	check "ss -xl (on /proc/net/unix, without sock_diag)" "u_str LISTEN /tmp/u.sock" "${l[5]:-}"
 }
 
-for_each_config t_pid_files t_mounts t_sys_files t_sysfs t_sysfs_empty t_sysfs_net t_topology t_tools t_procnet t_procnet_unix
+for_each_config t_pid_files t_mounts t_sys_files t_sysfs t_sysfs_empty t_sysfs_net t_tracing_stop t_topology t_tools t_procnet t_procnet_unix
 finish
