@@ -239,12 +239,13 @@ static uint64_t ino_of(uint64_t priv)
 	return (priv * 2654435761u) | 1;
 }
 
-static uint64_t node_ino(enum node n, uint64_t arg)
+uint64_t cbox_sys_ino(enum node n, uint64_t arg)
 {
 	return ino_of(PRIV_OF(n, arg));
 }
 
-static struct cbox_dentry *mk(struct cbox_dentry *dir, const char *name, enum node n, uint64_t arg)
+struct cbox_dentry *cbox_sys_mk(struct cbox_dentry *dir, const char *name, enum node n,
+                                uint64_t arg)
 {
 	struct cbox_dentry *d = cbox_dentry_new(dir->mnt, dir, name, nodes[n].mode);
 	if (d) {
@@ -343,7 +344,8 @@ static int sub_lookup(const struct cbox_sentry *s, struct cbox_dentry *dir, cons
 	unsigned num = NARG(dir->priv);
 	for (size_t i = 0; i < count; i++)
 		if (strcmp(name, names[i]) == 0 && sub_has(s, node, num, name)) {
-			*out = mk(dir, name, node ? N_NODE_FILE : N_TOPO_FILE, SUB_ARG(num, i));
+			*out = cbox_sys_mk(dir, name, node ? N_NODE_FILE : N_TOPO_FILE,
+			                   SUB_ARG(num, i));
 			return *out ? 0 : -ENOMEM;
 		}
 	return -ENOENT;
@@ -397,14 +399,14 @@ static int cache_lookup(const struct cbox_sentry *s, struct cbox_dentry *dir, co
 		long i = numbered(name, "index");
 		if (i < 0 || i > 31 || !cache_has(s, arg, (int)i, NULL))
 			return -ENOENT;
-		*out = mk(dir, name, N_CACHE_INDEX, SUB_ARG(arg, i));
+		*out = cbox_sys_mk(dir, name, N_CACHE_INDEX, SUB_ARG(arg, i));
 		return *out ? 0 : -ENOMEM;
 	}
 	for (size_t f = 0; f < CBOX_ARRAY_SIZE(cache_names); f++)
 		if (strcmp(name, cache_names[f]) == 0 &&
 		    cache_has(s, SUB_NUM(arg), (int)SUB_IDX(arg), name)) {
-			*out =
-			    mk(dir, name, N_CACHE_FILE, CACHE_ARG(SUB_NUM(arg), SUB_IDX(arg), f));
+			*out = cbox_sys_mk(dir, name, N_CACHE_FILE,
+			                   CACHE_ARG(SUB_NUM(arg), SUB_IDX(arg), f));
 			return *out ? 0 : -ENOMEM;
 		}
 	return -ENOENT;
@@ -421,7 +423,7 @@ static int y_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 		bool cache = strcmp(name, "cache") == 0 && cache_has(s, num, -1, NULL);
 		if (!topo && !cache)
 			return -ENOENT;
-		*out = mk(dir, name, topo ? N_CPU_TOPO : N_CPU_CACHE, num);
+		*out = cbox_sys_mk(dir, name, topo ? N_CPU_TOPO : N_CPU_CACHE, num);
 		return *out ? 0 : -ENOMEM;
 	}
 	if (dn == N_CPU_CACHE || dn == N_CACHE_INDEX)
@@ -429,7 +431,7 @@ static int y_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 	if (dn == N_NODE_N || dn == N_CPU_TOPO)
 		return sub_lookup(s, dir, name, dn == N_NODE_N, out);
 	if (dn == N_CLASS_NET || dn == N_VIRT_NET || dn == N_NET_IF || dn == N_NET_STATS)
-		return cbox_sys_net_lookup(s, dir, name, mk, out);
+		return cbox_sys_net_lookup(s, dir, name, out);
 	if (!S_ISDIR(nodes[dn].mode))
 		return -ENOTDIR;
 	for (int n = 0; n < N_COUNT; n++) {
@@ -438,14 +440,14 @@ static int y_lookup(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dent
 			continue;
 		if (!node_exists(s, (enum node)n, 0))
 			return -ENOENT;
-		*out = mk(dir, name, (enum node)n, 0);
+		*out = cbox_sys_mk(dir, name, (enum node)n, 0);
 		return *out ? 0 : -ENOMEM;
 	}
 	long sub = dn == N_CPU ? numbered(name, "cpu") : dn == N_NODE ? numbered(name, "node") : -1;
 	enum node kind = dn == N_CPU ? N_CPU_N : N_NODE_N;
 	if (sub < 0 || !node_exists(s, kind, (unsigned)sub))
 		return -ENOENT;
-	*out = mk(dir, name, kind, (unsigned)sub);
+	*out = cbox_sys_mk(dir, name, kind, (unsigned)sub);
 	return *out ? 0 : -ENOMEM;
 }
 
@@ -532,7 +534,7 @@ static int y_readdir(struct cbox_sentry *s, struct cbox_task *t, struct cbox_den
 			         S_ISDIR(nodes[n].mode) ? DT_DIR : DT_REG);
 	if (r == 0 &&
 	    (dn == N_CLASS_NET || dn == N_VIRT_NET || dn == N_NET_IF || dn == N_NET_STATS))
-		return cbox_sys_net_readdir(s, d, emit, ctx, node_ino);
+		return cbox_sys_net_readdir(s, d, emit, ctx);
 	unsigned num = NARG(d->priv);
 	if (r == 0 && dn == N_CPU_N && sub_has(s, false, num, NULL))
 		r = emit(ctx, "topology", ino_of(PRIV_OF(N_CPU_TOPO, num)), DT_DIR);

@@ -79,6 +79,12 @@ enum node {
 #define PRIV_OF(n, arg) ((uint64_t)(n) | ((uint64_t)(arg) << 16))
 #define NODE(p)         ((enum node)((p)&0xffff))
 
+/* A new dentry of node n (arg its argument) named name in dir, or NULL; the inode number of
+ * (n, arg) (fs_sys.c). */
+struct cbox_dentry *cbox_sys_mk(struct cbox_dentry *dir, const char *name, enum node n,
+                                uint64_t arg);
+uint64_t cbox_sys_ino(enum node n, uint64_t arg);
+
 /* The usage files read live from the sandbox's cgroup, and so exist only with one. */
 static inline bool live(enum node n)
 {
@@ -99,15 +105,13 @@ void cbox_sys_net_init(struct cbox_sentry *s);
 void cbox_sys_net_free(struct cbox_sentry *s);
 bool cbox_sys_net_has(const struct cbox_sentry *s);
 /* dir's child name (dir one of N_CLASS_NET, N_VIRT_NET, N_NET_IF, N_NET_STATS): -ENOENT when
- * absent. mk makes the dentry of (node, arg). */
+ * absent. */
 int cbox_sys_net_lookup(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
-                        struct cbox_dentry *(*mk)(struct cbox_dentry *dir, const char *name,
-                                                  enum node n, uint64_t arg),
                         struct cbox_dentry **out);
-/* dir's entries (as cbox_sys_net_lookup's), after "." and "..". ino_of: a node's inode number. */
+/* dir's entries (as cbox_sys_net_lookup's), after "." and "..". */
 int cbox_sys_net_readdir(struct cbox_sentry *s, struct cbox_dentry *dir,
                          int (*emit)(void *ctx, const char *name, uint64_t ino, unsigned char type),
-                         void *ctx, uint64_t (*ino)(enum node n, uint64_t arg));
+                         void *ctx);
 /* The text of file d (N_NET_FILE) into f; -errno as the kernel's read of it gives. */
 int cbox_sys_net_gen(struct cbox_sentry *s, const struct cbox_dentry *d, FILE *f);
 /* The target of link d (N_NET_LINK) into buf: its length, or -errno. */

@@ -121,6 +121,14 @@ static void dir_path(const struct cbox_dentry *dir, char *buf, size_t size)
 	         stats ? "/statistics" : "");
 }
 
+/* The path of name in dir (N_NET_IF or N_NET_STATS), relative to the mount. */
+static void file_path(const struct cbox_dentry *dir, const char *name, char *buf, size_t size)
+{
+	dir_path(dir, buf, size);
+	size_t used = strlen(buf);
+	snprintf(buf + used, size - used, "/%s", name);
+}
+
 /* What name is in dir (N_NET_IF or N_NET_STATS): DT_REG for an attribute file, DT_DIR for
  * statistics/ (in N_NET_IF only), else DT_UNKNOWN. */
 static unsigned char entry_kind(const struct cbox_sentry *s, const struct cbox_dentry *dir,
@@ -130,9 +138,7 @@ static unsigned char entry_kind(const struct cbox_sentry *s, const struct cbox_d
 	struct stat st;
 	if (!plain_name(name))
 		return DT_UNKNOWN;
-	dir_path(dir, path, sizeof(path));
-	size_t used = strlen(path);
-	snprintf(path + used, sizeof(path) - used, "/%s", name);
+	file_path(dir, name, path, sizeof(path));
 	if (fstatat(s->sysnet_fd, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return DT_UNKNOWN;
 	*mode = st.st_mode;
@@ -144,8 +150,6 @@ static unsigned char entry_kind(const struct cbox_sentry *s, const struct cbox_d
 }
 
 int cbox_sys_net_lookup(struct cbox_sentry *s, struct cbox_dentry *dir, const char *name,
-                        struct cbox_dentry *(*mk)(struct cbox_dentry *dir, const char *name,
-                                                  enum node n, uint64_t arg),
                         struct cbox_dentry **out)
 {
 	enum node dn = NODE(dir->priv);
@@ -155,8 +159,8 @@ int cbox_sys_net_lookup(struct cbox_sentry *s, struct cbox_dentry *dir, const ch
 	if (dn == N_CLASS_NET || dn == N_VIRT_NET) {
 		if (!is_interface(s, name))
 			return -ENOENT;
-		*out =
-		    mk(dir, name, dn == N_CLASS_NET ? N_NET_LINK : N_NET_IF, ifindex_of(s, name));
+		*out = cbox_sys_mk(dir, name, dn == N_CLASS_NET ? N_NET_LINK : N_NET_IF,
+		                   ifindex_of(s, name));
 		return *out ? 0 : -ENOMEM;
 	}
 	mode_t mode = 0;
@@ -164,9 +168,10 @@ int cbox_sys_net_lookup(struct cbox_sentry *s, struct cbox_dentry *dir, const ch
 	if (kind == DT_UNKNOWN)
 		return -ENOENT;
 	if (kind == DT_DIR)
-		*out = mk(dir, name, N_NET_STATS, ifarg);
+		*out = cbox_sys_mk(dir, name, N_NET_STATS, ifarg);
 	else
-		*out = mk(dir, name, N_NET_FILE, FILE_ARG(ifarg, dn == N_NET_STATS, hash16(name)));
+		*out = cbox_sys_mk(dir, name, N_NET_FILE,
+		                   FILE_ARG(ifarg, dn == N_NET_STATS, hash16(name)));
 	if (*out && kind == DT_REG)
 		(*out)->mode = S_IFREG | (mode & 0644); /* (no file of sysfs is executable) */
 	return *out ? 0 : -ENOMEM;
@@ -174,7 +179,7 @@ int cbox_sys_net_lookup(struct cbox_sentry *s, struct cbox_dentry *dir, const ch
 
 int cbox_sys_net_readdir(struct cbox_sentry *s, struct cbox_dentry *dir,
                          int (*emit)(void *ctx, const char *name, uint64_t ino, unsigned char type),
-                         void *ctx, uint64_t (*ino)(enum node n, uint64_t arg))
+                         void *ctx)
 {
 	enum node dn = NODE(dir->priv);
 	uint64_t ifarg = dir->priv >> 16;
@@ -200,18 +205,19 @@ int cbox_sys_net_readdir(struct cbox_sentry *s, struct cbox_dentry *dir,
 			if (!is_interface(s, e->d_name))
 				continue;
 			uint64_t a = ifindex_of(s, e->d_name);
-			r = dn == N_CLASS_NET ? emit(ctx, e->d_name, ino(N_NET_LINK, a), DT_LNK)
-			                      : emit(ctx, e->d_name, ino(N_NET_IF, a), DT_DIR);
+			r = dn == N_CLASS_NET
+			        ? emit(ctx, e->d_name, cbox_sys_ino(N_NET_LINK, a), DT_LNK)
+			        : emit(ctx, e->d_name, cbox_sys_ino(N_NET_IF, a), DT_DIR);
 			continue;
 		}
 		unsigned char kind = entry_kind(s, dir, e->d_name, &mode);
 		if (kind == DT_DIR)
-			r = emit(ctx, e->d_name, ino(N_NET_STATS, ifarg), DT_DIR);
+			r = emit(ctx, e->d_name, cbox_sys_ino(N_NET_STATS, ifarg), DT_DIR);
 		else if (kind == DT_REG)
-			r = emit(
-			    ctx, e->d_name,
-			    ino(N_NET_FILE, FILE_ARG(ifarg, dn == N_NET_STATS, hash16(e->d_name))),
-			    DT_REG);
+			r = emit(ctx, e->d_name,
+			         cbox_sys_ino(N_NET_FILE, FILE_ARG(ifarg, dn == N_NET_STATS,
+			                                           hash16(e->d_name))),
+			         DT_REG);
 	}
 	closedir(d);
 	return r;
@@ -222,9 +228,7 @@ int cbox_sys_net_gen(struct cbox_sentry *s, const struct cbox_dentry *d, FILE *f
 	char path[192], buf[4096];
 	if (s->sysnet_fd < 0 || !d->parent)
 		return -ENOENT;
-	dir_path(d->parent, path, sizeof(path));
-	size_t used = strlen(path);
-	snprintf(path + used, sizeof(path) - used, "/%s", d->name);
+	file_path(d->parent, d->name, path, sizeof(path));
 	/* (read as the guest would: a down interface's carrier is EINVAL, as Linux answers it) */
 	int r = cbox_sys_read_at(s->sysnet_fd, path, buf, sizeof(buf));
 	if (r == 0)
