@@ -127,10 +127,12 @@ CLEAN_ENV=(env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$WORK/home" LANG=C.UTF
 # Iterations per benchmark (chosen so that the slowest configuration stays near a second per run).
 BENCHES="getppid open-close stat pipe-pingpong fork-wait"
 # Programs table, timed by the guest itself: write-read N is in MiB (64 even with --quick: the
-# size is the benchmark), fork-exec N execs of /bin/true.
+# size is the benchmark), fork-exec N execs of /bin/true, python-exec N runs of python3 -c pass
+# in one sandbox (the python-pass row without the sandbox's start).
 GUEST_PROGS="write-read fork-exec"
+[ -x "$PYTHON" ] && GUEST_PROGS="$GUEST_PROGS python-exec"
 declare -A ITERS=([getppid]=50000 [open-close]=10000 [stat]=10000 [pipe-pingpong]=10000
-	[fork-wait]=1000 [write-read]=64 [fork-exec]=200)
+	[fork-wait]=1000 [write-read]=64 [fork-exec]=200 [python-exec]=20)
 # Programs table, timed from outside (wall time of one run), and startup.
 EXT_PROGS="python-pass python-import gcc-c du-tree git-status subshells"
 BASE_ITERS=50000
@@ -139,7 +141,7 @@ MICRO_RUNS=5
 STARTUP_RUNS=30
 PROG_RUNS=10
 if [ "$QUICK" = 1 ]; then
-	for b in $BENCHES fork-exec; do ITERS[$b]=$((ITERS[$b] / 10)); done
+	for b in $BENCHES fork-exec python-exec; do ITERS[$b]=$((ITERS[$b] / 10)); done
 	BASE_ITERS=5000
 	MICRO_RUNS=3
 	STARTUP_RUNS=10
@@ -273,13 +275,14 @@ time_once() {
 # guest_once CONFIG BENCH: the ns/op printed by one run of cbox-bench-guest, or nothing (and the
 # reason in the log) when it fails.
 guest_once() {
-	local cfg=$1 b=$2 out v st=0
-	out=$(run_in "$cfg" "$LOGS/$cfg.log" "$GUEST" "$b" "${ITERS[$b]}") || st=$?
+	local cfg=$1 b=$2 out v st=0 args=("$2" "${ITERS[$2]}")
+	[ "$b" = python-exec ] && args=(exec "${ITERS[$b]}" "$PYTHON" -c pass)
+	out=$(run_in "$cfg" "$LOGS/$cfg.log" "$GUEST" "${args[@]}") || st=$?
 	if [ $st != 0 ]; then
 		echo "$b failed with status $st (124: timed out after ${RUN_TIMEOUT}s)" >>"$LOGS/$cfg.log"
 		return
 	fi
-	v=$(printf '%s\n' "$out" | awk -v b="$b" '$1 == b && $2 ~ /^[0-9.]+$/ {v = $2} END {print v}')
+	v=$(printf '%s\n' "$out" | awk -v b="${args[0]}" '$1 == b && $2 ~ /^[0-9.]+$/ {v = $2} END {print v}')
 	[ -n "$v" ] || echo "no result line from $b: $out" >>"$LOGS/$cfg.log"
 	printf '%s\n' "$v"
 }
@@ -381,7 +384,7 @@ cell() {
 }
 
 MICRO_ROWS="startup $BENCHES baseline-sysemu baseline-unotify baseline-sigsys"
-PROG_ROWS="python-pass python-import gcc-c du-tree git-status subshells write-read-64m fork-exec-true"
+PROG_ROWS="python-pass python-import python-exec gcc-c du-tree git-status subshells write-read-64m fork-exec-true"
 COLS="native"
 for c in $ACTIVE; do [ "$c" = native ] || COLS="$COLS $c"; done
 label() {
@@ -389,6 +392,7 @@ label() {
 	startup) echo 'startup (true)' ;;
 	python-pass) echo 'python3 -c pass' ;;
 	python-import) echo 'python3 -c "import json, sqlite3"' ;;
+	python-exec) echo 'python3 -c pass, sandbox already up' ;;
 	gcc-c) echo 'gcc -O2 -c compile.c' ;;
 	du-tree) echo 'du -s (40 dirs, 2000 files)' ;;
 	git-status) echo 'git status (400 files)' ;;
@@ -431,7 +435,8 @@ table $MICRO_ROWS | align
 echo
 echo "Programs: median wall time of one run of python3 and gcc ($PROG_RUNS runs);" \
 	"median of $MICRO_RUNS runs for the whole 64 MiB (no fsync)"
-echo "and for one fork+exec+wait (${ITERS[fork-exec]} a run), timed inside the guest;" \
+echo "and for one fork+exec+wait (${ITERS[fork-exec]} a run) and one python3 -c pass in a" \
+	"sandbox already up (${ITERS[python-exec]} a run), timed inside the guest;" \
 	"(Nx) = time / native"
 # shellcheck disable=SC2086
 table $PROG_ROWS | align
