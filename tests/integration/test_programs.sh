@@ -59,6 +59,12 @@ print("png %dx%d" % struct.unpack(">II", d[16:24]) if d[:8] == b"\x89PNG\r\n\x1a
 	box $PY pool.py
 	check "python multiprocessing.Pool" "pool:1,4,9" "$OUT"
 
+	# The start methods that do not fork the caller (forkserver's AF_UNIX socket in /tmp and
+	# its SCM_RIGHTS, spawn's fresh interpreters), with a Queue, a Manager and shared_memory.
+	box $PY mp_contexts.py forkserver spawn
+	check "python multiprocessing forkserver and spawn" \
+		"forkserver:30,42,7,10,exit=0 spawn:30,42,7,10,exit=0" "$OUT"
+
 	# A script started through its "#!" line, by the kernel.
 	box ./tool.py a b
 	check "python #! script" "tool.py argv:a b" "$OUT"
