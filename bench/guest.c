@@ -267,9 +267,9 @@ static int run_write_read(long n)
 	return 0;
 }
 
-static int run_fork_exec(long n)
+/* fork + execve(path, argv) with an empty environment + wait4, n times (fork-exec, exec). */
+static int spawn_n(long n, const char *path, char *const argv[], const char *what)
 {
-	char *const argv[] = {"true", NULL};
 	char *const envp[] = {NULL};
 
 	for (long i = 0; i < n; i++) {
@@ -280,14 +280,21 @@ static int run_fork_exec(long n)
 			return -1;
 		}
 		if (pid == 0) {
-			execve(EXEC_PROG, argv, envp);
-			perror("execve " EXEC_PROG);
+			execve(path, argv, envp);
+			fprintf(stderr, "cbox-bench-guest: execve %s: %s\n", path, strerror(errno));
 			_exit(127);
 		}
-		if (wait_child(pid, "fork-exec") < 0)
+		if (wait_child(pid, what) < 0)
 			return -1;
 	}
 	return 0;
+}
+
+static int run_fork_exec(long n)
+{
+	char *const argv[] = {"true", NULL};
+
+	return spawn_n(n, EXEC_PROG, argv, "fork-exec");
 }
 
 /* exec: the command of "exec N PROGRAM [ARGS...]", run N times with an empty environment (as
@@ -297,25 +304,7 @@ static char **exec_argv;
 
 static int run_exec(long n)
 {
-	char *const envp[] = {NULL};
-
-	for (long i = 0; i < n; i++) {
-		pid_t pid = fork();
-
-		if (pid < 0) {
-			perror("fork");
-			return -1;
-		}
-		if (pid == 0) {
-			execve(exec_argv[0], exec_argv, envp);
-			fprintf(stderr, "cbox-bench-guest: execve %s: %s\n", exec_argv[0],
-			        strerror(errno));
-			_exit(127);
-		}
-		if (wait_child(pid, "exec") < 0)
-			return -1;
-	}
-	return 0;
+	return spawn_n(n, exec_argv[0], exec_argv, "exec");
 }
 
 static int run_true(long n)
@@ -336,8 +325,7 @@ static const struct bench benches[] = {
      "write N MiB (default 64, at most 4096) to ./" WR_FILE ", read back (op: 1 MiB)", 64, 4096},
     {"fork-exec", run_fork_exec, "fork + execve " EXEC_PROG " + wait4 (default N 100)", 100,
      LONG_MAX / 2},
-    {"exec", run_exec, "fork + execve PROGRAM [ARGS...] + wait4 (default N 20)", 20,
-     LONG_MAX / 2},
+    {"exec", run_exec, "fork + execve PROGRAM [ARGS...] + wait4 (default N 20)", 20, LONG_MAX / 2},
     {"true", run_true, "nothing (startup is timed from outside)", 10000, LONG_MAX / 2},
 };
 
