@@ -2,6 +2,7 @@
 /* cbox-run's options (cbox_run_opts.c) and the sandbox they describe (cbox_run_tree.c, and
  * cbox_run_net.c for --network). */
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <stdint.h>
@@ -119,6 +120,9 @@ int cbox_run_push_str(char ***v, size_t *n, const char *s);
  * guest's working directory. Storage lives in o. Returns 0 or -1 (message printed).
  */
 int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const char **cwd);
+/* A regular file of the rootfs (rel: relative to it), symlinks resolved inside it, for reading;
+ * NULL with errno otherwise (cbox_run_tree.c). */
+FILE *cbox_run_rootfs_fopen(const char *rootfs, const char *rel);
 
 /* The guest's environment: PATH, HOME=/tmp/home, TERM and LANG from the caller (LANG defaults
  * to C.UTF-8), then each --env. NULL-terminated, allocated. */

@@ -5,13 +5,17 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/openat2.h>
 
 #include "cbox_run.h"
 
@@ -85,6 +89,51 @@ static bool hidden(const struct cbox_run_opts *o, const char *path)
 }
 
 /*
+ * A file of the rootfs as the guest would find it, for reading: symlinks resolved inside the
+ * rootfs as if it were the root (openat2's RESOLVE_IN_ROOT; ".." stops there too), and only a
+ * regular file, which is opened only once it is known to be one (an O_PATH open, then its
+ * /proc/self/fd link). NULL with errno set otherwise.
+ *
+ * Security: cbox-run reads the rootfs's /etc/passwd, /etc/group and /etc/resolv.conf itself, on
+ * the host and as its caller (root, when run by root), and a rootfs is any directory, such as an
+ * unpacked image nobody reviewed. Through a plain path an absolute symlink in it (etc/passwd ->
+ * /some/host/file) led to the host's file, whose fields then became the program's ids (-u
+ * NAME), and a FIFO there (etc/group) hung cbox-run; runc reads an image's /etc/passwd through
+ * a path resolved inside the rootfs the same way. Tested by t_rootfs_etc_links
+ * (tests/integration/test_programs.sh).
+ */
+FILE *cbox_run_rootfs_fopen(const char *rootfs, const char *rel)
+{
+	int root = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return NULL;
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+	                       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	int p = (int)syscall(SYS_openat2, root, rel, &how, sizeof(how));
+	int err = errno;
+	close(root);
+	if (p < 0) {
+		errno = err;
+		return NULL;
+	}
+	struct stat st;
+	FILE *f = NULL;
+	if (fstat(p, &st) < 0) {
+		err = errno;
+	} else if (!S_ISREG(st.st_mode)) {
+		err = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+	} else {
+		char link[64];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", p);
+		f = fopen(link, "re");
+		err = errno;
+	}
+	close(p);
+	errno = err;
+	return f;
+}
+
+/*
  * With --network slirp4netns, the sandbox's /etc/resolv.conf names slirp4netns's DNS forwarder
  * (which asks the host's own servers), as rootless Podman writes it: the host's may name a
  * resolver on its loopback (systemd-resolved's 127.0.0.53, dnsmasq), out of the sandbox's reach.
@@ -102,10 +151,7 @@ static char *make_resolv_conf(const struct cbox_run_opts *o)
 	fputs("nameserver 10.0.2.3\n", out);
 	if (o->net.ipv6)
 		fputs("nameserver fd00::3\n", out);
-	char path[PATH_MAX];
-	FILE *in = NULL;
-	if (snprintf(path, sizeof(path), "%s/etc/resolv.conf", o->rootfs) < (int)sizeof(path))
-		in = fopen(path, "re");
+	FILE *in = cbox_run_rootfs_fopen(o->rootfs, "etc/resolv.conf");
 	char line[1024];
 	while (in && fgets(line, sizeof(line), in))
 		if (strncmp(line, "search", 6) == 0 || strncmp(line, "domain", 6) == 0 ||

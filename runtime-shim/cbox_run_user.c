@@ -27,12 +27,13 @@ static int64_t parse_id(const char *s)
 	return *end || v > UINT32_MAX ? -1 : (int64_t)v;
 }
 
-/* The rootfs's /etc/<file> for reading, or NULL (a file that cannot be read has no entries). */
+/* The rootfs's /etc/<file> for reading, or NULL (a file that cannot be read, or is not a regular
+ * file inside the rootfs, has no entries): cbox_run_rootfs_fopen. */
 static FILE *open_etc(const char *rootfs, const char *file)
 {
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/etc/%s", strcmp(rootfs, "/") == 0 ? "" : rootfs, file);
-	return fopen(path, "re");
+	char rel[64];
+	snprintf(rel, sizeof(rel), "etc/%s", file);
+	return cbox_run_rootfs_fopen(rootfs, rel);
 }
 
 /* The passwd entry of name (or of uid, name NULL) in the rootfs: 0 with its ids in pw_uid and

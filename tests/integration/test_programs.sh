@@ -1056,6 +1056,56 @@ t_user_groups() {
 	CFG=$cfg
 }
 
+# The rootfs's /etc/passwd, /etc/group and /etc/resolv.conf are read by cbox-run on the host
+# (as root when run by root), and a rootfs may be an image nobody reviewed: their symlinks must
+# resolve inside it, as the guest would resolve them, and only regular files be read
+# (cbox_run_rootfs_fopen, runtime-shim/cbox_run_tree.c).
+t_rootfs_etc_links() {
+	local root host cfg=$CFG
+	root=$(mktemp -d "$ITEST_TMP/rootfs.XXXXXX")
+	host=$(mktemp -d "$ITEST_TMP/hostfiles.XXXXXX")
+	mkdir -p "$root/bin" "$root/etc" "$root/lib"
+	cp "$BB" "$root/bin/busybox"
+	# A host file outside the rootfs, reached by an absolute symlink: it must not name a user.
+	printf 'victim:x:4242:4243::/:/bin/sh\n' >"$host/passwd"
+	ln -s "$host/passwd" "$root/etc/passwd"
+	CFG="$cfg --rootfs $root -u victim"
+	box /bin/busybox id -u
+	check "-u through a rootfs symlink to a host file" \
+		"125 cbox-run: --user victim: no such user in $root/etc/passwd" "$STATUS $ERR"
+	# The same absolute symlink inside the rootfs leads to the rootfs's own file, as in the guest.
+	rm "$root/etc/passwd"
+	printf 'root:x:0:0::/:/bin/sh\nalice:x:1001:1002::/:/bin/sh\n' >"$root/lib/passwd"
+	ln -s /lib/passwd "$root/etc/passwd"
+	CFG="$cfg --rootfs $root -u alice"
+	box /bin/busybox id -u
+	check "-u through a symlink inside the rootfs" "1001" "$OUT"
+	# A FIFO (or a device) is no file of entries: cbox-run waited forever on one.
+	mkfifo "$root/etc/group"
+	CFG="$cfg --rootfs $root --group-add staff"
+	CBOX_TIMEOUT=15 box /bin/busybox id -u
+	check "--group-add with a FIFO as /etc/group" \
+		"125 cbox-run: --group-add staff: no such group in $root/etc/group" "$STATUS $ERR"
+	# --network shows the sandbox's own resolv.conf with the rootfs's search line: a FIFO there
+	# is no file to read one from (cbox-run waited forever on it), a regular file is.
+	if command -v slirp4netns >/dev/null && [ "$(id -u)" = 0 ]; then
+		mkfifo "$root/etc/resolv.conf"
+		CFG="$cfg --rootfs $root --network slirp4netns"
+		CBOX_TIMEOUT=15 box /bin/busybox true
+		check "--network with a FIFO as the rootfs's resolv.conf" "0" "$STATUS"
+		rm "$root/etc/resolv.conf"
+		printf 'search good.example\n' >"$root/etc/resolv.conf"
+		box /bin/busybox cat /etc/resolv.conf
+		check "--network keeps the rootfs's search line" "nameserver 10.0.2.3
+search good.example" "$OUT"
+	else
+		skip_check "--network with a FIFO as the rootfs's resolv.conf" \
+			"--network slirp4netns needs slirp4netns and, here, root (/dev/net/tun)"
+	fi
+	CFG=$cfg
+}
+
 for_each_config t_python t_pip t_gcc_make t_sanitizers t_debuggers t_bash t_owners t_git t_node t_tree t_host_changes \
-	t_listed_changes t_host_restat t_env_file t_host_symlink t_ro_opens t_fd_limit t_user_caller t_root_view t_user_groups
+	t_listed_changes t_host_restat t_env_file t_host_symlink t_ro_opens t_fd_limit t_user_caller t_root_view t_user_groups \
+	t_rootfs_etc_links
 finish
