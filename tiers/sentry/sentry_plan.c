@@ -270,7 +270,7 @@ static int add_readonly_path(const struct cbox_tier_container *c, struct sentry_
 	                       .resolve =
 	                           RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
 	CBOX_AUTOCLOSE int fd =
-	    root < 0 ? -1 : (int)syscall(SYS_openat2, root, path + 1, sizeof(how), &how);
+	    root < 0 ? -1 : (int)syscall(SYS_openat2, root, path + 1, &how, sizeof(how));
 	if (fd < 0) {
 		cbox_debug("readonlyPaths: %s skipped: %s", path, strerror(errno));
 		return 0;
