@@ -84,12 +84,16 @@ check "a writable root" wrote "$OUT"
 rm -f "$BUNDLE/rootfs/work/x"
 # linux.readonlyPaths in a writable root: read-only there, writable around it. (The spec's own
 # entries are under /proc, which is the sentry's; these are the rootfs's.)
+ln -sfn work "$BUNDLE/rootfs/wlink"
 runsh 'touch /work/y 2>&1; touch /etc/y && echo wrote' "c['root']['readonly'] = False
-c['linux']['readonlyPaths'] += ['/work', '/nonexistent']"
+c['linux']['readonlyPaths'] += ['/work', '/nonexistent', '/wlink']"
 check_match "a readonlyPaths entry is read-only" "Read-only file system" "$OUT"
 check "  ... nothing written there, the rest of the root writable" "wrote " \
 	"$(echo "$OUT" | tail -n 1) $(ls "$BUNDLE/rootfs/work")"
-rm -f "$BUNDLE/rootfs/etc/y"
+# A symlink is not followed (it could name a host file): that entry is said to stay writable.
+check_match "  ... one through a symlink is said to stay writable" \
+	"readonlyPaths: /wlink stays writable" "$ERR"
+rm -f "$BUNDLE/rootfs/etc/y" "$BUNDLE/rootfs/wlink"
 runsh 'echo data >/dev/shm/s && cat /dev/shm/s'
 check "/dev/shm" data "$OUT"
 runsh 'touch /run/x && echo made' "c['mounts'].append({'destination': '/run', 'type': 'tmpfs', 'source': 'tmpfs'})"

@@ -272,7 +272,15 @@ static int add_readonly_path(const struct cbox_tier_container *c, struct sentry_
 	CBOX_AUTOCLOSE int fd =
 	    root < 0 ? -1 : (int)syscall(SYS_openat2, root, path + 1, &how, sizeof(how));
 	if (fd < 0) {
-		cbox_debug("readonlyPaths: %s skipped: %s", path, strerror(errno));
+		/* A path the rootfs does not have is skipped as runc skips it; one that stays
+		 * writable although the config asked otherwise is said. */
+		if (errno == ENOENT)
+			cbox_debug("readonlyPaths: %s skipped: %s", path, strerror(errno));
+		else
+			cbox_warn(
+			    "readonlyPaths: %s stays writable: %s (a symlink in the path, or a "
+			    "path that leaves the rootfs, is not followed)",
+			    path, strerror(errno));
 		return 0;
 	}
 	char *src = NULL;
