@@ -99,6 +99,14 @@ check "/dev/shm" data "$OUT"
 runsh 'touch /run/x && echo made' "c['mounts'].append({'destination': '/run', 'type': 'tmpfs', 'source': 'tmpfs'})"
 check "a tmpfs target missing from the rootfs is made (as runc does)" made "$OUT"
 check "  ... in the rootfs, not through the tmpfs" "" "$(ls "$BUNDLE/rootfs/run")"
+# A destination with ".." stays in the rootfs (cleaned, as runc cleans it): the targets the
+# runtime makes never land on the host. It made $SCRATCH/escaped/{d,f} on the host before, and
+# the run then failed on the gofer's refusal of the target.
+up="/../../../../../../../../../../../../../../../..$SCRATCH/escaped"
+runsh "ls $SCRATCH/escaped | xargs" "c['mounts'] += [{'destination': '$up/d', 'type': 'tmpfs', 'source': 'tmpfs'}, {'destination': '$up/f', 'type': 'bind', 'source': scratch + '/rodata/file', 'options': ['bind', 'ro']}]"
+check "mount destinations with .. : nothing made on the host" "absent" \
+	"$([ -e "$SCRATCH/escaped" ] && echo present || echo absent)"
+check "  ... the mounts made inside, where the cleaned paths name" "d f" "$OUT"
 runsh 'hostname' "c['hostname'] = 'boxy'"
 check "hostname" boxy "$OUT"
 runsh 'ulimit -n' "c['process']['rlimits'] = [{'type': 'RLIMIT_NOFILE', 'soft': 123, 'hard': 456}]"

@@ -132,6 +132,8 @@ static void make_target(const struct cbox_tier_container *c, const struct sentry
 	char path[4096];
 	snprintf(path, sizeof(path), "%s", g->target);
 	for (char *name = strtok(path, "/"); name && fd >= 0;) {
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+			break; /* (never: add_mount cleaned the target) */
 		char *next = strtok(NULL, "/");
 		bool last = !next;
 		if (last && !dir) {
@@ -192,6 +194,42 @@ static const char *dangerous_source(const char *src)
 	return NULL;
 }
 
+/*
+ * dst ("/a/./b/../c") as a plain absolute path ("/a/c"): empty and "." components dropped, ".."
+ * taking the one before it off and staying at "/" at the top, as runc cleans a destination
+ * before it resolves it in the rootfs. NULL on no memory.
+ */
+static char *clean_path(const char *dst)
+{
+	char *out = malloc(strlen(dst) + 2);
+	if (!out)
+		return NULL;
+	size_t len = 0;
+	for (const char *s = dst; *s;) {
+		while (*s == '/')
+			s++;
+		const char *e = s;
+		while (*e && *e != '/')
+			e++;
+		size_t l = (size_t)(e - s);
+		if (l == 2 && s[0] == '.' && s[1] == '.') {
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;
+		} else if (l > 0 && !(l == 1 && s[0] == '.')) {
+			out[len++] = '/';
+			memcpy(out + len, s, l);
+			len += l;
+		}
+		s = e;
+	}
+	if (len == 0)
+		out[len++] = '/';
+	out[len] = '\0';
+	return out;
+}
+
 static int add_mount(const struct cbox_tier_container *c, struct sentry_plan *p,
                      const struct cbox_oci_mount *m, struct cbox_err **err)
 {
@@ -202,6 +240,13 @@ static int add_mount(const struct cbox_tier_container *c, struct sentry_plan *p,
 	if (dst[0] != '/')
 		return cbox_err_set(err, EINVAL,
 		                    "config.json: mounts: destination '%s' is not absolute", dst);
+	/* Security: make_target below makes the destination in the rootfs on the host, as root, one
+	 * component at a time: a ".." there ("/../../etc/x") walked out of the rootfs and made
+	 * directories and files anywhere on the host before the gofer refused the target. The
+	 * destination is cleaned first, so ".." stops at the rootfs's "/" as in runc (and the ns
+	 * tier, which resolves it RESOLVE_IN_ROOT). Tested in test_oci_sentry.sh. */
+	if (!(dst = keep_string(p, clean_path(dst))))
+		return cbox_err_set(err, ENOMEM, "mount %s", m->destination);
 	if (!bind && !tmpfs && is_pseudo(m->type)) {
 		cbox_debug("mount %s (%s) skipped: the sentry serves its own", dst, m->type);
 		return 0;
@@ -456,10 +501,11 @@ int sentry_plan_build(const struct cbox_tier_container *c, struct sentry_plan *p
 	const struct cbox_oci_config *cfg = c->config;
 	const struct cbox_oci_linux *l = &cfg->linux_;
 	*p = (struct sentry_plan){0};
-	/* At most: every config mount, a /dev for /dev/shm, every read-only path. */
+	/* At most: every config mount, a /dev for /dev/shm, every read-only path; two strings a
+	 * mount (its cleaned target, a bind's source). */
 	size_t max = cfg->n_mounts + 1 + l->n_readonly_paths;
 	p->mounts = calloc(max, sizeof(*p->mounts));
-	p->strings = calloc(max, sizeof(*p->strings));
+	p->strings = calloc(2 * max, sizeof(*p->strings));
 	p->hide = calloc(l->n_masked_paths + 1, sizeof(*p->hide));
 	if (!p->mounts || !p->strings || !p->hide) {
 		sentry_plan_free(p);
