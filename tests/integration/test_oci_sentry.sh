@@ -107,6 +107,13 @@ runsh "ls $SCRATCH/escaped | xargs" "c['mounts'] += [{'destination': '$up/d', 't
 check "mount destinations with .. : nothing made on the host" "absent" \
 	"$([ -e "$SCRATCH/escaped" ] && echo present || echo absent)"
 check "  ... the mounts made inside, where the cleaned paths name" "d f" "$OUT"
+# An image's own FIFO at a file bind's target (Docker binds /etc/hosts, /etc/hostname and
+# /etc/resolv.conf in every container): the runtime never opens it (it waited forever for a
+# reader), the bind covers it.
+mkfifo "$BUNDLE/rootfs/etc/fifo"
+runsh 'cat /etc/fifo' "c['mounts'].append({'destination': '/etc/fifo', 'type': 'bind', 'source': scratch + '/rodata/file', 'options': ['bind', 'ro']})"
+check "a bind over the image's FIFO" "0 inside" "$STATUS $OUT"
+rm -f "$BUNDLE/rootfs/etc/fifo"
 runsh 'hostname' "c['hostname'] = 'boxy'"
 check "hostname" boxy "$OUT"
 runsh 'ulimit -n' "c['process']['rlimits'] = [{'type': 'RLIMIT_NOFILE', 'soft': 123, 'hard': 456}]"

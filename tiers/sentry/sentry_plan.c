@@ -137,7 +137,12 @@ static void make_target(const struct cbox_tier_container *c, const struct sentry
 		char *next = strtok(NULL, "/");
 		bool last = !next;
 		if (last && !dir) {
-			int f = openat(fd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+			/* Only made, never opened when there: O_EXCL. The image's own file at a
+			 * target may be a FIFO (an open for writing waited for a reader forever:
+			 * Docker binds /etc/hosts, /etc/hostname and /etc/resolv.conf in every
+			 * container) or a device, which must never be opened on the host. */
+			int f = openat(fd, name,
+			               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 			if (f >= 0)
 				close(f);
 			break;
