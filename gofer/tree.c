@@ -227,18 +227,25 @@ static void attach_at(int mnt, int target, const char *what, const char *path)
  * else, so that neither the content nor a host socket (docker.sock) is reachable. */
 static void hide_one(struct build *b, const char *path)
 {
-	/* Inside the root, through no symlink: a symlink could point the mask at another path
-	 * while leaving the one asked for visible; what it points to is hidden (or not) on its
-	 * own. A final symlink comes back as itself (O_PATH|O_NOFOLLOW) and is skipped. */
-	CBOX_AUTOCLOSE int fd = openat2_fd(b->root, relpath(path), O_PATH | O_NOFOLLOW,
-	                                   RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS);
-	struct stat st;
+	/*
+	 * What the path leads to, its symlinks followed inside the root as the guest would follow
+	 * them, is covered: the path and every other name of it then show it empty (a hidden ~/.aws
+	 * that is a link to ~/dotfiles/aws hides that directory; a host whose /home is a link to
+	 * var/home, as Fedora's atomic editions have it, has its homes hidden). Security: this
+	 * used to resolve with RESOLVE_NO_SYMLINKS and skip a final symlink, so a hide through any
+	 * symlink hid nothing, silently. A path that leads nowhere (missing, a loop) has nothing
+	 * to hide; one that leads to the root itself is refused. Tested by t_hide_symlinks
+	 * (tests/integration/test_attack.sh).
+	 */
+	CBOX_AUTOCLOSE int fd =
+	    openat2_fd(b->root, relpath(path), O_PATH, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+	struct stat st, root;
 	if (fd < 0 && (errno == ENOENT || errno == ELOOP || errno == ENOTDIR))
 		return;
-	if (fd < 0 || fstat(fd, &st) < 0)
+	if (fd < 0 || fstat(fd, &st) < 0 || fstat(b->root, &root) < 0)
 		cbox_gofer_setup_fail(errno, "gofer: hide %s", path);
-	if (S_ISLNK(st.st_mode))
-		return;
+	if (st.st_dev == root.st_dev && st.st_ino == root.st_ino)
+		cbox_gofer_setup_fail(EINVAL, "gofer: hide %s: it leads to the root", path);
 	if (S_ISDIR(st.st_mode)) {
 		/* Writable until the end (mount points of later mounts may be made in it), then
 		 * read-only; noexec as nothing in it is ever meant to run. */

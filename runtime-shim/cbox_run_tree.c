@@ -17,6 +17,7 @@
 
 #include <linux/openat2.h>
 
+#include "cbox/cleanup.h"
 #include "cbox_run.h"
 
 /* The host's secrets and runtime state, hidden when the guest's root is the host's own. Paths
@@ -134,6 +135,32 @@ FILE *cbox_run_rootfs_fopen(const char *rootfs, const char *rel)
 }
 
 /*
+ * A --hide that leads to the rootfs's root itself (a symlink to /): what a path leads to is what
+ * the tiers hide (gofer/tree.c hide_one; the ns tier's tmpfs on the resolved target), and an
+ * empty root is no sandbox to run in. Said here for both tiers. 0, or -1 (said).
+ */
+static int check_hides(const struct cbox_run_opts *o)
+{
+	CBOX_AUTOCLOSE int root = open(o->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct stat rst, st;
+	if (root < 0 || fstat(root, &rst) < 0)
+		return 0; /* (the gofer says what is wrong with the rootfs) */
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+	                       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	for (size_t i = 0; i < o->n_hide; i++) {
+		const char *rel = o->hide[i] + strspn(o->hide[i], "/");
+		CBOX_AUTOCLOSE int fd =
+		    *rel ? (int)syscall(SYS_openat2, root, rel, &how, sizeof(how)) : -1;
+		if ((!*rel || (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == rst.st_dev &&
+		               st.st_ino == rst.st_ino))) {
+			fprintf(stderr, "cbox-run: --hide %s: it leads to the root\n", o->hide[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
  * With --network slirp4netns, the sandbox's /etc/resolv.conf names slirp4netns's DNS forwarder
  * (which asks the host's own servers), as rootless Podman writes it: the host's may name a
  * resolver on its loopback (systemd-resolved's 127.0.0.53, dnsmasq), out of the sandbox's reach.
@@ -230,6 +257,8 @@ int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const c
 	}
 	*cwd = wd;
 	if (host_root && add_default_hides(o) < 0)
+		return -1;
+	if (check_hides(o) < 0)
 		return -1;
 	struct cbox_gofer_mount tmp = {.kind = CBOX_GOFER_MOUNT_TMPFS, .target = "/tmp"};
 	struct cbox_gofer_mount work = {

@@ -85,6 +85,33 @@ for d in '"$SECRET_DIRS"'; do echo "$d: $(ls -A "$d" 2>/dev/null | wc -l)"; done
 	done
 }
 
+# --hide through symlinks: what the path leads to is hidden, under every name (a secret kept in
+# a dotfiles repository and linked into $HOME; a host whose /home is a link to var/home). Before,
+# a hide through any symlink hid nothing at all. A path that leads to the root is refused.
+t_hide_symlinks() {
+	local d
+	d=$(realpath -m "$ITEST_TMP/hidelinks")
+	rm -rf "$d" && mkdir -p "$d/real" && echo SECRET >"$d/real/key"
+	ln -s real "$d/link" && ln -s "$d/real" "$d/abslink" && ln -s / "$d/rootlink"
+	local show='for p in real/key link/key abslink/key; do echo "$p:$(cat '"$d"'/$p 2>/dev/null)"; done'
+	CFG="$CFG --hide $d/link" box /bin/sh -c "$show"
+	check "--hide of a symlink hides what it names, under every name" "real/key:
+link/key:
+abslink/key:" "$OUT"
+	CFG="$CFG --hide $d/abslink/key" box /bin/sh -c "$show"
+	check "--hide through an absolute symlink" "real/key:
+link/key:
+abslink/key:" "$OUT"
+	CFG="$CFG --hide $d/real" box /bin/sh -c "$show"
+	check "  ... and the target itself hides it behind its links" "real/key:
+link/key:
+abslink/key:" "$OUT"
+	CFG="$CFG --hide $d/rootlink" box /bin/true
+	check "--hide of a link to / is refused" 125 "$STATUS"
+	check_match "  ... saying so" "hide $d/rootlink: it leads to the root" "$ERR"
+	rm -rf "$d"
+}
+
 # Another task's CPU mask is set through the sentry (sched_setaffinity with a pid): a host
 # process, named by its host pid, is out of reach (no such process inside) and keeps its mask.
 t_affinity() {
@@ -218,6 +245,7 @@ refused" "$OUT"
 CONFIGS+=("--tier=ns")
 for_each_config t_attack
 for_each_config t_hidden
+for_each_config t_hide_symlinks
 for_each_config t_affinity
 for_each_config t_etc_hosts
 for_each_config t_ptrace_guard
