@@ -600,6 +600,24 @@ static void mkdir_p(const struct build *b, const char *path)
 	}
 }
 
+/*
+ * The last mount, in order, whose target holds hidden path hide strictly below it (the working
+ * folder, a -v): the hide is made right after it, on what it mounted. -1 for none: the hide is
+ * made on the rootfs, before every mount, and a mount at or inside it is made on top (-v wins).
+ * Security: every hide used to be made before every mount, so one inside the working folder
+ * (--hide "$PWD/.env") covered the rootfs's file, and the working folder's bind then showed
+ * the secret again. Tested by t_hide_in_workdir (tests/integration/test_attack.sh).
+ */
+ssize_t cbox_gofer_hide_after(const struct cbox_gofer_config *cfg, const char *hide)
+{
+	ssize_t k = -1;
+	for (size_t i = 0; i < cfg->n_mounts; i++)
+		if (strcmp(hide, cfg->mounts[i].target) != 0 &&
+		    cbox_gofer_path_at_or_below(hide, cfg->mounts[i].target))
+			k = (ssize_t)i;
+	return k;
+}
+
 void cbox_gofer_tree_build(const struct cbox_gofer_config *cfg)
 {
 	/* + one room per mount, the overlay and its upper layer */
@@ -612,9 +630,14 @@ void cbox_gofer_tree_build(const struct cbox_gofer_config *cfg)
 	for (size_t i = 0; i < cfg->n_mounts; i++)
 		make_room(&b, &cfg->mounts[i]);
 	for (size_t i = 0; i < cfg->n_hide; i++)
-		hide_one(&b, cfg->hide[i]);
-	for (size_t i = 0; i < cfg->n_mounts; i++)
+		if (cbox_gofer_hide_after(cfg, cfg->hide[i]) < 0)
+			hide_one(&b, cfg->hide[i]);
+	for (size_t i = 0; i < cfg->n_mounts; i++) {
 		mount_one(&b, i);
+		for (size_t h = 0; h < cfg->n_hide; h++)
+			if (cbox_gofer_hide_after(cfg, cfg->hide[h]) == (ssize_t)i)
+				hide_one(&b, cfg->hide[h]);
+	}
 	for (size_t i = 0; i < cfg->n_mkdirs; i++)
 		mkdir_p(&b, cfg->mkdirs[i]);
 	/* Step 5: the masks (and read-only tmpfs mounts) are read-only from here on. */

@@ -112,35 +112,63 @@ static void own_mounts(json_object *mounts, bool cgroup)
 		json_object_array_add(mounts, mount_obj("/sys/fs/cgroup", "cgroup", "cgroup", sys));
 }
 
+/* Hidden path h of the gofer's tree as the bundle hides it: an empty tmpfs on a directory,
+ * read-only unless a later mount needs its mount point made inside; anything else a masked path
+ * (runc binds /dev/null over it, after every mount). Whether it is a directory is asked of the host
+ * file it is: below the bind mount that holds it (cbox_gofer_hide_after), that mount's source's. */
+static void add_hide(const struct cbox_gofer_config *gc, const char *h, json_object *mounts,
+                     json_object *masked)
+{
+	char host[PATH_MAX];
+	ssize_t k = cbox_gofer_hide_after(gc, h);
+	const struct cbox_gofer_mount *in = k >= 0 ? &gc->mounts[k] : NULL;
+	if (in && in->kind == CBOX_GOFER_MOUNT_BIND)
+		snprintf(host, sizeof(host), "%s%s", in->source, h + strlen(in->target));
+	else
+		snprintf(host, sizeof(host), "%s", h);
+	struct stat st;
+	if (stat(host, &st) < 0)
+		return; /* the gofer skips hidden paths that do not exist, too */
+	if (!S_ISDIR(st.st_mode)) {
+		json_object_array_add(masked, jstr(h));
+		return;
+	}
+	bool parent = false;
+	for (size_t k2 = 0; k2 < gc->n_mounts; k2++)
+		parent |= cbox_gofer_path_at_or_below(gc->mounts[k2].target, h);
+	static const char *const ro[] = {"mode=755", "size=1m", "ro", NULL};
+	static const char *const rw[] = {"mode=755", "size=1m", NULL};
+	json_object_array_add(mounts, mount_obj(h, "tmpfs", "tmpfs", parent ? rw : ro));
+}
+
+/* The hidden paths that go right after mount i. */
+static void add_hides_after(const struct cbox_gofer_config *gc, size_t i, json_object *mounts,
+                            json_object *masked)
+{
+	for (size_t h = 0; h < gc->n_hide; h++)
+		if (cbox_gofer_hide_after(gc, gc->hide[h]) == (ssize_t)i)
+			add_hide(gc, gc->hide[h], mounts, masked);
+}
+
 /* The gofer's tree (hidden paths, then mounts, then directories to make) as OCI mounts and
- * masked paths; a FILE mount is a bind of a file written in the bundle's directory dir. */
+ * masked paths, in the gofer's order: a hidden path inside a mount (the working folder, a -v)
+ * right after that mount; a FILE mount is a bind of a file written in the bundle's directory
+ * dir. */
 static int tree_mounts(const struct cbox_gofer_config *gc, json_object *mounts, json_object *masked,
                        const char *dir)
 {
-	for (size_t i = 0; i < gc->n_hide; i++) {
-		const char *h = gc->hide[i];
-		struct stat st;
-		if (stat(h, &st) < 0)
-			continue; /* the gofer skips hidden paths that do not exist, too */
-		if (!S_ISDIR(st.st_mode)) {
-			json_object_array_add(masked, jstr(h));
-			continue;
-		}
-		/* Empty; read-only unless a later mount needs its mount point made inside. */
-		bool parent = false;
-		for (size_t k = 0; k < gc->n_mounts; k++)
-			parent |= cbox_gofer_path_at_or_below(gc->mounts[k].target, h);
-		static const char *const ro[] = {"mode=755", "size=1m", "ro", NULL};
-		static const char *const rw[] = {"mode=755", "size=1m", NULL};
-		json_object_array_add(mounts, mount_obj(h, "tmpfs", "tmpfs", parent ? rw : ro));
-	}
+	for (size_t i = 0; i < gc->n_hide; i++)
+		if (cbox_gofer_hide_after(gc, gc->hide[i]) < 0)
+			add_hide(gc, gc->hide[i], mounts, masked);
 	for (size_t i = 0; i < gc->n_mounts; i++) {
 		const struct cbox_gofer_mount *m = &gc->mounts[i];
 		/* The sentry's /dev and /dev/shm: the container has its own (own_mounts). A
 		 * second tmpfs on /dev covered the first, /dev/pts with it (no pty worked). */
 		if (m->kind == CBOX_GOFER_MOUNT_TMPFS &&
-		    (!strcmp(m->target, "/dev") || !strcmp(m->target, "/dev/shm")))
+		    (!strcmp(m->target, "/dev") || !strcmp(m->target, "/dev/shm"))) {
+			add_hides_after(gc, i, mounts, masked);
 			continue;
+		}
 		if (m->kind == CBOX_GOFER_MOUNT_FILE) {
 			char path[PATH_MAX];
 			if (snprintf(path, sizeof(path), "%s/file%zu", dir, i) >= (int)sizeof(path))
@@ -165,6 +193,7 @@ static int tree_mounts(const struct cbox_gofer_config *gc, json_object *mounts, 
 				opts[m->size ? 2 : 1] = "ro";
 			json_object_array_add(mounts, mount_obj(m->target, "tmpfs", "tmpfs", opts));
 		}
+		add_hides_after(gc, i, mounts, masked);
 	}
 	/* Directories the gofer makes in a writable mount (/tmp/home): a tmpfs of their own. */
 	for (size_t i = 0; i < gc->n_mkdirs; i++) {

@@ -112,6 +112,28 @@ abslink/key:" "$OUT"
 	rm -rf "$d"
 }
 
+# --hide inside the working folder (a project's .env, a directory of keys) and inside a -v: the
+# hide is made on what those mounts show. It was made on the rootfs before them, so the
+# working folder's bind showed the secret again (the ns tier hid a file but not a directory).
+t_hide_in_workdir() {
+	local wd vol
+	wd=$(realpath -m "$ITEST_TMP/hidewd")
+	vol=$(realpath -m "$ITEST_TMP/hidevol")
+	rm -rf "$wd" "$vol" && mkdir -p "$wd/keys" "$vol"
+	echo API_KEY=1 >"$wd/.env" && echo k >"$wd/keys/id" && echo v >"$vol/token"
+	cd "$wd" || return
+	CFG="$CFG --hide $wd/.env --hide $wd/keys -v $vol:/tmp/vol --hide /tmp/vol/token" \
+		box /bin/sh -c 'echo "[$(cat .env)] [$(ls keys)] [$(cat /tmp/vol/token)]"
+echo w >written && cat written'
+	cd - >/dev/null || return
+	check "--hide inside the working folder and a -v" "[] [] []
+w" "$OUT"
+	check "  ... the rest of the working folder stays writable" w "$(cat "$wd/written" 2>/dev/null)"
+	check "  ... and the host's files are untouched" "API_KEY=1 k v" \
+		"$(cat "$wd/.env") $(cat "$wd/keys/id") $(cat "$vol/token")"
+	rm -rf "$wd" "$vol"
+}
+
 # Another task's CPU mask is set through the sentry (sched_setaffinity with a pid): a host
 # process, named by its host pid, is out of reach (no such process inside) and keeps its mask.
 t_affinity() {
@@ -246,6 +268,7 @@ CONFIGS+=("--tier=ns")
 for_each_config t_attack
 for_each_config t_hidden
 for_each_config t_hide_symlinks
+for_each_config t_hide_in_workdir
 for_each_config t_affinity
 for_each_config t_etc_hosts
 for_each_config t_ptrace_guard

@@ -78,6 +78,10 @@ struct cbox_gofer_config {
 	void *cgroup_arg;
 };
 
+/* The index of the last mount of cfg whose target holds hidden path hide strictly below it: the
+ * hide is made right after that mount, on what it mounted (gofer/tree.c). -1 for none. */
+CBOX_API ssize_t cbox_gofer_hide_after(const struct cbox_gofer_config *cfg, const char *hide);
+
 /*
  * Start a gofer process for cfg. On success *sock is the sentry's end of the socketpair
  * (SOCK_SEQPACKET, close-on-exec) and *pid the gofer's pid; the gofer exits when the socket is
