@@ -53,6 +53,50 @@ static int add_wildcard_hides(struct cbox_run_opts *o, const char *dir, const ch
 	return r;
 }
 
+/* Where a home keeps credentials (keys, cloud and registry tokens, a forge CLI's login). */
+static const char *const home_secrets[] = {
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".config/gcloud",
+    ".config/gh",
+    ".kube",
+    ".docker",
+    ".netrc",
+    ".git-credentials",
+    ".pypirc",
+    ".npmrc",
+    ".cargo/credentials.toml",
+};
+
+/*
+ * The credentials of the caller's home when the working folder holds it (`cd ~ && cbox-run
+ * ...`): the hide of /home gives the working folder back whole, and with it ~/.ssh, the key the
+ * threat model's attack reads. They are hidden there too (made after the working folder's bind,
+ * gofer/tree.c); a -v of one of them shows it again (-v wins). The home is $HOME (cbox-run is
+ * static: no NSS to ask), resolved as the working folder is.
+ */
+static int add_home_hides(struct cbox_run_opts *o, const char *wd)
+{
+	const char *env = getenv("HOME");
+	char home[PATH_MAX];
+	if (!env || env[0] != '/' || !realpath(env, home) || strcmp(home, "/") == 0 ||
+	    !cbox_gofer_path_at_or_below(home, wd))
+		return 0;
+	for (size_t i = 0; i < sizeof(home_secrets) / sizeof(home_secrets[0]); i++) {
+		char path[PATH_MAX];
+		struct stat st;
+		if (snprintf(path, sizeof(path), "%s/%s", home, home_secrets[i]) >=
+		        (int)sizeof(path) ||
+		    lstat(path, &st) < 0)
+			continue;
+		if (cbox_run_push_str(&o->hide, &o->n_hide, path) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int add_default_hides(struct cbox_run_opts *o)
 {
 	for (size_t i = 0; i < sizeof(default_hide) / sizeof(default_hide[0]); i++)
@@ -256,7 +300,7 @@ int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const c
 		strcpy(wd, "/");
 	}
 	*cwd = wd;
-	if (host_root && add_default_hides(o) < 0)
+	if (host_root && (add_default_hides(o) < 0 || add_home_hides(o, wd) < 0))
 		return -1;
 	if (check_hides(o) < 0)
 		return -1;

@@ -134,6 +134,28 @@ w" "$OUT"
 	rm -rf "$wd" "$vol"
 }
 
+# Run from the home directory itself (cd ~ && cbox-run ...): the working folder is the home,
+# which the hide of /home gave back whole, ~/.ssh and the cloud tokens with it. They are hidden
+# there too; the home's other files stay, and a -v shows one again.
+t_home_secrets() {
+	local home
+	home=$(realpath -m "$ITEST_TMP/fakehome")
+	rm -rf "$home" && mkdir -p "$home/.ssh" "$home/.aws" "$home/.config/gh" "$home/src"
+	echo key >"$home/.ssh/id_ed25519" && echo tok >"$home/.aws/credentials"
+	echo gh >"$home/.config/gh/hosts.yml" && echo hi >"$home/src/notes" && echo n >"$home/.netrc"
+	cd "$home" || return
+	HOME=$home box /bin/sh -c 'echo "[$(ls -A .ssh .aws .config/gh)] [$(cat .netrc)] [$(cat src/notes)]"'
+	check "run from the home: its credentials are hidden, its other files not" "[.aws:
+
+.config/gh:
+
+.ssh:] [] [hi]" "$OUT"
+	HOME=$home CFG="$CFG -v $home/.ssh:$home/.ssh:ro" box /bin/sh -c 'ls .ssh'
+	check "  ... and a -v shows one again" "id_ed25519" "$OUT"
+	cd - >/dev/null || return
+	rm -rf "$home"
+}
+
 # Another task's CPU mask is set through the sentry (sched_setaffinity with a pid): a host
 # process, named by its host pid, is out of reach (no such process inside) and keeps its mask.
 t_affinity() {
@@ -269,6 +291,7 @@ for_each_config t_attack
 for_each_config t_hidden
 for_each_config t_hide_symlinks
 for_each_config t_hide_in_workdir
+for_each_config t_home_secrets
 for_each_config t_affinity
 for_each_config t_etc_hosts
 for_each_config t_ptrace_guard
