@@ -16,13 +16,12 @@ const struct cbox_platform_ops *cbox_platform_find(const char *name)
 	return NULL;
 }
 
-struct cbox_platform *cbox_platform_new(const struct cbox_platform_ops *ops, int install_sock)
+struct cbox_platform *cbox_platform_new(const struct cbox_platform_ops *ops)
 {
 	struct cbox_platform *p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->ops = ops;
-	p->install_sock = install_sock;
 	return p;
 }
 

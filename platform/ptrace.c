@@ -17,6 +17,7 @@
 #include <string.h>
 #include <linux/seccomp.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -33,7 +34,28 @@ static enum __ptrace_request resume_of(const struct cbox_trap *t)
 	return t->resume ? (enum __ptrace_request)t->resume : PTRACE_CONT;
 }
 
-static int run_to_exit(pid_t tid, int *pending, int64_t *rval);
+/*
+ * The call the sentry has a task run for itself (run_to_exit): its number and arguments, and
+ * where it returns to (the address after its syscall instruction). from_user: the task runs
+ * from user mode onto that instruction (rewound), so the call's entry stop comes first; else it
+ * is already in the kernel (at a seccomp stop) and only its exit stop follows.
+ */
+struct injected {
+	long nr;
+	uint64_t args[6];
+	uint64_t ip;
+	bool from_user;
+};
+
+static struct injected injected_of(const struct user_regs_struct *r, bool from_user)
+{
+	return (struct injected){.nr = (long)r->orig_rax,
+	                         .args = {r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9},
+	                         .ip = from_user ? r->rip + 2 : r->rip,
+	                         .from_user = from_user};
+}
+
+static int run_to_exit(pid_t tid, const struct injected *x, int *pending, int64_t *rval);
 
 /*
  * -ERESTARTSYS as the result of a call held at a ptrace stop (the sentry ended its wait for a
@@ -49,8 +71,9 @@ static int reply_restart(struct cbox_trap *t)
 	uint64_t nr = r.orig_rax;
 	r.orig_rax = (unsigned long long)-1;
 	r.rax = (unsigned long long)-ENOSYS;
-	int rc =
-	    ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0 ? -errno : run_to_exit(t->tid, NULL, NULL);
+	struct injected x = injected_of(&r, false);
+	int rc = ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0 ? -errno
+	                                                   : run_to_exit(t->tid, &x, NULL, NULL);
 	if (rc == 0 && ptrace(PTRACE_GETREGS, t->tid, 0, &r) < 0)
 		rc = -errno;
 	if (rc == 0) {
@@ -99,15 +122,28 @@ static int wait_stop(pid_t tid, int *st)
 	return waitpid(tid, st, __WALL) < 0 ? -errno : 0;
 }
 
-/*
- * Resume with PTRACE_SYSCALL until the syscall-exit stop of the call now in the registers;
- * *rval (when not NULL) gets its result. Injected at a syscall stop, no signal can stop the
- * task on the way (signals wait until the return to user mode); from a stop outside any call
- * (a new task's first) one can, before the call: it is held in *pending (the first one; when
- * not NULL) to be delivered at the resume.
- */
-static int run_to_exit(pid_t tid, int *pending, int64_t *rval)
+static bool same_call(const struct injected *x, uint64_t nr, const uint64_t args[6], uint64_t ip)
 {
+	return (long)nr == x->nr && ip == x->ip && memcmp(args, x->args, sizeof(x->args)) == 0;
+}
+
+/*
+ * Resume with PTRACE_SYSCALL until the syscall-exit stop of the injected call x; *rval (when not
+ * NULL) gets its result. Injected at a syscall stop, no signal can stop the task on the way
+ * (signals wait until the return to user mode); from user mode one can, before the call: it is
+ * held in *pending (the first one; when not NULL) to be delivered at the resume.
+ *
+ * Security: every stop on the way must be the injected call's own. Run from user mode, the task
+ * executes whatever is at the rewound address by then, and that memory is the guest's: a thread
+ * sharing it can turn the syscall instruction into a jump to code making any other call. The
+ * entry stop of such a call would come here, and resuming a seccomp stop is what lets a trapped
+ * call run (the kernel's recheck after a tracer takes RET_TRACE as allowed): resumed blindly, a
+ * guest had unshare(CLONE_NEWUSER) and clone(CLONE_UNTRACED) run unchecked. So a stop of any
+ * other call, or from any other place, kills the task before that call runs.
+ */
+static int run_to_exit(pid_t tid, const struct injected *x, int *pending, int64_t *rval)
+{
+	bool entered = !x->from_user;
 	for (int i = 0; i < 8; i++) {
 		if (ptrace(PTRACE_SYSCALL, tid, 0, 0) < 0)
 			return -errno;
@@ -125,12 +161,40 @@ static int run_to_exit(pid_t tid, int *pending, int64_t *rval)
 		struct __ptrace_syscall_info info;
 		if (ptrace(PTRACE_GET_SYSCALL_INFO, tid, sizeof(info), &info) < 0)
 			return -errno;
-		if (info.op == PTRACE_SYSCALL_INFO_EXIT) {
-			if (rval)
-				*rval = info.exit.rval;
-			return 0;
+		bool ours;
+		switch (info.op) {
+		case PTRACE_SYSCALL_INFO_ENTRY:
+			ours = !entered &&
+			       same_call(x, info.entry.nr, (const uint64_t *)info.entry.args,
+			                 info.instruction_pointer);
+			entered = true;
+			break;
+		case PTRACE_SYSCALL_INFO_SECCOMP:
+			ours = entered &&
+			       same_call(x, info.seccomp.nr, (const uint64_t *)info.seccomp.args,
+			                 info.instruction_pointer);
+			break;
+		case PTRACE_SYSCALL_INFO_EXIT:
+			if (!entered || info.instruction_pointer != x->ip)
+				ours = false;
+			else {
+				if (rval)
+					*rval = info.exit.rval;
+				return 0;
+			}
+			break;
+		default:
+			/* An event stop of no call: the task's exit, or a group-stop; go on. */
+			ours = (st >> 16) == PTRACE_EVENT_EXIT || (st >> 16) == PTRACE_EVENT_STOP;
+			break;
 		}
-		/* An entry or seccomp stop of the injected call: go on. */
+		if (!ours) {
+			cbox_warn("task %d ran another call than the one the sentry put in it "
+			          "(its code changed under it): killing it",
+			          tid);
+			kill(tid, SIGKILL);
+			return -ESRCH;
+		}
 	}
 	return -EIO;
 }
@@ -153,9 +217,10 @@ static int64_t inject(struct cbox_trap *t, bool *at_exit, long nr, const uint64_
 	r.r9 = a[5];
 	if (*at_exit)
 		r.rip = t->regs.rip - 2; /* back onto the syscall instruction (0f 05) */
+	struct injected x = injected_of(&r, *at_exit);
 	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0)
 		return -errno;
-	int err = run_to_exit(t->tid, NULL, NULL);
+	int err = run_to_exit(t->tid, &x, NULL, NULL);
 	if (err < 0)
 		return err;
 	*at_exit = true;
@@ -188,24 +253,27 @@ struct kernel_sigaction {
 	uint64_t handler, flags, restorer, mask;
 };
 
-/* Run rt_sigaction(sig, act, NULL, 8) in tid, which is at a stop outside any call (regs: its
- * registers, just after a syscall instruction): rewind onto that instruction and run to the
- * call's exit stop. A signal that stops the task on the way is kept in *pending (the first
- * one), not delivered now. */
-static int64_t run_sigaction(pid_t tid, const struct user_regs_struct *regs, int sig, uint64_t act,
-                             int *pending)
+/* Run the call nr(a...) in tid, which is at a stop outside any call (regs: its registers, just
+ * after a syscall instruction): rewind onto that instruction and run to the call's exit stop. A
+ * signal that stops the task on the way is kept in *pending (the first one), not delivered
+ * now. The registers are left as the call's exit gives them: the caller puts regs back. */
+static int64_t run_in_user(pid_t tid, const struct user_regs_struct *regs, long nr,
+                           const uint64_t a[6], int *pending)
 {
 	struct user_regs_struct r = *regs;
 	r.rip -= 2;
-	r.rax = r.orig_rax = SYS_rt_sigaction;
-	r.rdi = (uint64_t)sig;
-	r.rsi = act;
-	r.rdx = 0;
-	r.r10 = 8;
+	r.rax = r.orig_rax = (unsigned long long)nr;
+	r.rdi = a[0];
+	r.rsi = a[1];
+	r.rdx = a[2];
+	r.r10 = a[3];
+	r.r8 = a[4];
+	r.r9 = a[5];
+	struct injected x = injected_of(&r, true);
 	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0)
 		return -errno;
 	int64_t rval = 0;
-	int rc = run_to_exit(tid, pending, &rval);
+	int rc = run_to_exit(tid, &x, pending, &rval);
 	return rc < 0 ? rc : rval;
 }
 
@@ -234,7 +302,8 @@ int cbox_ptrace_clear_sighand(pid_t tid)
 		if (sig == SIGKILL || sig == SIGSTOP || !((caught | ignored) & bit))
 			continue;
 		uint64_t act = at + ((ignored & bit) ? sizeof(acts[0]) : 0);
-		int64_t r = run_sigaction(tid, &regs, sig, act, &pending);
+		uint64_t a[6] = {(uint64_t)sig, act, 0, 8, 0, 0};
+		int64_t r = run_in_user(tid, &regs, SYS_rt_sigaction, a, &pending);
 		rc = r < 0 ? (int)r : 0;
 	}
 	cbox_mem_write(tid, at, saved, sizeof(saved));
@@ -242,6 +311,114 @@ int cbox_ptrace_clear_sighand(pid_t tid)
 	if (ptrace(PTRACE_SETREGS, tid, 0, &regs) < 0 && rc == 0)
 		rc = -errno;
 	return rc < 0 ? rc : pending;
+}
+
+/*
+ * Security: the install channel is per fd table. A recvmsg on the channel takes whatever fd
+ * is queued there, so a channel that two processes hold lets either take the fds the sentry
+ * opens for the other, with the other's rights (a guest user reading a file only root may
+ * read, a root process's fds taken by nobody), and leaves the victim's own recvmsg without
+ * its message. A fork's child would hold its parent's channel: before the child first runs,
+ * the sentry makes it a channel nobody else holds. The pair is made inside the child (the
+ * sentry takes its end with pidfd_getfd), so it never travels through a channel another
+ * process could read. Threads and CLONE_FILES children share the table, and with it every fd,
+ * so they share its channel as well; an exec keeps the table's channel (no set-ID exec raises
+ * a guest's rights).
+ */
+/* Scratch memory of cbox_ptrace_new_channel, below the task's stack pointer. */
+struct channel_scratch {
+	int sv[2];
+	struct rlimit old, raised;
+};
+
+/*
+ * dup3(fd, CBOX_PTRACE_INSTALL_FD) in the task, whose soft RLIMIT_NOFILE may be at or below
+ * 1022, where dup3 refuses the target (EBADF): it is then raised for the call and put back, as
+ * the first task's start does (guest_init.c reserve_install_fd). -EMFILE: the hard limit is
+ * there too (the guest lowered it), so the fd cannot be placed.
+ */
+static int64_t dup_to_reserved(pid_t tid, const struct user_regs_struct *regs, int fd, uint64_t at,
+                               int *pending)
+{
+	uint64_t d[6] = {(uint64_t)fd, CBOX_PTRACE_INSTALL_FD, 0, 0, 0, 0};
+	int64_t r = run_in_user(tid, regs, SYS_dup3, d, pending);
+	if (r != -EBADF)
+		return r;
+	struct channel_scratch sc;
+	uint64_t old_at = at + offsetof(struct channel_scratch, old);
+	uint64_t raised_at = at + offsetof(struct channel_scratch, raised);
+	uint64_t get[6] = {0, RLIMIT_NOFILE, 0, old_at, 0, 0};
+	r = run_in_user(tid, regs, SYS_prlimit64, get, pending);
+	if (r < 0 || cbox_mem_read(tid, at, &sc, sizeof(sc)) < 0)
+		return r < 0 ? r : -EFAULT;
+	if (sc.old.rlim_cur > CBOX_PTRACE_INSTALL_FD)
+		return -EBADF; /* not the limit */
+	if (sc.old.rlim_max <= CBOX_PTRACE_INSTALL_FD)
+		return -EMFILE;
+	sc.raised =
+	    (struct rlimit){.rlim_cur = CBOX_PTRACE_INSTALL_FD + 1, .rlim_max = sc.old.rlim_max};
+	if (cbox_mem_write(tid, raised_at, &sc.raised, sizeof(sc.raised)) < 0)
+		return -EFAULT;
+	uint64_t raise[6] = {0, RLIMIT_NOFILE, raised_at, 0, 0, 0};
+	r = run_in_user(tid, regs, SYS_prlimit64, raise, pending);
+	if (r == 0)
+		r = run_in_user(tid, regs, SYS_dup3, d, pending);
+	uint64_t back[6] = {0, RLIMIT_NOFILE, old_at, 0, 0, 0};
+	int64_t b = run_in_user(tid, regs, SYS_prlimit64, back, pending);
+	return r < 0 ? r : b < 0 ? b : r;
+}
+
+int cbox_ptrace_new_channel(pid_t tid, int *sentry_end)
+{
+	struct user_regs_struct regs;
+	if (ptrace(PTRACE_GETREGS, tid, 0, &regs) < 0)
+		return -errno;
+	/* The scratch lies below the stack pointer, past the red zone; its bytes are put back
+	 * (a vfork child's parent, on the same stack, waits until the child execs or exits). */
+	struct channel_scratch saved;
+	uint64_t at = (regs.rsp - 128 - sizeof(saved)) & ~15ULL;
+	if (cbox_mem_read(tid, at, &saved, sizeof(saved)) < 0)
+		return -EFAULT;
+	int sv[2] = {-1, -1};
+	int pending = 0;
+	uint64_t a[6] = {AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, at, 0, 0};
+	int64_t r = run_in_user(tid, &regs, SYS_socketpair, a, &pending);
+	if (r == 0 && cbox_mem_read(tid, at, sv, sizeof(sv)) < 0)
+		r = -EFAULT;
+	int mine = -1;
+	if (r == 0) {
+		/* (a fork's child is its process's leader: its tid names the process) */
+		int pidfd = (int)syscall(SYS_pidfd_open, tid, 0);
+		mine = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, sv[1], 0);
+		r = mine < 0 ? -errno : 0;
+		if (pidfd >= 0)
+			close(pidfd);
+	}
+	if (r == 0) {
+		/* The guest's end onto the reserved fd, over the inherited channel, open across
+		 * exec as the first task's is (guest_init.c). */
+		r = dup_to_reserved(tid, &regs, sv[0], at, &pending);
+		r = r == CBOX_PTRACE_INSTALL_FD ? 0 : r < 0 ? r : -EIO;
+	}
+	cbox_mem_write(tid, at, &saved, sizeof(saved));
+	/* (closed on failure too: a child that keeps its parent's channel, see tracer.c) */
+	for (int i = 0; i < 2; i++) {
+		if (sv[i] < 0)
+			continue;
+		uint64_t c[6] = {(uint64_t)sv[i], 0, 0, 0, 0, 0};
+		int64_t cr = run_in_user(tid, &regs, SYS_close, c, &pending);
+		if (cr < 0 && r >= 0)
+			r = cr;
+	}
+	if (ptrace(PTRACE_SETREGS, tid, 0, &regs) < 0 && r >= 0)
+		r = -errno;
+	if (r < 0) {
+		if (mine >= 0)
+			close(mine);
+		return (int)r;
+	}
+	*sentry_end = mine;
+	return pending;
 }
 
 /* From a syscall-exit stop: return to the guest as if its own call returned ret. A task whose
@@ -264,45 +441,23 @@ static int finish_exit(struct cbox_trap *t, int64_t ret)
 struct install_scratch {
 	struct msghdr msg;
 	struct iovec iov;
-	char byte;
-	char pad[7];
+	uint64_t tag;
 	union {
 		struct cmsghdr hdr;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} cmsg;
 };
 
-/*
- * Install hostfd in the task: send it over the install socket, then inject
- * recvmsg(CBOX_PTRACE_INSTALL_FD) in the task. The message buffers live below the guest's stack
- * pointer, past the 128-byte red zone, and the bytes there are restored afterwards. The task is
- * left at the recvmsg's exit stop; the caller answers with ptrace_finish.
- */
-int cbox_ptrace_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd, bool cloexec)
+/* Send hostfd over the task's install channel, with tag as the message. Never waits: the
+ * guest's end holds nothing the sentry did not send (a full queue is a failure). */
+static int send_fd(int sock, int hostfd, uint64_t tag)
 {
-	if (!t->ptrace_stop)
-		return -EINVAL;
-	uint64_t at = (t->regs.rsp - 128 - sizeof(struct install_scratch)) & ~15ULL;
-	struct install_scratch saved, s;
-	if (cbox_mem_read(t->tid, at, &saved, sizeof(saved)) < 0)
-		return -EFAULT;
-	memset(&s, 0, sizeof(s));
-	s.iov.iov_base = (void *)(uintptr_t)(at + offsetof(struct install_scratch, byte));
-	s.iov.iov_len = 1;
-	s.msg.msg_iov = (void *)(uintptr_t)(at + offsetof(struct install_scratch, iov));
-	s.msg.msg_iovlen = 1;
-	s.msg.msg_control = (void *)(uintptr_t)(at + offsetof(struct install_scratch, cmsg));
-	s.msg.msg_controllen = sizeof(s.cmsg.buf);
-	if (cbox_mem_write(t->tid, at, &s, sizeof(s)) < 0)
-		return -EFAULT;
-
 	union {
 		struct cmsghdr hdr;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} out;
 	memset(&out, 0, sizeof(out));
-	char b = 'f';
-	struct iovec iov = {.iov_base = &b, .iov_len = 1};
+	struct iovec iov = {.iov_base = &tag, .iov_len = sizeof(tag)};
 	struct msghdr m = {.msg_iov = &iov,
 	                   .msg_iovlen = 1,
 	                   .msg_control = out.buf,
@@ -312,23 +467,82 @@ int cbox_ptrace_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &hostfd, sizeof(int));
-	if (sendmsg(p->install_sock, &m, MSG_NOSIGNAL) < 0)
-		return -errno;
+	return sendmsg(sock, &m, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 ? -errno : 0;
+}
 
+/*
+ * Install hostfd in the task: send it over the install channel of the task's fd table
+ * (t->install_sock), then inject recvmsg(CBOX_PTRACE_INSTALL_FD) in the task. The message
+ * buffers live below the guest's stack pointer, past the 128-byte red zone, and the bytes there
+ * are restored afterwards. The task is left at the recvmsg's exit stop; the caller answers with
+ * ptrace_finish.
+ *
+ * The recvmsg never waits (MSG_DONTWAIT): a guest thread that read the channel itself took the
+ * message (its own process's fd, no one else's: the channel is the table's, see
+ * cbox_ptrace_new_channel), and waiting for a message that will not come would stop the sentry.
+ * Each message carries a number, so one left over from an install that did not finish (its task
+ * killed between the send and the recvmsg) is told apart, closed in the task and skipped, never
+ * given as the answer to another call.
+ */
+int cbox_ptrace_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd, bool cloexec)
+{
+	(void)p;
+	static uint64_t next_tag;
+	if (!t->ptrace_stop || t->install_sock < 0)
+		return -EINVAL;
+	uint64_t at = (t->regs.rsp - 128 - sizeof(struct install_scratch)) & ~15ULL;
+	struct install_scratch saved, s;
+	if (cbox_mem_read(t->tid, at, &saved, sizeof(saved)) < 0)
+		return -EFAULT;
+	uint64_t tag = ++next_tag;
+	int err = send_fd(t->install_sock, hostfd, tag);
+	if (err < 0)
+		return err;
 	bool at_exit = t->at_exit;
-	uint64_t a[6] = {CBOX_PTRACE_INSTALL_FD, at, cloexec ? MSG_CMSG_CLOEXEC : 0, 0, 0, 0};
-	int64_t n = inject(t, &at_exit, SYS_recvmsg, a);
 	int fd = -EIO;
-	int got = n == 1 ? cbox_mem_read(t->tid, at, &s, sizeof(s)) : 0;
-	if (n == 1 && got == 0 && s.msg.msg_controllen >= CMSG_LEN(sizeof(int)) &&
-	    s.cmsg.hdr.cmsg_type == SCM_RIGHTS)
-		memcpy(&fd, CMSG_DATA(&s.cmsg.hdr), sizeof(int));
-	else if (n < 0)
-		fd = (int)n;
-	else if (got == -ESRCH)
-		fd = -ESRCH; /* killed after its recvmsg (a background job as the sandbox ends) */
-	else if (n == 1 && (s.msg.msg_flags & MSG_CTRUNC))
-		fd = -EMFILE; /* the kernel dropped the fd: the task is at its RLIMIT_NOFILE */
+	for (int tries = 0; tries < 4; tries++) {
+		memset(&s, 0, sizeof(s));
+		s.iov.iov_base = (void *)(uintptr_t)(at + offsetof(struct install_scratch, tag));
+		s.iov.iov_len = sizeof(s.tag);
+		s.msg.msg_iov = (void *)(uintptr_t)(at + offsetof(struct install_scratch, iov));
+		s.msg.msg_iovlen = 1;
+		s.msg.msg_control =
+		    (void *)(uintptr_t)(at + offsetof(struct install_scratch, cmsg));
+		s.msg.msg_controllen = sizeof(s.cmsg.buf);
+		if (cbox_mem_write(t->tid, at, &s, sizeof(s)) < 0) {
+			fd = -EFAULT;
+			break;
+		}
+		uint64_t a[6] = {CBOX_PTRACE_INSTALL_FD,
+		                 at,
+		                 MSG_DONTWAIT | (cloexec ? MSG_CMSG_CLOEXEC : 0),
+		                 0,
+		                 0,
+		                 0};
+		int64_t n = inject(t, &at_exit, SYS_recvmsg, a);
+		int got = n >= 0 ? cbox_mem_read(t->tid, at, &s, sizeof(s)) : 0;
+		int recvd = -1;
+		if (n == (int64_t)sizeof(tag) && got == 0 &&
+		    s.msg.msg_controllen >= CMSG_LEN(sizeof(int)) &&
+		    s.cmsg.hdr.cmsg_type == SCM_RIGHTS)
+			memcpy(&recvd, CMSG_DATA(&s.cmsg.hdr), sizeof(int));
+		if (n < 0)
+			fd = n == -EAGAIN ? -EIO : (int)n; /* (EAGAIN: taken by the task itself) */
+		else if (got == -ESRCH)
+			fd = -ESRCH; /* killed after its recvmsg (a background job as the sandbox
+			                ends) */
+		else if (recvd < 0 && (s.msg.msg_flags & MSG_CTRUNC))
+			fd = -EMFILE; /* the kernel dropped the fd: the task is at its RLIMIT_NOFILE
+			               */
+		else if (recvd >= 0 && s.tag != tag) {
+			/* A leftover: close it in the task, and take the next message. */
+			uint64_t c[6] = {(uint64_t)recvd, 0, 0, 0, 0, 0};
+			if (inject(t, &at_exit, SYS_close, c) == 0)
+				continue;
+		} else if (recvd >= 0)
+			fd = recvd;
+		break;
+	}
 	cbox_mem_write(t->tid, at, &saved, sizeof(saved));
 	if (!at_exit)
 		return fd < 0 ? fd : -EIO;
@@ -401,8 +615,7 @@ static int pt_recv(struct cbox_platform *p, int listener, struct cbox_trap *t)
 
 static void pt_free(struct cbox_platform *p)
 {
-	if (p->install_sock >= 0)
-		close(p->install_sock);
+	(void)p;
 }
 
 const struct cbox_platform_ops cbox_platform_ptrace = {

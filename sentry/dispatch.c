@@ -1,6 +1,7 @@
 /* Dispatch of a trapped guest syscall: the table decides, the handler answers, the platform
  * delivers the answer. */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <limits.h>
@@ -39,6 +40,7 @@ static int install(struct cbox_sysctx *c, int hostfd, int flags, struct cbox_den
 		return -EIO;
 	bool cloexec = (flags & O_CLOEXEC) != 0;
 	answer = answer && p->ops->install_fd_answer;
+	c->trap->install_sock = cbox_fdtable_install_sock(c->task->files);
 	int fd = answer ? p->ops->install_fd_answer(p, c->trap, hostfd, cloexec)
 	                : p->ops->install_fd(p, c->trap, hostfd, cloexec);
 	if (fd < 0)
@@ -112,14 +114,20 @@ static void log_refused(struct cbox_sentry *s, const struct cbox_sys_entry *e, i
 void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap)
 {
 	struct cbox_task *task = cbox_task_find(s, trap->tid);
-	if (!task) {
-		/* A task we have not seen yet (its fork event is still queued): it inherits nothing
-		 * until then, but its syscall can be answered. */
-		task = cbox_task_new(s, trap->tid);
-		if (!task) {
-			s->platform->ops->reply(s->platform, trap, -ENOMEM);
-			return;
-		}
+	/*
+	 * Security: every guest task is traced from before its first instruction (the sentry
+	 * seizes the tasks it starts; the kernel attaches each new one, which the sentry holds at
+	 * its first stop until it is linked to its parent's state: tracer.c start_new_task). A
+	 * call from a task the sentry does not know, or has not linked, therefore comes from one
+	 * that escaped that: its calls were never checked against any state (a pass-through would
+	 * run unchecked), so it is killed and the call refused.
+	 */
+	if (!task || !task->fs || !task->files || !task->tg || !task->cred) {
+		cbox_warn("a call (%s) from task %d, which the sentry does not trace: killing it",
+		          cbox_sys_name(trap->nr), trap->tid);
+		kill(trap->tid, SIGKILL);
+		s->platform->ops->reply(s->platform, trap, -EPERM);
+		return;
 	}
 	struct cbox_sysctx c = {.s = s, .task = task, .trap = trap};
 	const struct cbox_sys_entry *e = cbox_sys_lookup(trap->nr);
@@ -132,9 +140,6 @@ void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap)
 	} else if (e->kind == CBOX_SYS_REFUSE) {
 		log_refused(s, e, trap->nr);
 		r = -e->err;
-	} else if (!task->fs || !task->files || !task->tg || !task->cred) {
-		/* Not yet linked to its parent: only calls that need no state can run. */
-		r = e->kind == CBOX_SYS_EMU ? -EAGAIN : CBOX_SYSRET_CONTINUE;
 	} else if (e->handler) {
 		r = e->handler(&c);
 	} else {

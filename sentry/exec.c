@@ -367,6 +367,7 @@ int64_t cbox_exec_loader_request(struct cbox_sysctx *c)
 	}
 	snprintf(info.execfn, sizeof(info.execfn), "%s", e->execfn);
 	struct cbox_platform *p = c->s->platform;
+	c->trap->install_sock = cbox_fdtable_install_sock(c->task->files);
 	int fd = p->ops->install_fd(p, c->trap, e->elf_fd, true);
 	if (fd < 0)
 		return fd;

@@ -79,7 +79,7 @@ static void reply(int conn, uint32_t type, int32_t value, const char *msg)
 
 /* ---- the spawner ------------------------------------------------------------------------- */
 
-static CBOX_NORETURN void spawner_main(struct cbox_sentry *s, int sock, int install_fd, pid_t init)
+static CBOX_NORETURN void spawner_main(struct cbox_sentry *s, int sock, pid_t init)
 {
 	prctl(PR_SET_NAME, "cbox-spawner");
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -88,9 +88,8 @@ static CBOX_NORETURN void spawner_main(struct cbox_sentry *s, int sock, int inst
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* Nothing of the sentry's but its socket (and the ptrace platform's install socket). */
+	/* Nothing of the sentry's but its socket. */
 	int keep_sock = fcntl(sock, F_DUPFD_CLOEXEC, 1000);
-	int keep_install = install_fd >= 0 ? fcntl(install_fd, F_DUPFD_CLOEXEC, 1001) : -1;
 	int null = s->dev_fds[0]; /* /dev/null, opened before the sentry left the host's tree */
 	if (keep_sock < 0 || null < 0)
 		_exit(125);
@@ -138,30 +137,41 @@ static CBOX_NORETURN void spawner_main(struct cbox_sentry *s, int sock, int inst
 			continue;
 		struct cbox_exec_req req;
 		int sync[2] = {-1, -1};
+		/* The ptrace platform's install channel of the new task, its own (see
+		 * cbox_ptrace_new_channel): inst[0] goes to the sentry. */
+		int inst[2] = {-1, -1};
+		bool ptrace_platform = s->cfg->platform->needs_install_fd;
 		pid_t pid = -1;
-		if (cbox_exec_req_decode(buf, (size_t)n, &req) == 0 &&
-		    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) == 0) {
-			pid = fork();
+		if (cbox_exec_req_decode(buf, (size_t)n, &req) == 0) {
+			if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) == 0 &&
+			    (!ptrace_platform ||
+			     socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, inst) == 0))
+				pid = fork();
 			if (pid == 0) {
 				close(sync[1]);
 				close(keep_sock);
-				cbox_guest_exec_task(s, &req, stdio, keep_install, sync[0]);
+				if (inst[0] >= 0)
+					close(inst[0]);
+				cbox_guest_exec_task(s, &req, stdio, inst[1], sync[0]);
 			}
 			cbox_exec_req_release(&req);
 		}
 		int32_t answer = pid > 0 ? (int32_t)pid : -EAGAIN;
-		cbox_send_fds(keep_sock, &answer, sizeof(answer), pid > 0 ? &sync[1] : NULL,
-		              pid > 0 ? 1 : 0);
+		int give[2] = {sync[1], inst[0]};
+		cbox_send_fds(keep_sock, &answer, sizeof(answer), pid > 0 ? give : NULL,
+		              pid > 0 ? (ptrace_platform ? 2 : 1) : 0);
 		for (int i = 0; i < 3; i++)
 			close(stdio[i]);
-		if (sync[0] >= 0) {
-			close(sync[0]);
-			close(sync[1]);
+		for (int i = 0; i < 2; i++) {
+			if (sync[i] >= 0)
+				close(sync[i]);
+			if (inst[i] >= 0)
+				close(inst[i]);
 		}
 	}
 }
 
-int cbox_exec_ctl_init(struct cbox_sentry *s, int install_peer)
+int cbox_exec_ctl_init(struct cbox_sentry *s)
 {
 	s->exec_ctl = -1;
 	s->spawner_sock = -1;
@@ -179,7 +189,7 @@ int cbox_exec_ctl_init(struct cbox_sentry *s, int install_peer)
 	}
 	if (pid == 0) {
 		close(sv[0]);
-		spawner_main(s, sv[1], install_peer, s->init_tid);
+		spawner_main(s, sv[1], s->init_tid);
 	}
 	close(sv[1]);
 	s->spawner_sock = sv[0];
@@ -238,25 +248,28 @@ static bool start_task(struct cbox_sentry *s, int conn, const char *buf, size_t 
 	/* The spawner answers at once (a fork); the sentry waits for it. */
 	r = cbox_send_fds(s->spawner_sock, buf, len, stdio, 3);
 	int32_t pid = -EIO;
+	/* sync[0]: the task's sync socket; sync[1]: its install channel (ptrace platform) */
 	int sync[3] = {-1, -1, -1};
+	int want = s->platform->ops->needs_install_fd ? 2 : 1;
 	if (r == 0) {
 		struct pollfd pf = {.fd = s->spawner_sock, .events = POLLIN};
 		char ans[sizeof(int32_t)];
 		int got = 0;
 		ssize_t n = poll(&pf, 1, 5000) == 1
-		                ? cbox_recv_fds(s->spawner_sock, ans, sizeof(ans), sync, 1, &got,
+		                ? cbox_recv_fds(s->spawner_sock, ans, sizeof(ans), sync, want, &got,
 		                                MSG_DONTWAIT)
 		                : -ETIMEDOUT;
 		if (n == (ssize_t)sizeof(pid))
 			memcpy(&pid, ans, sizeof(pid));
-		if (pid > 0 && got != 1)
+		if (pid > 0 && got != want)
 			pid = -EIO;
 	}
 	if (pid <= 0) {
 		reply(conn, CBOX_EXEC_ERROR, pid < 0 ? -pid : EIO,
 		      "the sandbox could not start it");
-		if (sync[0] >= 0)
-			close(sync[0]);
+		for (int i = 0; i < 2; i++)
+			if (sync[i] >= 0)
+				close(sync[i]);
 		cbox_cred_put(cred);
 		return false;
 	}
@@ -269,6 +282,8 @@ static bool start_task(struct cbox_sentry *s, int conn, const char *buf, size_t 
 		int e = ready == 'r' ? errno : EIO;
 		kill(pid, SIGKILL);
 		close(sync[0]);
+		if (sync[1] >= 0)
+			close(sync[1]);
 		char why[96];
 		snprintf(why, sizeof(why), "tracing the new task: %s", strerror(e));
 		reply(conn, CBOX_EXEC_ERROR, e, why);
@@ -277,7 +292,7 @@ static bool start_task(struct cbox_sentry *s, int conn, const char *buf, size_t 
 	}
 	/* (the process's own noNewPrivileges: runc's, the container's unless --process or
 	 * --no-new-privs says otherwise) */
-	r = cbox_sentry_task_start(s, pid, cwd, cred, nnp);
+	r = cbox_sentry_task_start(s, pid, cwd, cred, nnp, sync[1]);
 	char go = 'g';
 	if (r < 0 || write(sync[0], &go, 1) != 1) {
 		kill(pid, SIGKILL);

@@ -20,6 +20,7 @@ struct entry {
 struct cbox_fdtable {
 	int refs;
 	struct cbox_hashmap *map; /* fd -> struct entry */
+	int install_sock;         /* ptrace platform: the sentry's end of the table's channel */
 };
 
 struct cbox_fdtable *cbox_fdtable_new(void)
@@ -33,6 +34,7 @@ struct cbox_fdtable *cbox_fdtable_new(void)
 		return NULL;
 	}
 	t->refs = 1;
+	t->install_sock = -1;
 	return t;
 }
 
@@ -48,6 +50,10 @@ struct cbox_fdtable *cbox_fdtable_copy(struct cbox_fdtable *src)
 	struct cbox_fdtable *t = cbox_fdtable_new();
 	if (!t || !src)
 		return t;
+	/* (the copy holds the same guest socket at the reserved fd, until tracer.c gives a
+	 * fork's child its own) */
+	if (src->install_sock >= 0)
+		t->install_sock = fcntl(src->install_sock, F_DUPFD_CLOEXEC, 3);
 	size_t it = 0;
 	uint64_t fd;
 	void *v;
@@ -82,7 +88,21 @@ void cbox_fdtable_put(struct cbox_sentry *s, struct cbox_fdtable *t)
 	while (cbox_hashmap_next(t->map, &it, NULL, NULL, NULL, &v))
 		entry_free(s, v);
 	cbox_hashmap_free(t->map);
+	if (t->install_sock >= 0)
+		close(t->install_sock);
 	free(t);
+}
+
+int cbox_fdtable_install_sock(const struct cbox_fdtable *t)
+{
+	return t ? t->install_sock : -1;
+}
+
+void cbox_fdtable_set_install_sock(struct cbox_fdtable *t, int sock)
+{
+	if (t->install_sock >= 0)
+		close(t->install_sock);
+	t->install_sock = sock;
 }
 
 /* Remember that the host inode (dev, ino) is the guest's path of d. */

@@ -324,13 +324,14 @@ int cbox_sentry_seccomp_install(void);
 /* A traced task the sentry started (the first, or one of `cbox exec`): its state, with its
  * working directory at cwd (guest path; "/" when not in the tree), credentials cred
  * (consumed; NULL, from a failed cbox_cred_new, gives -ENOMEM) and no_new_privs as the guest
- * sees it. */
+ * sees it; install_sock: the sentry's end of its install channel (ptrace platform, consumed;
+ * else -1). */
 int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd,
-                           struct cbox_cred *cred, bool no_new_privs);
+                           struct cbox_cred *cred, bool no_new_privs, int install_sock);
 
 /* `cbox exec` (exec_ctl.c): the spawner, forked before the sentry locks itself down (after
  * the guest's first task exists); the loop's fds; a task's exit. */
-int cbox_exec_ctl_init(struct cbox_sentry *s, int install_peer);
+int cbox_exec_ctl_init(struct cbox_sentry *s);
 size_t cbox_exec_ctl_pollfds(struct cbox_sentry *s, struct pollfd *pf, size_t n);
 void cbox_exec_ctl_run(struct cbox_sentry *s, const struct pollfd *pf, size_t n);
 void cbox_exec_ctl_task_exit(struct cbox_sentry *s, pid_t tid, int status);

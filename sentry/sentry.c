@@ -147,11 +147,13 @@ static void low_ports_open(void)
 }
 
 int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd,
-                           struct cbox_cred *cred, bool no_new_privs)
+                           struct cbox_cred *cred, bool no_new_privs, int install_sock)
 {
 	struct cbox_task *t = cred ? cbox_task_new(s, pid) : NULL;
 	if (!t) {
 		cbox_cred_put(cred);
+		if (install_sock >= 0)
+			close(install_sock);
 		return -ENOMEM;
 	}
 	t->cred = cred;
@@ -162,8 +164,12 @@ int cbox_sentry_task_start(struct cbox_sentry *s, pid_t pid, const char *cwd,
 	t->tg = calloc(1, sizeof(*t->tg));
 	t->fs = calloc(1, sizeof(*t->fs));
 	t->files = cbox_fdtable_new();
-	if (!t->tg || !t->fs || !t->files)
+	if (!t->tg || !t->fs || !t->files) {
+		if (install_sock >= 0)
+			close(install_sock);
 		return -ENOMEM;
+	}
+	cbox_fdtable_set_install_sock(t->files, install_sock);
 	t->tg->refs = 1;
 	t->tg->host_tgid = pid;
 	/* Its fds are the caller's, not installed by the sentry: a stdout redirected to a file
@@ -291,7 +297,7 @@ static int finish_setup(struct cbox_sentry *s)
  * the gofer, which may still be building its tree; the task is traced once it says it is ready, and
  * starts its program on the go the sentry sends after cbox_sentry_task_start (which resolves the
  * working directory). */
-static int start_guest(struct cbox_sentry *s, int install_peer)
+static int start_guest(struct cbox_sentry *s, int install_sock, int install_peer)
 {
 	int sync[2], on = 1;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0)
@@ -333,7 +339,7 @@ static int start_guest(struct cbox_sentry *s, int install_peer)
 		r = cbox_sentry_task_start(s, pid, cfg->cwd ? cfg->cwd : "/",
 		                           cbox_cred_new(cfg->uid, cfg->gid, cfg->groups,
 		                                         cfg->ngroups, cfg->cap_bset, cfg->all_ids),
-		                           cfg->no_new_privs);
+		                           cfg->no_new_privs, install_sock);
 		if (r == 0 && pid != init) {
 			/* the tiny init, as /proc shows it: the program's user (fs_proc.c) */
 			s->tiny_init.tid = init;
@@ -444,11 +450,13 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 		cbox_error("setting up the sentry's mounts: %s", strerror(-r));
 		return 125;
 	}
+	/* The first task's install channel (ptrace platform): the sentry's end goes to its fd
+	 * table, the other to the task's reserved fd (guest_init.c). */
 	int pair[2] = {-1, -1};
 	if (cfg->platform->needs_install_fd &&
 	    socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) < 0)
 		return 125;
-	s->platform = cbox_platform_new(cfg->platform, pair[0]);
+	s->platform = cbox_platform_new(cfg->platform);
 	if (!s->platform)
 		return 125;
 	/* SIGCHLD is read from a signalfd; block it before the first child exists. */
@@ -456,22 +464,27 @@ int cbox_sentry_main(const struct cbox_sentry_config *cfg)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
-	/* The spawner of `cbox exec` tasks needs the install socket too (ptrace platform). */
-	int spawner_install =
-	    pair[1] >= 0 && cfg->exec_service ? fcntl(pair[1], F_DUPFD_CLOEXEC, 3) : -1;
-	r = start_guest(s, pair[1]);
+	r = start_guest(s, pair[0], pair[1]);
 	if (r < 0) {
 		if (r != -ECANCELED)
 			cbox_error("starting the guest: %s", strerror(-r));
 		return 125;
 	}
-	r = cbox_exec_ctl_init(s, spawner_install);
-	if (spawner_install >= 0)
-		close(spawner_install);
+	r = cbox_exec_ctl_init(s);
 	if (r < 0) {
 		cbox_error("starting the exec service: %s", strerror(-r));
 		kill(s->init_tid, SIGKILL);
 		return 125;
+	}
+	/* On the ptrace platform every guest process costs the sentry an fd (the sentry's end
+	 * of its install channel: cbox_ptrace_new_channel), so the sentry takes its whole hard
+	 * limit, now that every task that inherits its limits exists (the guest's first and the
+	 * exec spawner: the guest keeps the limits it was given). Its caches were sized on the
+	 * soft limit above. */
+	if (cfg->platform->needs_install_fd && getrlimit(RLIMIT_NOFILE, &nofile) == 0 &&
+	    nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
 	}
 	if (cfg->exec_service && confine(s) < 0) {
 		kill(s->init_tid, SIGKILL);

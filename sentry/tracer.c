@@ -45,6 +45,7 @@ static void inherit(struct cbox_sentry *s, struct cbox_task *child, struct cbox_
 	}
 	child->files = (flags & CLONE_FILES) ? cbox_fdtable_get(parent->files)
 	                                     : cbox_fdtable_copy(parent->files);
+	child->new_channel = !(flags & CLONE_FILES) && s->platform->ops->needs_install_fd;
 	if (flags & CLONE_FS) {
 		child->fs = parent->fs;
 		child->fs->refs++;
@@ -120,15 +121,47 @@ static void clone3_restore(pid_t tid, const struct cbox_clone3_fixup *fx)
 static void start_new_task(struct cbox_sentry *s, struct cbox_task *t)
 {
 	int sig = 0;
+	if (t->new_channel) {
+		t->new_channel = false;
+		int sock = -1;
+		sig = cbox_ptrace_new_channel(t->tid, &sock);
+		if (sig >= 0 && t->files) {
+			cbox_fdtable_set_install_sock(t->files, sock);
+		} else if (sig == -EMFILE) {
+			/* The guest lowered its hard fd limit to 1022 or below, where no fd can
+			 * be placed at the reserved one: the child keeps its parent's channel,
+			 * which the two then share (both had the same rights at the fork). The
+			 * alternative, a child that cannot open a file or exec, would break every
+			 * `ulimit -n 256; make` on this platform. */
+			cbox_info(
+			    "task %d shares its parent's install socket: its hard fd limit is "
+			    "below 1023",
+			    t->tid);
+			sig = 0;
+		} else {
+			/* It would hold its parent's channel (see cbox_ptrace_new_channel). */
+			if (sig != -ESRCH)
+				cbox_warn("giving task %d its own install socket: %s; killing it",
+				          t->tid, strerror(sig < 0 ? -sig : ENOMEM));
+			if (sock >= 0)
+				close(sock);
+			kill(t->tid, SIGKILL);
+			return;
+		}
+	}
 	if (t->clone3_child) {
 		if (t->clone3.clear_sighand) {
+			int held = sig;
 			sig = cbox_ptrace_clear_sighand(t->tid);
+			if (sig == 0)
+				sig = held;
 			if (sig < 0) {
 				/* Running it with its parent's handlers would break the promise the
 				 * call made; the kernel's child would not get this far either (the
 				 * failure is its stack, or its death). */
-				cbox_warn("CLONE_CLEAR_SIGHAND in task %d: %s; killing it", t->tid,
-				          strerror(-sig));
+				if (sig != -ESRCH)
+					cbox_warn("CLONE_CLEAR_SIGHAND in task %d: %s; killing it",
+					          t->tid, strerror(-sig));
 				kill(t->tid, SIGKILL);
 				sig = 0;
 			}

@@ -97,7 +97,14 @@ int64_t sys_pidfd_getfd(struct cbox_sysctx *c)
 {
 	if (ARG(2) != 0)
 		return CBOX_SYSRET_CONTINUE; /* EINVAL */
-	return check_access(c, cbox_sys_pidfd_task(c, IARG(0)));
+	int64_t r = check_access(c, cbox_sys_pidfd_task(c, IARG(0)));
+	/* The ptrace platform's install socket looks closed, in other processes too (as close
+	 * and fcntl answer in sys_file.c): taken, it would give its holder the fds the sentry
+	 * opens for that process from then on. */
+	if (r == CBOX_SYSRET_CONTINUE && cbox_sentry_platform(c->s)->ops->needs_install_fd &&
+	    IARG(1) == CBOX_PTRACE_INSTALL_FD)
+		return -EBADF;
+	return r;
 }
 
 int64_t sys_kcmp(struct cbox_sysctx *c)

@@ -285,6 +285,34 @@ ran" "$OUT"
 refused" "$OUT"
 }
 
+# What the sentry runs inside a task at a ptrace stop must stay its own. For clone3's
+# CLONE_CLEAR_SIGHAND it rewinds the new child onto the clone3's syscall instruction, which is
+# guest memory: a thread that turns it into a jump to clone(CLONE_NEWUSER | CLONE_UNTRACED)
+# once had that call run unchecked (an untraced grandchild in a user namespace of its own). The
+# child must die at that call instead (platform/ptrace.c run_to_exit).
+t_inject_race() {
+	case "$CFG" in *--tier=ns*) return ;; esac
+	box "$GUEST" inject-race
+	check "a call slipped into the sentry's injection does not run" "inject-race escaped 0" "$OUT"
+}
+
+# The ptrace platform passes each fd the sentry opens for a task through an install socket at
+# fd 1022. It was one socket for the whole sandbox: a process of nobody reading it took the fds
+# root's process opened (a file only root may read), and the root process's own read of it then
+# waited for ever, with the sentry. Each process has its own now (cbox_ptrace_new_channel), which
+# pidfd_getfd cannot take from another process either (fd 1022 looks closed to the guest).
+t_install_theft() {
+	case "$CFG" in *--tier=ns*) return ;; esac
+	local d
+	d=$(mktemp -d /var/tmp/cbox-theft.XXXXXX) && chmod 755 "$d" &&
+		printf 'root only\n' >"$d/secret" && chmod 600 "$d/secret" || return
+	pushd "$d" >/dev/null || return
+	box "$GUEST" install-theft secret
+	popd >/dev/null || return
+	check "nobody's process gets none of the fds opened for root's" "install-theft getfd EBADF stolen 0" "$OUT"
+	rm -rf "$d"
+}
+
 # The ns tier (cbox-run --tier=ns) gives the same view: it must stop the attack as well.
 CONFIGS+=("--tier=ns")
 for_each_config t_attack
@@ -298,4 +326,6 @@ for_each_config t_ptrace_guard
 for_each_config t_cross_user
 for_each_config t_prio_user
 for_each_config t_setid
+for_each_config t_inject_race
+for_each_config t_install_theft
 finish

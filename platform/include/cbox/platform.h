@@ -34,6 +34,8 @@ struct cbox_trap {
 	                    * PTRACE_SYSCALL), for the sentry to show a guest tracer */
 	bool rerun;        /* set by the platform: the call runs again from its entry (resume
 	                    * PTRACE_SYSCALL), whose second entry stop is not a guest tracer's */
+	int install_sock;  /* ptrace platform: the sentry's end of the install channel of the
+	                    * task's fd table, set by the sentry before each install_fd */
 	struct user_regs_struct regs;
 };
 
@@ -96,15 +98,12 @@ struct cbox_platform {
 	const struct cbox_platform_ops *ops;
 	int listeners[CBOX_PLATFORM_MAX_LISTENERS]; /* seccomp platform: the fds to poll */
 	size_t nlisteners;
-	int install_sock; /* ptrace platform: the sentry's end of the install socketpair */
 };
 
 /* The platforms by name ("seccomp", "ptrace"); NULL when unknown. */
 CBOX_API const struct cbox_platform_ops *cbox_platform_find(const char *name);
-/* Create a platform instance. install_sock: the sentry's end of the install socketpair (ptrace),
- * -1 otherwise; the platform owns it. */
-CBOX_API struct cbox_platform *cbox_platform_new(const struct cbox_platform_ops *ops,
-                                                 int install_sock);
+/* Create a platform instance. */
+CBOX_API struct cbox_platform *cbox_platform_new(const struct cbox_platform_ops *ops);
 CBOX_API void cbox_platform_free(struct cbox_platform *p);
 
 /*
@@ -153,6 +152,16 @@ CBOX_API bool cbox_platform_traps(const struct cbox_platform_ops *ops, bool stri
  * task meanwhile (to be delivered when it is resumed; 0: none), or -errno.
  */
 CBOX_API int cbox_ptrace_clear_sighand(pid_t tid);
+
+/*
+ * The ptrace platform's install channel of a new process (a fork's child, which has its own fd
+ * table), made at its first ptrace stop, before it runs: a socketpair made inside it, whose one
+ * end replaces the CBOX_PTRACE_INSTALL_FD it inherited (its parent's channel) and whose other
+ * end goes to the sentry (*sentry_end, close-on-exec) and out of the task. Returns the signal
+ * that arrived for the task meanwhile (as cbox_ptrace_clear_sighand), or -errno: -EMFILE when
+ * the task's hard RLIMIT_NOFILE is at or below the reserved fd (the task is as it was).
+ */
+CBOX_API int cbox_ptrace_new_channel(pid_t tid, int *sentry_end);
 
 /* Guest memory access (both platforms): process_vm_readv/writev on tid. Return 0 or -EFAULT
  * (or -ESRCH when the task is gone). read_str stops at NUL; -ENAMETOOLONG when no NUL within

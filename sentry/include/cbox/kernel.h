@@ -282,6 +282,10 @@ CBOX_API struct cbox_fdtable *cbox_fdtable_new(void);
 CBOX_API struct cbox_fdtable *cbox_fdtable_copy(struct cbox_fdtable *src);
 CBOX_API struct cbox_fdtable *cbox_fdtable_get(struct cbox_fdtable *t);
 CBOX_API void cbox_fdtable_put(struct cbox_sentry *s, struct cbox_fdtable *t);
+/* The ptrace platform's install channel of the table (platform.h, cbox_ptrace_new_channel): the
+ * sentry's end, -1 when none; set takes ownership of sock (closing the one before). */
+CBOX_API int cbox_fdtable_install_sock(const struct cbox_fdtable *t);
+CBOX_API void cbox_fdtable_set_install_sock(struct cbox_fdtable *t, int sock);
 /* Record that fd of the task now refers to d, as host object (dev, ino). Takes a reference to d. */
 CBOX_API int cbox_fd_set(struct cbox_sentry *s, struct cbox_task *t, int fd, struct cbox_dentry *d,
                          int flags, uint64_t dev, uint64_t ino);
@@ -392,6 +396,7 @@ struct cbox_task {
 	uint64_t clone_flags; /* flags of the clone the task is making, for the child's setup */
 	bool seen_first_stop;
 	bool attached_parent; /* child task: linked to its parent's state */
+	bool new_channel;     /* ptrace platform: a fork's child, to get its own install channel */
 	int stop_sig;         /* the signal of the group-stop it is held in (tracer.c), else 0 */
 	/* The last trapped call the sentry let the host run (nr + 1, 0: none) and where: a
 	 * signal interrupting that one is the host's own EINTR (tracer.c) */

@@ -8,7 +8,8 @@
  * libc could hide the kernel's answer (vDSO, wrappers that check arguments first).
  *
  * Exit status: 0 when every check passed, 1 when one failed, 2 on a usage error. The commands
- * that reach into other processes (ptrace-guard, cross-user, prio-user) are in guest_procs.c.
+ * that reach into other processes (ptrace-guard, cross-user, prio-user) are in guest_procs.c,
+ * the attacks on the sentry's ptrace-stop work (inject-race, install-theft) in guest_escape.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -656,7 +657,8 @@ static void usage(void)
 	                "kill-self SIG|signal-child|open "
 	                "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|fcntl-refused|eintr|"
 	                "clone3-race|bpf-perf|become UID GID[,GROUP...] PROG [ARGS]|access RUID "
-	                "EUID PATH|shmmax|ptrace-guard|cross-user|prio-user\n");
+	                "EUID PATH|shmmax|ptrace-guard|cross-user|prio-user|inject-race|"
+	                "install-theft FILE\n");
 }
 
 int main(int argc, char **argv)
@@ -716,6 +718,10 @@ int main(int argc, char **argv)
 		return cmd_clone3_race();
 	if (!strcmp(c, "bpf-perf"))
 		return cmd_bpf_perf();
+	if (!strcmp(c, "inject-race"))
+		return cmd_inject_race();
+	if (!strcmp(c, "install-theft"))
+		return cmd_install_theft(n, a);
 	usage();
 	return 2;
 }
