@@ -220,7 +220,14 @@ static int64_t inject(struct cbox_trap *t, bool *at_exit, long nr, const uint64_
 	struct injected x = injected_of(&r, *at_exit);
 	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0)
 		return -errno;
-	int err = run_to_exit(t->tid, &x, NULL, NULL);
+	int held = 0;
+	int err = run_to_exit(t->tid, &x, &held, NULL);
+	/* A signal that stopped the task on its way back to the rewound instruction was taken
+	 * from it there (resumed without it, so that the call runs): queued again, it is
+	 * delivered when the task returns from the call (its siginfo is lost: the sender reads
+	 * as the kernel's tkill). */
+	if (held)
+		syscall(SYS_tkill, t->tid, held);
 	if (err < 0)
 		return err;
 	*at_exit = true;
