@@ -408,13 +408,21 @@ int cbox_ptrace_new_channel(pid_t tid, int *sentry_end)
 		r = r == CBOX_PTRACE_INSTALL_FD ? 0 : r < 0 ? r : -EIO;
 	}
 	cbox_mem_write(tid, at, &saved, sizeof(saved));
-	/* (closed on failure too: a child that keeps its parent's channel, see tracer.c) */
+	/* (closed on failure too) */
 	for (int i = 0; i < 2; i++) {
 		if (sv[i] < 0)
 			continue;
 		uint64_t c[6] = {(uint64_t)sv[i], 0, 0, 0, 0, 0};
 		int64_t cr = run_in_user(tid, &regs, SYS_close, c, &pending);
 		if (cr < 0 && r >= 0)
+			r = cr;
+	}
+	/* No fd can be placed at the reserved one: the task drops its parent's channel and
+	 * gets a pair of its own for each install (cbox_ptrace_install). */
+	if (r == -EMFILE) {
+		uint64_t c[6] = {CBOX_PTRACE_INSTALL_FD, 0, 0, 0, 0, 0};
+		int64_t cr = run_in_user(tid, &regs, SYS_close, c, &pending);
+		if (cr < 0 && cr != -EBADF)
 			r = cr;
 	}
 	if (ptrace(PTRACE_SETREGS, tid, 0, &regs) < 0 && r >= 0)
@@ -477,36 +485,37 @@ static int send_fd(int sock, int hostfd, uint64_t tag)
 	return sendmsg(sock, &m, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 ? -errno : 0;
 }
 
-/*
- * Install hostfd in the task: send it over the install channel of the task's fd table
- * (t->install_sock), then inject recvmsg(CBOX_PTRACE_INSTALL_FD) in the task. The message
- * buffers live below the guest's stack pointer, past the 128-byte red zone, and the bytes there
- * are restored afterwards. The task is left at the recvmsg's exit stop; the caller answers with
- * ptrace_finish.
- *
- * The recvmsg never waits (MSG_DONTWAIT): a guest thread that read the channel itself took the
- * message (its own process's fd, no one else's: the channel is the table's, see
- * cbox_ptrace_new_channel), and waiting for a message that will not come would stop the sentry.
- * Each message carries a number, so one left over from an install that did not finish (its task
- * killed between the send and the recvmsg) is told apart, closed in the task and skipped, never
- * given as the answer to another call.
- */
-int cbox_ptrace_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd, bool cloexec)
+/* The thread group of task tid (/proc/TID/status), or -1. */
+static pid_t tgid_of(pid_t tid)
 {
-	(void)p;
-	static uint64_t next_tag;
-	if (!t->ptrace_stop || t->install_sock < 0)
-		return -EINVAL;
-	uint64_t at = (t->regs.rsp - 128 - sizeof(struct install_scratch)) & ~15ULL;
-	struct install_scratch saved, s;
-	if (cbox_mem_read(t->tid, at, &saved, sizeof(saved)) < 0)
-		return -EFAULT;
-	uint64_t tag = ++next_tag;
-	int err = send_fd(t->install_sock, hostfd, tag);
-	if (err < 0)
-		return err;
-	bool at_exit = t->at_exit;
-	int fd = -EIO;
+	char path[64], line[128];
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	pid_t tgid = -1;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "Tgid:", 5) == 0) {
+			tgid = (pid_t)strtol(line + 5, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return tgid;
+}
+
+/*
+ * Receive, by an injected recvmsg on the task's fd chan, the message tagged tag: the fd it
+ * carries, now the task's, or -errno. The recvmsg never waits (MSG_DONTWAIT): a guest thread
+ * that read the channel itself took the message (its own process's fd, no one else's: the
+ * channel is the table's, see cbox_ptrace_new_channel), and waiting for a message that will
+ * not come would stop the sentry. A message with another tag is a leftover of an install that
+ * did not finish (its task killed between the send and the recvmsg): closed in the task and
+ * skipped, never given as the answer to another call.
+ */
+static int receive_fd(struct cbox_trap *t, bool *at_exit, uint64_t at, int chan, uint64_t tag,
+                      bool cloexec)
+{
+	struct install_scratch s;
 	for (int tries = 0; tries < 4; tries++) {
 		memset(&s, 0, sizeof(s));
 		s.iov.iov_base = (void *)(uintptr_t)(at + offsetof(struct install_scratch, tag));
@@ -516,40 +525,105 @@ int cbox_ptrace_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd
 		s.msg.msg_control =
 		    (void *)(uintptr_t)(at + offsetof(struct install_scratch, cmsg));
 		s.msg.msg_controllen = sizeof(s.cmsg.buf);
-		if (cbox_mem_write(t->tid, at, &s, sizeof(s)) < 0) {
-			fd = -EFAULT;
-			break;
-		}
-		uint64_t a[6] = {CBOX_PTRACE_INSTALL_FD,
-		                 at,
-		                 MSG_DONTWAIT | (cloexec ? MSG_CMSG_CLOEXEC : 0),
-		                 0,
-		                 0,
-		                 0};
-		int64_t n = inject(t, &at_exit, SYS_recvmsg, a);
+		if (cbox_mem_write(t->tid, at, &s, sizeof(s)) < 0)
+			return -EFAULT;
+		uint64_t flags = MSG_DONTWAIT | (cloexec ? MSG_CMSG_CLOEXEC : 0);
+		uint64_t a[6] = {(uint64_t)chan, at, flags, 0, 0, 0};
+		int64_t n = inject(t, at_exit, SYS_recvmsg, a);
 		int got = n >= 0 ? cbox_mem_read(t->tid, at, &s, sizeof(s)) : 0;
 		int recvd = -1;
 		if (n == (int64_t)sizeof(tag) && got == 0 &&
 		    s.msg.msg_controllen >= CMSG_LEN(sizeof(int)) &&
 		    s.cmsg.hdr.cmsg_type == SCM_RIGHTS)
 			memcpy(&recvd, CMSG_DATA(&s.cmsg.hdr), sizeof(int));
+		/* (EAGAIN: taken by the task itself) */
 		if (n < 0)
-			fd = n == -EAGAIN ? -EIO : (int)n; /* (EAGAIN: taken by the task itself) */
-		else if (got == -ESRCH)
-			fd = -ESRCH; /* killed after its recvmsg (a background job as the sandbox
-			                ends) */
-		else if (recvd < 0 && (s.msg.msg_flags & MSG_CTRUNC))
-			fd = -EMFILE; /* the kernel dropped the fd: the task is at its RLIMIT_NOFILE
-			               */
-		else if (recvd >= 0 && s.tag != tag) {
-			/* A leftover: close it in the task, and take the next message. */
-			uint64_t c[6] = {(uint64_t)recvd, 0, 0, 0, 0, 0};
-			if (inject(t, &at_exit, SYS_close, c) == 0)
-				continue;
-		} else if (recvd >= 0)
-			fd = recvd;
-		break;
+			return n == -EAGAIN ? -EIO : (int)n;
+		/* (killed after its recvmsg: a background job as the sandbox ends) */
+		if (got == -ESRCH)
+			return -ESRCH;
+		/* (the kernel dropped the fd: the task is at its RLIMIT_NOFILE) */
+		if (recvd < 0)
+			return (s.msg.msg_flags & MSG_CTRUNC) ? -EMFILE : -EIO;
+		if (s.tag == tag)
+			return recvd;
+		uint64_t c[6] = {(uint64_t)recvd, 0, 0, 0, 0, 0};
+		if (inject(t, at_exit, SYS_close, c) != 0)
+			return -EIO;
 	}
+	return -EIO;
+}
+
+/*
+ * A socketpair for one install, made inside a task whose fd table has no channel (its hard fd
+ * limit is below the reserved fd: cbox_ptrace_new_channel): *sv the task's fds, *mine the
+ * sentry's copy of sv[1] (pidfd_getfd). Both of the task's ends are closed after the install.
+ */
+static int private_pair(struct cbox_trap *t, bool *at_exit, uint64_t at, int sv[2], int *mine)
+{
+	uint64_t a[6] = {AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, at, 0, 0};
+	int64_t r = inject(t, at_exit, SYS_socketpair, a);
+	if (r < 0)
+		return (int)r;
+	if (cbox_mem_read(t->tid, at, sv, 2 * sizeof(int)) < 0) {
+		sv[0] = sv[1] = -1;
+		return -EFAULT;
+	}
+	pid_t tgid = tgid_of(t->tid);
+	int pidfd = tgid > 0 ? (int)syscall(SYS_pidfd_open, tgid, 0) : -1;
+	*mine = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, sv[1], 0);
+	int err = *mine < 0 ? (tgid > 0 ? -errno : -ESRCH) : 0;
+	if (pidfd >= 0)
+		close(pidfd);
+	return err;
+}
+
+/*
+ * Install hostfd in the task: send it over the install channel of the task's fd table
+ * (t->install_sock; a pair made for this install when it has none), then inject a recvmsg on
+ * the task's end (CBOX_PTRACE_INSTALL_FD). The message buffers live below the guest's stack
+ * pointer, past the 128-byte red zone, and the bytes there are restored afterwards. The task is
+ * left at the recvmsg's exit stop; the caller answers with ptrace_finish.
+ */
+int cbox_ptrace_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd, bool cloexec)
+{
+	(void)p;
+	static uint64_t next_tag;
+	if (!t->ptrace_stop)
+		return -EINVAL;
+	uint64_t at = (t->regs.rsp - 128 - sizeof(struct install_scratch)) & ~15ULL;
+	struct install_scratch saved;
+	if (cbox_mem_read(t->tid, at, &saved, sizeof(saved)) < 0)
+		return -EFAULT;
+	bool at_exit = t->at_exit;
+	int sock = t->install_sock, chan = CBOX_PTRACE_INSTALL_FD, sv[2] = {-1, -1}, mine = -1;
+	int fd = 0;
+	if (sock < 0) {
+		fd = private_pair(t, &at_exit, at, sv, &mine);
+		sock = mine;
+		chan = sv[0];
+	}
+	uint64_t tag = ++next_tag;
+	if (fd == 0)
+		fd = send_fd(sock, hostfd, tag);
+	if (fd == 0)
+		fd = receive_fd(t, &at_exit, at, chan, tag, cloexec);
+	for (int i = 0; i < 2; i++) {
+		uint64_t c[6] = {(uint64_t)sv[i], 0, 0, 0, 0, 0};
+		if (sv[i] >= 0 && inject(t, &at_exit, SYS_close, c) != 0 && fd >= 0)
+			fd = -EIO;
+	}
+	/* The pair took the lowest fds while the message came: the fd moves down to the lowest
+	 * free one, where Linux's open would have put it. */
+	if (mine >= 0 && fd >= 0) {
+		uint64_t d[6] = {(uint64_t)fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, 0, 0, 0, 0};
+		int64_t low = inject(t, &at_exit, SYS_fcntl, d);
+		uint64_t c[6] = {(uint64_t)fd, 0, 0, 0, 0, 0};
+		if (low >= 0 && low < fd && inject(t, &at_exit, SYS_close, c) == 0)
+			fd = (int)low;
+	}
+	if (mine >= 0)
+		close(mine);
 	cbox_mem_write(t->tid, at, &saved, sizeof(saved));
 	if (!at_exit)
 		return fd < 0 ? fd : -EIO;

@@ -129,14 +129,9 @@ static void start_new_task(struct cbox_sentry *s, struct cbox_task *t)
 			cbox_fdtable_set_install_sock(t->files, sock);
 		} else if (sig == -EMFILE) {
 			/* The guest lowered its hard fd limit to 1022 or below, where no fd can
-			 * be placed at the reserved one: the child keeps its parent's channel,
-			 * which the two then share (both had the same rights at the fork). The
-			 * alternative, a child that cannot open a file or exec, would break every
-			 * `ulimit -n 256; make` on this platform. */
-			cbox_info(
-			    "task %d shares its parent's install socket: its hard fd limit is "
-			    "below 1023",
-			    t->tid);
+			 * be placed at the reserved one (`ulimit -n 256`): the child has no
+			 * channel, and each install makes a pair inside it (4 more calls). */
+			cbox_fdtable_set_install_sock(t->files, -1);
 			sig = 0;
 		} else {
 			/* It would hold its parent's channel (see cbox_ptrace_new_channel). */

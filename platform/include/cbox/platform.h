@@ -159,7 +159,9 @@ CBOX_API int cbox_ptrace_clear_sighand(pid_t tid);
  * end replaces the CBOX_PTRACE_INSTALL_FD it inherited (its parent's channel) and whose other
  * end goes to the sentry (*sentry_end, close-on-exec) and out of the task. Returns the signal
  * that arrived for the task meanwhile (as cbox_ptrace_clear_sighand), or -errno: -EMFILE when
- * the task's hard RLIMIT_NOFILE is at or below the reserved fd (the task is as it was).
+ * the task's hard RLIMIT_NOFILE is at or below the reserved fd, where no fd can be placed: the
+ * task then holds no channel (the inherited one closed), and cbox_ptrace_install makes a pair
+ * inside it for each install (trap->install_sock -1).
  */
 CBOX_API int cbox_ptrace_new_channel(pid_t tid, int *sentry_end);
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -155,12 +156,20 @@ int cmd_inject_race(void)
  * reads its own fd 1022 without pause while its root parent opens FILE (mode 0600) over and
  * over: it must get none of the parent's fds. Before it drops, still root, it asks for the
  * parent's fd 1022 with pidfd_getfd, which must look closed (EBADF), as fd 1022 does in the
- * guest. Prints "install-theft getfd ERR stolen N" (N fds taken).
+ * guest. Prints "install-theft getfd ERR stolen N" (N fds taken). With LIMIT, the fd limit
+ * (soft and hard, as `ulimit -n LIMIT`) is set first: below 1023 no fd can sit at 1022, and
+ * the sentry then gives each install a socket of its own.
  */
 int cmd_install_theft(int argc, char **argv)
 {
 	if (argc < 1)
 		return 2;
+	if (argc > 1) {
+		struct rlimit lim = {.rlim_cur = strtoul(argv[1], NULL, 10),
+		                     .rlim_max = strtoul(argv[1], NULL, 10)};
+		if (setrlimit(RLIMIT_NOFILE, &lim) < 0)
+			return 2;
+	}
 	int pipefd[2];
 	if (pipe(pipefd) < 0)
 		return 2;
