@@ -199,6 +199,24 @@ static int run_to_exit(pid_t tid, const struct injected *x, int *pending, int64_
 	return -EIO;
 }
 
+/* The registers of the call nr(a...) from a task whose registers are base; rewind: back onto
+ * the syscall instruction (0f 05) that base's instruction pointer follows. */
+static struct user_regs_struct call_regs(const struct user_regs_struct *base, long nr,
+                                         const uint64_t a[6], bool rewind)
+{
+	struct user_regs_struct r = *base;
+	r.orig_rax = r.rax = (unsigned long long)nr;
+	r.rdi = a[0];
+	r.rsi = a[1];
+	r.rdx = a[2];
+	r.r10 = a[3];
+	r.r8 = a[4];
+	r.r9 = a[5];
+	if (rewind)
+		r.rip -= 2;
+	return r;
+}
+
 /*
  * Run syscall nr with args inside a task stopped at a seccomp stop whose saved registers are
  * t->regs. Returns the call's result; the task is left at the call's syscall-exit stop, with
@@ -206,17 +224,7 @@ static int run_to_exit(pid_t tid, const struct injected *x, int *pending, int64_
  */
 static int64_t inject(struct cbox_trap *t, bool *at_exit, long nr, const uint64_t a[6])
 {
-	struct user_regs_struct r = t->regs;
-	r.orig_rax = (unsigned long long)nr;
-	r.rax = (unsigned long long)nr;
-	r.rdi = a[0];
-	r.rsi = a[1];
-	r.rdx = a[2];
-	r.r10 = a[3];
-	r.r8 = a[4];
-	r.r9 = a[5];
-	if (*at_exit)
-		r.rip = t->regs.rip - 2; /* back onto the syscall instruction (0f 05) */
+	struct user_regs_struct r = call_regs(&t->regs, nr, a, *at_exit);
 	struct injected x = injected_of(&r, *at_exit);
 	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0)
 		return -errno;
@@ -267,15 +275,7 @@ struct kernel_sigaction {
 static int64_t run_in_user(pid_t tid, const struct user_regs_struct *regs, long nr,
                            const uint64_t a[6], int *pending)
 {
-	struct user_regs_struct r = *regs;
-	r.rip -= 2;
-	r.rax = r.orig_rax = (unsigned long long)nr;
-	r.rdi = a[0];
-	r.rsi = a[1];
-	r.rdx = a[2];
-	r.r10 = a[3];
-	r.r8 = a[4];
-	r.r9 = a[5];
+	struct user_regs_struct r = call_regs(regs, nr, a, true);
 	struct injected x = injected_of(&r, true);
 	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0)
 		return -errno;
