@@ -304,14 +304,16 @@ t_inject_race() {
 t_install_theft() {
 	case "$CFG" in *--tier=ns*) return ;; esac
 	local d
-	d=$(mktemp -d /var/tmp/cbox-theft.XXXXXX) && chmod 755 "$d" &&
+	# (the helper is copied in: the working folder is all of the host's /tmp the box shows, and
+	# a checkout under /tmp holds it)
+	d=$(mktemp -d /var/tmp/cbox-theft.XXXXXX) && chmod 755 "$d" && cp "$GUEST" "$d/guest" &&
 		printf 'root only\n' >"$d/secret" && chmod 600 "$d/secret" || return
 	pushd "$d" >/dev/null || return
-	box "$GUEST" install-theft secret
+	box ./guest install-theft secret
 	check "nobody's process gets none of the fds opened for root's" \
 		"install-theft getfd EBADF stolen 0" "$OUT"
 	# Under `ulimit -n 256` no fd can sit at 1022: each install has a socket of its own.
-	box "$GUEST" install-theft secret 256
+	box ./guest install-theft secret 256
 	check "  ... nor under an fd limit below 1023" "install-theft getfd EBADF stolen 0" "$OUT"
 	popd >/dev/null || return
 	rm -rf "$d"
