@@ -422,8 +422,10 @@ int cbox_ptrace_new_channel(pid_t tid, int *sentry_end)
 	if (r == -EMFILE) {
 		uint64_t c[6] = {CBOX_PTRACE_INSTALL_FD, 0, 0, 0, 0, 0};
 		int64_t cr = run_in_user(tid, &regs, SYS_close, c, &pending);
-		if (cr < 0 && cr != -EBADF)
-			r = cr;
+		r = cr < 0 && cr != -EBADF ? cr : 0;
+		if (mine >= 0)
+			close(mine);
+		mine = -1;
 	}
 	if (ptrace(PTRACE_SETREGS, tid, 0, &regs) < 0 && r >= 0)
 		r = -errno;

@@ -126,13 +126,10 @@ static void start_new_task(struct cbox_sentry *s, struct cbox_task *t)
 		int sock = -1;
 		sig = cbox_ptrace_new_channel(t->tid, &sock);
 		if (sig >= 0 && t->files) {
+			/* (-1 where the guest lowered its hard fd limit to 1022 or below, where no
+			 * fd can be placed at the reserved one, as after `ulimit -n 256`: the child
+			 * has no channel, and each install makes a pair inside it) */
 			cbox_fdtable_set_install_sock(t->files, sock);
-		} else if (sig == -EMFILE) {
-			/* The guest lowered its hard fd limit to 1022 or below, where no fd can
-			 * be placed at the reserved one (`ulimit -n 256`): the child has no
-			 * channel, and each install makes a pair inside it (4 more calls). */
-			cbox_fdtable_set_install_sock(t->files, -1);
-			sig = 0;
 		} else {
 			/* It would hold its parent's channel (see cbox_ptrace_new_channel). */
 			if (sig != -ESRCH)

@@ -158,10 +158,10 @@ CBOX_API int cbox_ptrace_clear_sighand(pid_t tid);
  * table), made at its first ptrace stop, before it runs: a socketpair made inside it, whose one
  * end replaces the CBOX_PTRACE_INSTALL_FD it inherited (its parent's channel) and whose other
  * end goes to the sentry (*sentry_end, close-on-exec) and out of the task. Returns the signal
- * that arrived for the task meanwhile (as cbox_ptrace_clear_sighand), or -errno: -EMFILE when
- * the task's hard RLIMIT_NOFILE is at or below the reserved fd, where no fd can be placed: the
- * task then holds no channel (the inherited one closed), and cbox_ptrace_install makes a pair
- * inside it for each install (trap->install_sock -1).
+ * that arrived for the task meanwhile (as cbox_ptrace_clear_sighand), or -errno. Where the
+ * task's hard RLIMIT_NOFILE is at or below the reserved fd no fd can be placed there:
+ * *sentry_end is then -1, the task holds no channel (the inherited one closed), and
+ * cbox_ptrace_install makes a pair inside it for each install (trap->install_sock -1).
  */
 CBOX_API int cbox_ptrace_new_channel(pid_t tid, int *sentry_end);
 
