@@ -329,14 +329,34 @@ int cbox_ptrace_clear_sighand(pid_t tid)
  * the sentry makes it a channel nobody else holds. The pair is made inside the child (the
  * sentry takes its end with pidfd_getfd), so it never travels through a channel another
  * process could read. Threads and CLONE_FILES children share the table, and with it every fd,
- * so they share its channel as well; an exec keeps the table's channel (no set-ID exec raises
- * a guest's rights).
+ * so they share its channel as well, until an exec unshares the table: the exec'd process then
+ * gets a channel of its own at its loader's request (cbox_ptrace_exec_channel).
  */
-/* Scratch memory of cbox_ptrace_new_channel, below the task's stack pointer. */
+/* Scratch memory of a channel's making, below the task's stack pointer. */
 struct channel_scratch {
 	int sv[2];
 	struct rlimit old, raised;
 };
+
+/*
+ * How the calls of a channel's making run in the task: from a stop outside any call (a new
+ * task's first: run_in_user, the registers put back by the caller), or from a trapped call's
+ * seccomp stop (inject, after which the call is answered at its exit stop).
+ */
+struct runner {
+	pid_t tid;
+	const struct user_regs_struct *regs; /* run_in_user */
+	int *pending;
+	struct cbox_trap *trap; /* inject */
+	bool *at_exit;
+};
+
+static int64_t run_call(struct runner *rn, long nr, const uint64_t a[6])
+{
+	if (rn->trap)
+		return inject(rn->trap, rn->at_exit, nr, a);
+	return run_in_user(rn->tid, rn->regs, nr, a, rn->pending);
+}
 
 /*
  * dup3(fd, CBOX_PTRACE_INSTALL_FD) in the task, whose soft RLIMIT_NOFILE may be at or below
@@ -344,19 +364,18 @@ struct channel_scratch {
  * the first task's start does (guest_init.c reserve_install_fd). -EMFILE: the hard limit is
  * there too (the guest lowered it), so the fd cannot be placed.
  */
-static int64_t dup_to_reserved(pid_t tid, const struct user_regs_struct *regs, int fd, uint64_t at,
-                               int *pending)
+static int64_t dup_to_reserved(struct runner *rn, int fd, uint64_t at)
 {
 	uint64_t d[6] = {(uint64_t)fd, CBOX_PTRACE_INSTALL_FD, 0, 0, 0, 0};
-	int64_t r = run_in_user(tid, regs, SYS_dup3, d, pending);
+	int64_t r = run_call(rn, SYS_dup3, d);
 	if (r != -EBADF)
 		return r;
 	struct channel_scratch sc;
 	uint64_t old_at = at + offsetof(struct channel_scratch, old);
 	uint64_t raised_at = at + offsetof(struct channel_scratch, raised);
 	uint64_t get[6] = {0, RLIMIT_NOFILE, 0, old_at, 0, 0};
-	r = run_in_user(tid, regs, SYS_prlimit64, get, pending);
-	if (r < 0 || cbox_mem_read(tid, at, &sc, sizeof(sc)) < 0)
+	r = run_call(rn, SYS_prlimit64, get);
+	if (r < 0 || cbox_mem_read(rn->tid, at, &sc, sizeof(sc)) < 0)
 		return r < 0 ? r : -EFAULT;
 	if (sc.old.rlim_cur > CBOX_PTRACE_INSTALL_FD)
 		return -EBADF; /* not the limit */
@@ -364,15 +383,68 @@ static int64_t dup_to_reserved(pid_t tid, const struct user_regs_struct *regs, i
 		return -EMFILE;
 	sc.raised =
 	    (struct rlimit){.rlim_cur = CBOX_PTRACE_INSTALL_FD + 1, .rlim_max = sc.old.rlim_max};
-	if (cbox_mem_write(tid, raised_at, &sc.raised, sizeof(sc.raised)) < 0)
+	if (cbox_mem_write(rn->tid, raised_at, &sc.raised, sizeof(sc.raised)) < 0)
 		return -EFAULT;
 	uint64_t raise[6] = {0, RLIMIT_NOFILE, raised_at, 0, 0, 0};
-	r = run_in_user(tid, regs, SYS_prlimit64, raise, pending);
+	r = run_call(rn, SYS_prlimit64, raise);
 	if (r == 0)
-		r = run_in_user(tid, regs, SYS_dup3, d, pending);
+		r = run_call(rn, SYS_dup3, d);
 	uint64_t back[6] = {0, RLIMIT_NOFILE, old_at, 0, 0, 0};
-	int64_t b = run_in_user(tid, regs, SYS_prlimit64, back, pending);
+	int64_t b = run_call(rn, SYS_prlimit64, back);
 	return r < 0 ? r : b < 0 ? b : r;
+}
+
+/* Make the task's channel (see above), with its scratch at at: 0 and *mine the sentry's end
+ * (-1: no fd can be placed at the reserved one, and the task now holds none), or -errno. */
+static int make_channel(struct runner *rn, uint64_t at, int *mine)
+{
+	int sv[2] = {-1, -1};
+	*mine = -1;
+	uint64_t a[6] = {AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, at, 0, 0};
+	int64_t r = run_call(rn, SYS_socketpair, a);
+	if (r == 0 && cbox_mem_read(rn->tid, at, sv, sizeof(sv)) < 0) {
+		sv[0] = sv[1] = -1;
+		r = -EFAULT;
+	}
+	if (r == 0) {
+		/* (the pidfd names the process: a fork's child is its leader, an exec's task
+		 * is its process's leader after the exec) */
+		int pidfd = (int)syscall(SYS_pidfd_open, rn->tid, 0);
+		*mine = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, sv[1], 0);
+		r = *mine < 0 ? -errno : 0;
+		if (pidfd >= 0)
+			close(pidfd);
+	}
+	if (r == 0) {
+		/* The guest's end onto the reserved fd, over the inherited channel, open across
+		 * exec as the first task's is (guest_init.c). */
+		r = dup_to_reserved(rn, sv[0], at);
+		r = r == CBOX_PTRACE_INSTALL_FD ? 0 : r < 0 ? r : -EIO;
+	}
+	/* (closed on failure too) */
+	for (int i = 0; i < 2; i++) {
+		if (sv[i] < 0)
+			continue;
+		uint64_t c[6] = {(uint64_t)sv[i], 0, 0, 0, 0, 0};
+		int64_t cr = run_call(rn, SYS_close, c);
+		if (cr < 0 && r >= 0)
+			r = cr;
+	}
+	/* No fd can be placed at the reserved one: the task drops the channel it held and
+	 * gets a pair of its own for each install (cbox_ptrace_install). */
+	if (r == -EMFILE) {
+		uint64_t c[6] = {CBOX_PTRACE_INSTALL_FD, 0, 0, 0, 0, 0};
+		int64_t cr = run_call(rn, SYS_close, c);
+		r = cr < 0 && cr != -EBADF ? cr : 0;
+		if (*mine >= 0)
+			close(*mine);
+		*mine = -1;
+	}
+	if (r < 0 && *mine >= 0) {
+		close(*mine);
+		*mine = -1;
+	}
+	return (int)r;
 }
 
 int cbox_ptrace_new_channel(pid_t tid, int *sentry_end)
@@ -386,56 +458,35 @@ int cbox_ptrace_new_channel(pid_t tid, int *sentry_end)
 	uint64_t at = (regs.rsp - 128 - sizeof(saved)) & ~15ULL;
 	if (cbox_mem_read(tid, at, &saved, sizeof(saved)) < 0)
 		return -EFAULT;
-	int sv[2] = {-1, -1};
 	int pending = 0;
-	uint64_t a[6] = {AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, at, 0, 0};
-	int64_t r = run_in_user(tid, &regs, SYS_socketpair, a, &pending);
-	if (r == 0 && cbox_mem_read(tid, at, sv, sizeof(sv)) < 0)
-		r = -EFAULT;
-	int mine = -1;
-	if (r == 0) {
-		/* (a fork's child is its process's leader: its tid names the process) */
-		int pidfd = (int)syscall(SYS_pidfd_open, tid, 0);
-		mine = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, sv[1], 0);
-		r = mine < 0 ? -errno : 0;
-		if (pidfd >= 0)
-			close(pidfd);
-	}
-	if (r == 0) {
-		/* The guest's end onto the reserved fd, over the inherited channel, open across
-		 * exec as the first task's is (guest_init.c). */
-		r = dup_to_reserved(tid, &regs, sv[0], at, &pending);
-		r = r == CBOX_PTRACE_INSTALL_FD ? 0 : r < 0 ? r : -EIO;
-	}
+	struct runner rn = {.tid = tid, .regs = &regs, .pending = &pending};
+	int r = make_channel(&rn, at, sentry_end);
 	cbox_mem_write(tid, at, &saved, sizeof(saved));
-	/* (closed on failure too) */
-	for (int i = 0; i < 2; i++) {
-		if (sv[i] < 0)
-			continue;
-		uint64_t c[6] = {(uint64_t)sv[i], 0, 0, 0, 0, 0};
-		int64_t cr = run_in_user(tid, &regs, SYS_close, c, &pending);
-		if (cr < 0 && r >= 0)
-			r = cr;
-	}
-	/* No fd can be placed at the reserved one: the task drops its parent's channel and
-	 * gets a pair of its own for each install (cbox_ptrace_install). */
-	if (r == -EMFILE) {
-		uint64_t c[6] = {CBOX_PTRACE_INSTALL_FD, 0, 0, 0, 0, 0};
-		int64_t cr = run_in_user(tid, &regs, SYS_close, c, &pending);
-		r = cr < 0 && cr != -EBADF ? cr : 0;
-		if (mine >= 0)
-			close(mine);
-		mine = -1;
-	}
-	if (ptrace(PTRACE_SETREGS, tid, 0, &regs) < 0 && r >= 0)
+	if (ptrace(PTRACE_SETREGS, tid, 0, &regs) < 0 && r >= 0) {
 		r = -errno;
-	if (r < 0) {
-		if (mine >= 0)
-			close(mine);
-		return (int)r;
+		if (*sentry_end >= 0)
+			close(*sentry_end);
+		*sentry_end = -1;
 	}
-	*sentry_end = mine;
-	return pending;
+	return r < 0 ? r : pending;
+}
+
+int cbox_ptrace_exec_channel(struct cbox_trap *t, int *sentry_end)
+{
+	*sentry_end = -1;
+	if (!t->ptrace_stop)
+		return -EINVAL;
+	struct channel_scratch saved;
+	uint64_t at = (t->regs.rsp - 128 - sizeof(saved)) & ~15ULL;
+	if (cbox_mem_read(t->tid, at, &saved, sizeof(saved)) < 0)
+		return -EFAULT;
+	bool at_exit = t->at_exit;
+	struct runner rn = {.tid = t->tid, .trap = t, .at_exit = &at_exit};
+	int r = make_channel(&rn, at, sentry_end);
+	cbox_mem_write(t->tid, at, &saved, sizeof(saved));
+	/* (the task sits at an exit stop once anything ran: answered there, finish_exit) */
+	t->at_exit = at_exit;
+	return r;
 }
 
 /* From a syscall-exit stop: return to the guest as if its own call returned ret. A task whose

@@ -93,6 +93,11 @@ void cbox_fdtable_put(struct cbox_sentry *s, struct cbox_fdtable *t)
 	free(t);
 }
 
+bool cbox_fdtable_shared(const struct cbox_fdtable *t)
+{
+	return t && t->refs > 1;
+}
+
 int cbox_fdtable_install_sock(const struct cbox_fdtable *t)
 {
 	return t ? t->install_sock : -1;

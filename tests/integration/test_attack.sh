@@ -300,7 +300,8 @@ t_inject_race() {
 # fd 1022. It was one socket for the whole sandbox: a process of nobody reading it took the fds
 # root's process opened (a file only root may read), and the root process's own read of it then
 # waited for ever, with the sentry. Each process has its own now (cbox_ptrace_new_channel), which
-# pidfd_getfd cannot take from another process either (fd 1022 looks closed to the guest).
+# pidfd_getfd cannot take from another process either (fd 1022 looks closed to the guest), and
+# which an exec renews when it unshares a table another process shared.
 t_install_theft() {
 	case "$CFG" in *--tier=ns*) return ;; esac
 	local d
@@ -315,6 +316,10 @@ t_install_theft() {
 	# Under `ulimit -n 256` no fd can sit at 1022: each install has a socket of its own.
 	box ./guest install-theft secret 256
 	check "  ... nor under an fd limit below 1023" "install-theft getfd EBADF stolen 0" "$OUT"
+	# A CLONE_FILES process shares its parent's table, and socket, until the parent execs:
+	# the new image then has a socket of its own (cbox_ptrace_exec_channel).
+	box ./guest exec-theft secret
+	check "  ... nor a process that shared the table before an exec" "exec-theft stolen 0" "$OUT"
 	popd >/dev/null || return
 	rm -rf "$d"
 }

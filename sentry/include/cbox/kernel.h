@@ -285,6 +285,8 @@ CBOX_API void cbox_fdtable_put(struct cbox_sentry *s, struct cbox_fdtable *t);
 /* The ptrace platform's install channel of the table (platform.h, cbox_ptrace_new_channel): the
  * sentry's end, -1 when none; set takes ownership of sock (closing the one before). */
 CBOX_API int cbox_fdtable_install_sock(const struct cbox_fdtable *t);
+/* Whether another task (a thread, or a CLONE_FILES process) shares the table. */
+CBOX_API bool cbox_fdtable_shared(const struct cbox_fdtable *t);
 CBOX_API void cbox_fdtable_set_install_sock(struct cbox_fdtable *t, int sock);
 /* Record that fd of the task now refers to d, as host object (dev, ino). Takes a reference to d. */
 CBOX_API int cbox_fd_set(struct cbox_sentry *s, struct cbox_task *t, int fd, struct cbox_dentry *d,
@@ -397,6 +399,7 @@ struct cbox_task {
 	bool seen_first_stop;
 	bool attached_parent; /* child task: linked to its parent's state */
 	bool new_channel;     /* ptrace platform: a fork's child, to get its own install channel */
+	bool exec_channel;    /* ptrace platform: its exec unshared a shared fd table: the same */
 	int stop_sig;         /* the signal of the group-stop it is held in (tracer.c), else 0 */
 	/* The last trapped call the sentry let the host run (nr + 1, 0: none) and where: a
 	 * signal interrupting that one is the host's own EINTR (tracer.c) */

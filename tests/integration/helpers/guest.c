@@ -658,7 +658,7 @@ static void usage(void)
 	                "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|fcntl-refused|eintr|"
 	                "clone3-race|bpf-perf|become UID GID[,GROUP...] PROG [ARGS]|access RUID "
 	                "EUID PATH|shmmax|ptrace-guard|cross-user|prio-user|inject-race|"
-	                "install-theft FILE [LIMIT]\n");
+	                "install-theft FILE [LIMIT]|exec-theft FILE\n");
 }
 
 int main(int argc, char **argv)
@@ -722,6 +722,10 @@ int main(int argc, char **argv)
 		return cmd_inject_race();
 	if (!strcmp(c, "install-theft"))
 		return cmd_install_theft(n, a);
+	if (!strcmp(c, "exec-theft"))
+		return cmd_exec_theft(n, a, "/proc/self/exe");
+	if (!strcmp(c, "exec-theft-victim"))
+		return cmd_exec_theft_victim(n, a);
 	usage();
 	return 2;
 }

@@ -12,3 +12,5 @@ int cmd_prio_user(void);
 /* Attacks on the sentry's own ptrace-stop work (guest_escape.c). */
 int cmd_inject_race(void);
 int cmd_install_theft(int argc, char **argv);
+int cmd_exec_theft(int argc, char **argv, const char *self);
+int cmd_exec_theft_victim(int argc, char **argv);

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -150,6 +151,31 @@ int cmd_inject_race(void)
 	return escaped > 0 ? 1 : 0;
 }
 
+/* The thieves' loop: recvmsg on fd 1022 without pause for two seconds; how many fds it got. */
+static int read_install_fd(void)
+{
+	int stolen = 0;
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		char b[8];
+		struct iovec iov = {b, sizeof(b)};
+		union {
+			struct cmsghdr h;
+			char buf[CMSG_SPACE(sizeof(int))];
+		} c;
+		struct msghdr m = {.msg_iov = &iov,
+		                   .msg_iovlen = 1,
+		                   .msg_control = c.buf,
+		                   .msg_controllen = sizeof(c.buf)};
+		if (syscall(SYS_recvmsg, 1022, &m, MSG_DONTWAIT) >= 0 &&
+		    m.msg_controllen >= CMSG_LEN(sizeof(int)))
+			stolen++;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while (t.tv_sec - t0.tv_sec < 2);
+	return stolen;
+}
+
 /*
  * install-theft FILE (run as root). On the ptrace platform the sentry passes each fd it opens
  * for a task through that task's install socket, at fd 1022. A child that dropped to nobody
@@ -181,25 +207,7 @@ int cmd_install_theft(int argc, char **argv)
 		int getfd_err = got < 0 ? errno : 0;
 		if (setgid(65534) < 0 || setuid(65534) < 0)
 			_exit(2);
-		int stolen = 0;
-		struct timespec t0, t;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		do {
-			char b[8];
-			struct iovec iov = {b, sizeof(b)};
-			union {
-				struct cmsghdr h;
-				char buf[CMSG_SPACE(sizeof(int))];
-			} c;
-			struct msghdr m = {.msg_iov = &iov,
-			                   .msg_iovlen = 1,
-			                   .msg_control = c.buf,
-			                   .msg_controllen = sizeof(c.buf)};
-			if (syscall(SYS_recvmsg, 1022, &m, MSG_DONTWAIT) >= 0 &&
-			    m.msg_controllen >= CMSG_LEN(sizeof(int)))
-				stolen++;
-			clock_gettime(CLOCK_MONOTONIC, &t);
-		} while (t.tv_sec - t0.tv_sec < 2);
+		int stolen = read_install_fd();
 		int answer[2] = {getfd_err, stolen};
 		_exit(write(pipefd[1], answer, sizeof(answer)) == sizeof(answer) ? 0 : 2);
 	}
@@ -222,4 +230,65 @@ int cmd_install_theft(int argc, char **argv)
 	printf("install-theft getfd %s stolen %d%s\n", answer[0] ? errname(answer[0]) : "OK",
 	       answer[1], opens > 0 ? "" : " (no open made)");
 	return answer[0] == EBADF && answer[1] == 0 && opens > 0 ? 0 : 1;
+}
+
+/* exec-theft's thief: reads fd 1022 for two seconds as nobody; the count goes to fd out. */
+static int exec_thief(void *arg)
+{
+	int out = *(int *)arg;
+	if (setgid(65534) < 0 || setuid(65534) < 0)
+		_exit(2);
+	int stolen = read_install_fd();
+	_exit(write(out, &stolen, sizeof(stolen)) == sizeof(stolen) ? 0 : 2);
+}
+
+/*
+ * exec-theft FILE (run as root). A process made with CLONE_FILES shares its parent's fd
+ * table, and so the parent's install socket, until the parent execs (which unshares the
+ * table). Here that process drops to nobody and reads fd 1022, while the parent execs and its
+ * new image (exec-theft-victim) opens FILE (mode 0600) over and over: the new image must have
+ * a socket the other process does not hold. Prints "exec-theft stolen N".
+ */
+int cmd_exec_theft(int argc, char **argv, const char *self)
+{
+	if (argc < 1)
+		return 2;
+	int p[2];
+	if (pipe(p) < 0)
+		return 2;
+	static char stack[1 << 16] __attribute__((aligned(16)));
+	int out = p[1];
+	pid_t thief = clone(exec_thief, stack + sizeof(stack), CLONE_FILES | SIGCHLD, &out);
+	if (thief < 0)
+		return 2;
+	char rd[16];
+	snprintf(rd, sizeof(rd), "%d", p[0]);
+	execl(self, self, "exec-theft-victim", argv[0], rd, (char *)NULL);
+	return 2;
+}
+
+/* exec-theft's new image: opens FILE until the thief's count comes on fd RD. */
+int cmd_exec_theft_victim(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	int rd = atoi(argv[1]), stolen = -1, opens = 0;
+	fcntl(rd, F_SETFL, O_NONBLOCK);
+	for (;;) {
+		ssize_t n = read(rd, &stolen, sizeof(stolen));
+		if (n == sizeof(stolen))
+			break;
+		if (n == 0) { /* (the thief died without a count) */
+			stolen = -1;
+			break;
+		}
+		int fd = open(argv[0], O_RDONLY);
+		if (fd >= 0) {
+			close(fd);
+			opens++;
+		}
+	}
+	wait(NULL);
+	printf("exec-theft stolen %d%s\n", stolen, opens > 0 ? "" : " (no open made)");
+	return stolen == 0 && opens > 0 ? 0 : 1;
 }
