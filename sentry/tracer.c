@@ -256,8 +256,8 @@ static void on_exec(struct cbox_sentry *s, struct cbox_task *t)
 	 * now) held that process's install channel too: the new image gets its own at its
 	 * loader's request (exec.c, cbox_ptrace_exec_channel). */
 	if (t->files) {
-		t->exec_channel =
-		    s->platform->ops->needs_install_fd && cbox_fdtable_shared(t->files);
+		t->exec_channel = t->exec_channel || (s->platform->ops->needs_install_fd &&
+		                                      cbox_fdtable_shared(t->files));
 		struct cbox_fdtable *own = cbox_fdtable_copy(t->files);
 		cbox_fdtable_put(s, t->files);
 		t->files = own;

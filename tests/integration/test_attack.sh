@@ -320,6 +320,8 @@ t_install_theft() {
 	# the new image then has a socket of its own (cbox_ptrace_exec_channel).
 	box ./guest exec-theft secret
 	check "  ... nor a process that shared the table before an exec" "exec-theft stolen 0" "$OUT"
+	box ./guest exec-theft secret unshare
+	check "  ... or before an unshare(CLONE_FILES) and an exec" "exec-theft stolen 0" "$OUT"
 	popd >/dev/null || return
 	rm -rf "$d"
 }

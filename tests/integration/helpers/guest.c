@@ -658,7 +658,7 @@ static void usage(void)
 	                "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|fcntl-refused|eintr|"
 	                "clone3-race|bpf-perf|become UID GID[,GROUP...] PROG [ARGS]|access RUID "
 	                "EUID PATH|shmmax|ptrace-guard|cross-user|prio-user|inject-race|"
-	                "install-theft FILE [LIMIT]|exec-theft FILE\n");
+	                "install-theft FILE [LIMIT]|exec-theft FILE [unshare]\n");
 }
 
 int main(int argc, char **argv)

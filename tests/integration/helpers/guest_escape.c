@@ -247,7 +247,8 @@ static int exec_thief(void *arg)
  * table, and so the parent's install socket, until the parent execs (which unshares the
  * table). Here that process drops to nobody and reads fd 1022, while the parent execs and its
  * new image (exec-theft-victim) opens FILE (mode 0600) over and over: the new image must have
- * a socket the other process does not hold. Prints "exec-theft stolen N".
+ * a socket the other process does not hold. With "unshare", the parent unshares its table
+ * (unshare(CLONE_FILES)) before the exec. Prints "exec-theft stolen N".
  */
 int cmd_exec_theft(int argc, char **argv, const char *self)
 {
@@ -260,6 +261,8 @@ int cmd_exec_theft(int argc, char **argv, const char *self)
 	int out = p[1];
 	pid_t thief = clone(exec_thief, stack + sizeof(stack), CLONE_FILES | SIGCHLD, &out);
 	if (thief < 0)
+		return 2;
+	if (argc > 1 && !strcmp(argv[1], "unshare") && syscall(SYS_unshare, CLONE_FILES) < 0)
 		return 2;
 	char rd[16];
 	snprintf(rd, sizeof(rd), "%d", p[0]);
