@@ -394,6 +394,24 @@ static int64_t dup_to_reserved(struct runner *rn, int fd, uint64_t at)
 	return r < 0 ? r : b < 0 ? b : r;
 }
 
+/*
+ * Security: the two fd numbers came back through guest memory, which another thread sharing it
+ * (a vfork child's parent's, say) may have changed meanwhile, to name some other socket of the
+ * task (one connected to a process of its choice, which would then receive the fds the sentry
+ * opens for this one). The sentry's end must be one end of the pair just made: a datagram
+ * socket whose creator (SO_PEERCRED, set by socketpair) is this task, which has run nothing
+ * else since it was stopped.
+ */
+static bool own_pair(int sock, pid_t tid)
+{
+	struct ucred uc;
+	socklen_t ul = sizeof(uc);
+	int type = 0;
+	socklen_t tl = sizeof(type);
+	return getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &uc, &ul) == 0 && uc.pid == tid &&
+	       getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 && type == SOCK_DGRAM;
+}
+
 /* Make the task's channel (see above), with its scratch at at: 0 and *mine the sentry's end
  * (-1: no fd can be placed at the reserved one, and the task now holds none), or -errno. */
 static int make_channel(struct runner *rn, uint64_t at, int *mine)
@@ -414,6 +432,8 @@ static int make_channel(struct runner *rn, uint64_t at, int *mine)
 		r = *mine < 0 ? -errno : 0;
 		if (pidfd >= 0)
 			close(pidfd);
+		if (r == 0 && !own_pair(*mine, rn->tid))
+			r = -EIO;
 	}
 	if (r == 0) {
 		/* The guest's end onto the reserved fd, over the inherited channel, open across
