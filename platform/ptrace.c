@@ -320,18 +320,6 @@ int cbox_ptrace_clear_sighand(pid_t tid)
 	return rc < 0 ? rc : pending;
 }
 
-/*
- * Security: the install channel is per fd table. A recvmsg on the channel takes whatever fd
- * is queued there, so a channel that two processes hold lets either take the fds the sentry
- * opens for the other, with the other's rights (a guest user reading a file only root may
- * read, a root process's fds taken by nobody), and leaves the victim's own recvmsg without
- * its message. A fork's child would hold its parent's channel: before the child first runs,
- * the sentry makes it a channel nobody else holds. The pair is made inside the child (the
- * sentry takes its end with pidfd_getfd), so it never travels through a channel another
- * process could read. Threads and CLONE_FILES children share the table, and with it every fd,
- * so they share its channel as well, until an exec unshares the table: the exec'd process then
- * gets a channel of its own at its loader's request (cbox_ptrace_exec_channel).
- */
 /* Scratch memory of a channel's making, below the task's stack pointer. */
 struct channel_scratch {
 	int sv[2];
@@ -345,6 +333,7 @@ struct channel_scratch {
  */
 struct runner {
 	pid_t tid;
+	pid_t tgid;                          /* its process (pidfd_open names a process) */
 	const struct user_regs_struct *regs; /* run_in_user */
 	int *pending;
 	struct cbox_trap *trap; /* inject */
@@ -398,43 +387,68 @@ static int64_t dup_to_reserved(struct runner *rn, int fd, uint64_t at)
  * Security: the two fd numbers came back through guest memory, which another thread sharing it
  * (a vfork child's parent's, say) may have changed meanwhile, to name some other socket of the
  * task (one connected to a process of its choice, which would then receive the fds the sentry
- * opens for this one). The sentry's end must be one end of the pair just made: a datagram
- * socket whose creator (SO_PEERCRED, set by socketpair) is this task, which has run nothing
- * else since it was stopped.
+ * opens for this one). The sentry's end must be a datagram socket made by socketpair in this
+ * process (SO_PEERCRED's pid, the creator's): a new process has run nothing else since it
+ * stopped, and one the sentry installs into through a private pair can only swap in a pair of
+ * its own (to receive its own fd).
  */
-static bool own_pair(int sock, pid_t tid)
+static bool own_pair(int sock, pid_t tgid)
 {
 	struct ucred uc;
 	socklen_t ul = sizeof(uc);
 	int type = 0;
 	socklen_t tl = sizeof(type);
-	return getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &uc, &ul) == 0 && uc.pid == tid &&
+	return getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &uc, &ul) == 0 && uc.pid == tgid &&
 	       getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 && type == SOCK_DGRAM;
 }
 
-/* Make the task's channel (see above), with its scratch at at: 0 and *mine the sentry's end
- * (-1: no fd can be placed at the reserved one, and the task now holds none), or -errno. */
-static int make_channel(struct runner *rn, uint64_t at, int *mine)
+/*
+ * A socketpair made inside the task, the fds written at at: *sv the task's two fds, *mine the
+ * sentry's copy of sv[1] (pidfd_getfd), or -errno (*mine -1; sv as far as they were made).
+ */
+static int make_pair(struct runner *rn, uint64_t at, int sv[2], int *mine)
 {
-	int sv[2] = {-1, -1};
 	*mine = -1;
 	uint64_t a[6] = {AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, at, 0, 0};
 	int64_t r = run_call(rn, SYS_socketpair, a);
-	if (r == 0 && cbox_mem_read(rn->tid, at, sv, sizeof(sv)) < 0) {
+	if (r < 0)
+		return (int)r;
+	if (cbox_mem_read(rn->tid, at, sv, 2 * sizeof(int)) < 0) {
 		sv[0] = sv[1] = -1;
-		r = -EFAULT;
+		return -EFAULT;
 	}
-	if (r == 0) {
-		/* (the pidfd names the process: a fork's child is its leader, an exec's task
-		 * is its process's leader after the exec) */
-		int pidfd = (int)syscall(SYS_pidfd_open, rn->tid, 0);
-		*mine = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, sv[1], 0);
-		r = *mine < 0 ? -errno : 0;
-		if (pidfd >= 0)
-			close(pidfd);
-		if (r == 0 && !own_pair(*mine, rn->tid))
-			r = -EIO;
+	int pidfd = rn->tgid > 0 ? (int)syscall(SYS_pidfd_open, rn->tgid, 0) : -1;
+	*mine = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, sv[1], 0);
+	int err = *mine < 0 ? (rn->tgid > 0 ? -errno : -ESRCH) : 0;
+	if (pidfd >= 0)
+		close(pidfd);
+	if (err == 0 && !own_pair(*mine, rn->tgid)) {
+		close(*mine);
+		*mine = -1;
+		err = -EIO;
 	}
+	return err;
+}
+
+/*
+ * Security: the install channel is per fd table. A recvmsg on the channel takes whatever fd
+ * is queued there, so a channel that two processes hold lets either take the fds the sentry
+ * opens for the other, with the other's rights (a guest user reading a file only root may
+ * read, a root process's fds taken by nobody), and leaves the victim's own recvmsg without
+ * its message. A fork's child would hold its parent's channel: before the child first runs,
+ * the sentry makes it a channel nobody else holds. The pair is made inside the child (the
+ * sentry takes its end with pidfd_getfd), so it never travels through a channel another
+ * process could read. Threads and CLONE_FILES children share the table, and with it every fd,
+ * so they share its channel as well, until an exec unshares the table: the exec'd process then
+ * gets a channel of its own at its loader's request (cbox_ptrace_exec_channel).
+ *
+ * make_channel makes the task's channel, with its scratch at at: 0 and *mine the sentry's end
+ * (-1: no fd can be placed at the reserved one, and the task now holds none), or -errno.
+ */
+static int make_channel(struct runner *rn, uint64_t at, int *mine)
+{
+	int sv[2] = {-1, -1};
+	int64_t r = make_pair(rn, at, sv, mine);
 	if (r == 0) {
 		/* The guest's end onto the reserved fd, over the inherited channel, open across
 		 * exec as the first task's is (guest_init.c). */
@@ -479,7 +493,8 @@ int cbox_ptrace_new_channel(pid_t tid, int *sentry_end)
 	if (cbox_mem_read(tid, at, &saved, sizeof(saved)) < 0)
 		return -EFAULT;
 	int pending = 0;
-	struct runner rn = {.tid = tid, .regs = &regs, .pending = &pending};
+	/* (a fork's child is its process's leader) */
+	struct runner rn = {.tid = tid, .tgid = tid, .regs = &regs, .pending = &pending};
 	int r = make_channel(&rn, at, sentry_end);
 	cbox_mem_write(tid, at, &saved, sizeof(saved));
 	if (ptrace(PTRACE_SETREGS, tid, 0, &regs) < 0 && r >= 0) {
@@ -501,7 +516,8 @@ int cbox_ptrace_exec_channel(struct cbox_trap *t, int *sentry_end)
 	if (cbox_mem_read(t->tid, at, &saved, sizeof(saved)) < 0)
 		return -EFAULT;
 	bool at_exit = t->at_exit;
-	struct runner rn = {.tid = t->tid, .trap = t, .at_exit = &at_exit};
+	/* (after an exec the task is its process's leader) */
+	struct runner rn = {.tid = t->tid, .tgid = t->tid, .trap = t, .at_exit = &at_exit};
 	int r = make_channel(&rn, at, sentry_end);
 	cbox_mem_write(t->tid, at, &saved, sizeof(saved));
 	/* (the task sits at an exit stop once anything ran: answered there, finish_exit) */
@@ -630,25 +646,12 @@ static int receive_fd(struct cbox_trap *t, bool *at_exit, uint64_t at, int chan,
 /*
  * A socketpair for one install, made inside a task whose fd table has no channel (its hard fd
  * limit is below the reserved fd: cbox_ptrace_new_channel): *sv the task's fds, *mine the
- * sentry's copy of sv[1] (pidfd_getfd). Both of the task's ends are closed after the install.
+ * sentry's copy of sv[1] (make_pair). Both of the task's ends are closed after the install.
  */
 static int private_pair(struct cbox_trap *t, bool *at_exit, uint64_t at, int sv[2], int *mine)
 {
-	uint64_t a[6] = {AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, at, 0, 0};
-	int64_t r = inject(t, at_exit, SYS_socketpair, a);
-	if (r < 0)
-		return (int)r;
-	if (cbox_mem_read(t->tid, at, sv, 2 * sizeof(int)) < 0) {
-		sv[0] = sv[1] = -1;
-		return -EFAULT;
-	}
-	pid_t tgid = tgid_of(t->tid);
-	int pidfd = tgid > 0 ? (int)syscall(SYS_pidfd_open, tgid, 0) : -1;
-	*mine = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, sv[1], 0);
-	int err = *mine < 0 ? (tgid > 0 ? -errno : -ESRCH) : 0;
-	if (pidfd >= 0)
-		close(pidfd);
-	return err;
+	struct runner rn = {.tid = t->tid, .tgid = tgid_of(t->tid), .trap = t, .at_exit = at_exit};
+	return make_pair(&rn, at, sv, mine);
 }
 
 /*

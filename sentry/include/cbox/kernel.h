@@ -285,9 +285,9 @@ CBOX_API void cbox_fdtable_put(struct cbox_sentry *s, struct cbox_fdtable *t);
 /* The ptrace platform's install channel of the table (platform.h, cbox_ptrace_new_channel): the
  * sentry's end, -1 when none; set takes ownership of sock (closing the one before). */
 CBOX_API int cbox_fdtable_install_sock(const struct cbox_fdtable *t);
+CBOX_API void cbox_fdtable_set_install_sock(struct cbox_fdtable *t, int sock);
 /* Whether another task (a thread, or a CLONE_FILES process) shares the table. */
 CBOX_API bool cbox_fdtable_shared(const struct cbox_fdtable *t);
-CBOX_API void cbox_fdtable_set_install_sock(struct cbox_fdtable *t, int sock);
 /* Record that fd of the task now refers to d, as host object (dev, ino). Takes a reference to d. */
 CBOX_API int cbox_fd_set(struct cbox_sentry *s, struct cbox_task *t, int fd, struct cbox_dentry *d,
                          int flags, uint64_t dev, uint64_t ino);
