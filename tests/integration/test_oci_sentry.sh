@@ -83,17 +83,25 @@ runsh 'touch /work/x && echo wrote' "c['root']['readonly'] = False"
 check "a writable root" wrote "$OUT"
 rm -f "$BUNDLE/rootfs/work/x"
 # linux.readonlyPaths in a writable root: read-only there, writable around it. (The spec's own
-# entries are under /proc, which is the sentry's; these are the rootfs's.)
+# entries are under /proc, which is the sentry's; these are the rootfs's.) A symlink on the way
+# is followed inside the rootfs, as runc follows it: relative, absolute, or naming a host path
+# (which then means the rootfs's own, here missing: the host file never shows).
+mkdir -p "$BUNDLE/rootfs/work2" "$SCRATCH/hostdir"
+echo host-secret >"$SCRATCH/hostdir/secret"
 ln -sfn work "$BUNDLE/rootfs/wlink"
-runsh 'touch /work/y 2>&1; touch /etc/y && echo wrote' "c['root']['readonly'] = False
-c['linux']['readonlyPaths'] += ['/work', '/nonexistent', '/wlink']"
-check_match "a readonlyPaths entry is read-only" "Read-only file system" "$OUT"
+ln -sfn /etc/../work2 "$BUNDLE/rootfs/alink"
+ln -sfn "$SCRATCH/hostdir" "$BUNDLE/rootfs/hlink"
+runsh 'touch /work/y 2>&1; touch /work2/y 2>&1; cat /hlink/secret 2>&1; touch /etc/y && echo wrote' \
+	"c['root']['readonly'] = False
+c['linux']['readonlyPaths'] += ['/wlink', '/alink', '/nonexistent', '/hlink']"
+check "readonlyPaths entries through symlinks are read-only" 2 \
+	"$(echo "$OUT" | grep -c "Read-only file system")"
 check "  ... nothing written there, the rest of the root writable" "wrote " \
-	"$(echo "$OUT" | tail -n 1) $(ls "$BUNDLE/rootfs/work")"
-# A symlink is not followed (it could name a host file): that entry is said to stay writable.
-check_match "  ... one through a symlink is said to stay writable" \
-	"readonlyPaths: /wlink stays writable" "$ERR"
-rm -f "$BUNDLE/rootfs/etc/y" "$BUNDLE/rootfs/wlink"
+	"$(echo "$OUT" | tail -n 1) $(ls -A "$BUNDLE/rootfs/work")$(ls -A "$BUNDLE/rootfs/work2")"
+check_nomatch "  ... a link naming a host path does not show the host's file" host-secret "$OUT"
+check "  ... and none is said to stay writable" "" "$(echo "$ERR" | grep "stays writable")"
+rm -rf "$BUNDLE/rootfs/etc/y" "$BUNDLE/rootfs/wlink" "$BUNDLE/rootfs/alink" \
+	"$BUNDLE/rootfs/hlink" "$BUNDLE/rootfs/work2"
 runsh 'echo data >/dev/shm/s && cat /dev/shm/s'
 check "/dev/shm" data "$OUT"
 runsh 'touch /run/x && echo made' "c['mounts'].append({'destination': '/run', 'type': 'tmpfs', 'source': 'tmpfs'})"

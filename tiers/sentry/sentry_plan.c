@@ -303,10 +303,49 @@ static int add_mount(const struct cbox_tier_container *c, struct sentry_plan *p,
 }
 
 /*
- * A read-only path becomes a read-only bind of the rootfs's own file over itself. The source
- * is a host path that the gofer resolves on the host, following symlinks: a symlink in the
- * image could name any host file, so the path is first resolved beneath the rootfs with no
- * symlink at all, and skipped otherwise.
+ * The host path that path names inside the rootfs, resolved as runc resolves it (securejoin):
+ * symlinks are followed as if the rootfs were /, so an absolute link or a ".." stops at the
+ * rootfs's top and never leaves it; magic links (/proc/self/...) are refused. Returns a
+ * malloc'ed host path beneath the rootfs, whose part from *inside on is the path inside the
+ * rootfs, or NULL with errno set.
+ */
+static char *resolve_in_rootfs(const char *rootfs, const char *path, size_t *inside)
+{
+	char top[PATH_MAX], link[64], host[PATH_MAX];
+	if (!realpath(rootfs, top))
+		return NULL;
+	CBOX_AUTOCLOSE int root = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return NULL;
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+	                       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	CBOX_AUTOCLOSE int fd = (int)syscall(SYS_openat2, root, path + 1, &how, sizeof(how));
+	if (fd < 0)
+		return NULL;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, host, sizeof(host) - 1);
+	if (n < 0)
+		return NULL;
+	host[n] = '\0';
+	/* (RESOLVE_IN_ROOT keeps the walk beneath the rootfs; a name the kernel cannot print
+	 * as a path of ours, such as an unlinked directory's, is refused all the same) */
+	size_t len = strlen(top);
+	if (strcmp(top, "/") == 0)
+		len = 0;
+	if (strncmp(host, top, len) != 0 || (host[len] != '/' && host[len] != '\0')) {
+		errno = EXDEV;
+		return NULL;
+	}
+	*inside = len;
+	return strdup(host);
+}
+
+/*
+ * A read-only path becomes a read-only bind of the rootfs's own file over itself, where the
+ * path leads inside the rootfs: a symlink in it is followed within the rootfs (runc's
+ * readonlyPaths do the same), so an image's /etc/x -> /usr/x makes /usr/x read-only. The
+ * gofer resolves the source again on the host, following symlinks; the resolved path has
+ * none, and a symlink in the image can therefore never name a host file outside the rootfs.
  */
 static int add_readonly_path(const struct cbox_tier_container *c, struct sentry_plan *p,
                              const char *path)
@@ -315,29 +354,29 @@ static int add_readonly_path(const struct cbox_tier_container *c, struct sentry_
 		cbox_debug("readonlyPaths: %s skipped (the sentry's own, or not absolute)", path);
 		return 0;
 	}
-	CBOX_AUTOCLOSE int root = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
-	                       .resolve =
-	                           RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS};
-	CBOX_AUTOCLOSE int fd =
-	    root < 0 ? -1 : (int)syscall(SYS_openat2, root, path + 1, &how, sizeof(how));
-	if (fd < 0) {
+	size_t inside = 0;
+	char *src = resolve_in_rootfs(c->rootfs, path, &inside);
+	if (!src) {
 		/* A path the rootfs does not have is skipped as runc skips it; one that stays
 		 * writable although the config asked otherwise is said. */
-		if (errno == ENOENT)
+		if (errno == ENOENT || errno == ENOTDIR)
 			cbox_debug("readonlyPaths: %s skipped: %s", path, strerror(errno));
+		else if (errno == ENOMEM)
+			return -1;
 		else
-			cbox_warn(
-			    "readonlyPaths: %s stays writable: %s (a symlink in the path, or a "
-			    "path that leaves the rootfs, is not followed)",
-			    path, strerror(errno));
+			cbox_warn("readonlyPaths: %s stays writable: %s", path, strerror(errno));
 		return 0;
 	}
-	char *src = NULL;
-	if (asprintf(&src, "%s%s", c->rootfs, path) < 0 || !keep_string(p, src))
+	if (!keep_string(p, src))
 		return -1;
+	const char *target = src[inside] ? src + inside : "/";
+	if (sentry_owned(target)) {
+		cbox_debug("readonlyPaths: %s skipped: it leads to %s, the sentry's own", path,
+		           target);
+		return 0;
+	}
 	p->mounts[p->n_mounts++] = (struct cbox_gofer_mount){
-	    .kind = CBOX_GOFER_MOUNT_BIND, .source = src, .target = path, .readonly = true};
+	    .kind = CBOX_GOFER_MOUNT_BIND, .source = src, .target = target, .readonly = true};
 	return 0;
 }
 
