@@ -32,6 +32,7 @@
 
 #include <json-c/json.h>
 #include <linux/magic.h>
+#include <linux/openat2.h>
 
 #include "cbox/fdpass.h"
 #include "cbox/netif.h"
@@ -112,22 +113,45 @@ static void own_mounts(json_object *mounts, bool cgroup)
 		json_object_array_add(mounts, mount_obj("/sys/fs/cgroup", "cgroup", "cgroup", sys));
 }
 
+/* stat(2) of path as the container sees it in the rootfs: symlinks followed inside it, as runc
+ * resolves a mount's destination (and as the gofer finds the paths it hides). */
+static int stat_in_rootfs(const char *rootfs, const char *path, struct stat *st)
+{
+	int root = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return -1;
+	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+	                       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	while (*path == '/')
+		path++;
+	int fd = *path ? (int)syscall(SYS_openat2, root, path, &how, sizeof(how)) : dup(root);
+	int r = fd < 0 ? -1 : fstat(fd, st);
+	if (fd >= 0)
+		close(fd);
+	close(root);
+	return r;
+}
+
 /* Hidden path h of the gofer's tree as the bundle hides it: an empty tmpfs on a directory,
  * read-only unless a later mount needs its mount point made inside; anything else a masked path
- * (runc binds /dev/null over it, after every mount). Whether it is a directory is asked of the host
- * file it is: below the bind mount that holds it (cbox_gofer_hide_after), that mount's source's. */
+ * (runc binds /dev/null over it, after every mount). Whether it is a directory is asked of the file
+ * it is: below the bind mount that holds it (cbox_gofer_hide_after), that mount's source's; else
+ * the rootfs's (a --rootfs's own, not the host's: a path only that rootfs has was left shown). */
 static void add_hide(const struct cbox_gofer_config *gc, const char *h, json_object *mounts,
                      json_object *masked)
 {
 	char host[PATH_MAX];
 	ssize_t k = cbox_gofer_hide_after(gc, h);
 	const struct cbox_gofer_mount *in = k >= 0 ? &gc->mounts[k] : NULL;
-	if (in && in->kind == CBOX_GOFER_MOUNT_BIND)
-		snprintf(host, sizeof(host), "%s%s", in->source, h + strlen(in->target));
-	else
-		snprintf(host, sizeof(host), "%s", h);
 	struct stat st;
-	if (stat(host, &st) < 0)
+	int r;
+	if (in && in->kind == CBOX_GOFER_MOUNT_BIND) {
+		snprintf(host, sizeof(host), "%s%s", in->source, h + strlen(in->target));
+		r = stat(host, &st);
+	} else {
+		r = stat_in_rootfs(gc->rootfs ? gc->rootfs : "/", h, &st);
+	}
+	if (r < 0)
 		return; /* the gofer skips hidden paths that do not exist, too */
 	if (!S_ISDIR(st.st_mode)) {
 		json_object_array_add(masked, jstr(h));

@@ -134,6 +134,23 @@ w" "$OUT"
 	rm -rf "$wd" "$vol"
 }
 
+# --hide in a --rootfs: what is hidden is the rootfs's file, found in the rootfs (symlinks
+# followed inside it). The ns tier asked the host whether the path was there and a directory, so
+# a secret only the rootfs had stayed in view.
+t_hide_in_rootfs() {
+	local root
+	root=$(realpath -m "$ITEST_TMP/hiderootfs")
+	rm -rf "$root" && mkdir -p "$root/bin" "$root/etc" "$root/opt/keys" "$root/tmp"
+	cp "$BB" "$root/bin/busybox"
+	echo k >"$root/opt/keys/id" && echo t >"$root/etc/only-in-rootfs" && echo v >"$root/etc/shown"
+	ln -s /opt "$root/optlink"
+	CFG="$CFG --rootfs $root --hide /optlink/keys --hide /etc/only-in-rootfs" \
+		box /bin/busybox sh -c 'echo "[$(ls /opt/keys)] [$(cat /etc/only-in-rootfs)]" \
+$(test -d /opt/keys && echo dir) $(cat /etc/shown)'
+	check "--hide in a --rootfs hides the rootfs's own files" "[] [] dir v" "$OUT"
+	rm -rf "$root"
+}
+
 # Run from the home directory itself (cd ~ && cbox-run ...): the working folder is the home,
 # which the hide of /home gave back whole, ~/.ssh and the cloud tokens with it. They are hidden
 # there too; the home's other files stay, and a -v shows one again.
@@ -332,6 +349,7 @@ for_each_config t_attack
 for_each_config t_hidden
 for_each_config t_hide_symlinks
 for_each_config t_hide_in_workdir
+for_each_config t_hide_in_rootfs
 for_each_config t_home_secrets
 for_each_config t_affinity
 for_each_config t_etc_hosts
