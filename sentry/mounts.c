@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cbox/log.h"
+#include "cbox/path.h"
 #include "internal.h"
 
 int cbox_memfd_with(const char *name, const void *data, size_t len)
@@ -134,6 +135,14 @@ static int attach(struct cbox_sentry *s, struct cbox_mount *m, const char *name,
 	                                         : 0xffff;
 	m->root->ino = 1;
 	return 0;
+}
+
+bool cbox_sentry_serves_path(const char *path)
+{
+	if (cbox_path_under(path, "/dev/shm"))
+		return false;
+	return cbox_path_under(path, "/proc") || cbox_path_under(path, "/sys") ||
+	       cbox_path_under(path, "/dev");
 }
 
 /*

@@ -21,6 +21,7 @@
 #include "cbox/cleanup.h"
 #include "cbox/cred.h"
 #include "cbox/log.h"
+#include "cbox/path.h"
 #include "internal.h"
 
 static const char *keep_string(struct sentry_plan *p, char *s)
@@ -29,20 +30,6 @@ static const char *keep_string(struct sentry_plan *p, char *s)
 		return NULL;
 	p->strings[p->n_strings++] = s;
 	return s;
-}
-
-static bool under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
-/* /proc, /sys and /dev (but /dev/shm, which the gofer holds) are the sentry's own. */
-static bool sentry_owned(const char *path)
-{
-	if (under(path, "/dev/shm"))
-		return false;
-	return under(path, "/proc") || under(path, "/sys") || under(path, "/dev");
 }
 
 static bool has_option(const struct cbox_oci_mount *m, const char *opt)
@@ -123,7 +110,7 @@ static void make_target(const struct cbox_tier_container *c, const struct sentry
                         const struct cbox_gofer_mount *g)
 {
 	for (size_t i = 0; i < p->n_mounts; i++)
-		if (under(g->target, p->mounts[i].target))
+		if (cbox_path_under(g->target, p->mounts[i].target))
 			return;
 	struct stat st;
 	bool dir =
@@ -199,42 +186,6 @@ static const char *dangerous_source(const char *src)
 	return NULL;
 }
 
-/*
- * dst ("/a/./b/../c") as a plain absolute path ("/a/c"): empty and "." components dropped, ".."
- * taking the one before it off and staying at "/" at the top, as runc cleans a destination
- * before it resolves it in the rootfs. NULL on no memory.
- */
-static char *clean_path(const char *dst)
-{
-	char *out = malloc(strlen(dst) + 2);
-	if (!out)
-		return NULL;
-	size_t len = 0;
-	for (const char *s = dst; *s;) {
-		while (*s == '/')
-			s++;
-		const char *e = s;
-		while (*e && *e != '/')
-			e++;
-		size_t l = (size_t)(e - s);
-		if (l == 2 && s[0] == '.' && s[1] == '.') {
-			while (len > 0 && out[len - 1] != '/')
-				len--;
-			if (len > 0)
-				len--;
-		} else if (l > 0 && !(l == 1 && s[0] == '.')) {
-			out[len++] = '/';
-			memcpy(out + len, s, l);
-			len += l;
-		}
-		s = e;
-	}
-	if (len == 0)
-		out[len++] = '/';
-	out[len] = '\0';
-	return out;
-}
-
 static int add_mount(const struct cbox_tier_container *c, struct sentry_plan *p,
                      const struct cbox_oci_mount *m, struct cbox_err **err)
 {
@@ -250,7 +201,7 @@ static int add_mount(const struct cbox_tier_container *c, struct sentry_plan *p,
 	 * directories and files anywhere on the host before the gofer refused the target. The
 	 * destination is cleaned first, so ".." stops at the rootfs's "/" as in runc (and the ns
 	 * tier, which resolves it RESOLVE_IN_ROOT). Tested in test_oci_sentry.sh. */
-	if (!(dst = keep_string(p, clean_path(dst))))
+	if (!(dst = keep_string(p, cbox_path_clean(dst))))
 		return cbox_err_set(err, ENOMEM, "mount %s", m->destination);
 	if (!bind && !tmpfs && is_pseudo(m->type)) {
 		cbox_debug("mount %s (%s) skipped: the sentry serves its own", dst, m->type);
@@ -261,7 +212,7 @@ static int add_mount(const struct cbox_tier_container *c, struct sentry_plan *p,
 		                    "config.json: mounts: %s: type '%s' is not supported by the "
 		                    "sentry tier (bind and tmpfs are; use the ns tier)",
 		                    dst, m->type ? m->type : "(none)");
-	if (sentry_owned(dst)) {
+	if (cbox_sentry_serves_path(dst)) {
 		cbox_debug("mount %s skipped: the sentry serves /proc, /sys and /dev", dst);
 		return 0;
 	}
@@ -350,7 +301,7 @@ static char *resolve_in_rootfs(const char *rootfs, const char *path, size_t *ins
 static int add_readonly_path(const struct cbox_tier_container *c, struct sentry_plan *p,
                              const char *path)
 {
-	if (path[0] != '/' || sentry_owned(path)) {
+	if (path[0] != '/' || cbox_sentry_serves_path(path)) {
 		cbox_debug("readonlyPaths: %s skipped (the sentry's own, or not absolute)", path);
 		return 0;
 	}
@@ -370,7 +321,7 @@ static int add_readonly_path(const struct cbox_tier_container *c, struct sentry_
 	if (!keep_string(p, src))
 		return -1;
 	const char *target = src[inside] ? src + inside : "/";
-	if (sentry_owned(target)) {
+	if (cbox_sentry_serves_path(target)) {
 		cbox_debug("readonlyPaths: %s skipped: it leads to %s, the sentry's own", path,
 		           target);
 		return 0;
@@ -386,7 +337,7 @@ static int add_tree(const struct cbox_tier_container *c, struct sentry_plan *p,
 	const struct cbox_oci_config *cfg = c->config;
 	const struct cbox_oci_linux *l = &cfg->linux_;
 	for (size_t i = 0; i < l->n_masked_paths; i++) {
-		if (sentry_owned(l->masked_paths[i]))
+		if (cbox_sentry_serves_path(l->masked_paths[i]))
 			cbox_debug("maskedPaths: %s skipped: the sentry serves it",
 			           l->masked_paths[i]);
 		else

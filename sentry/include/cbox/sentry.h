@@ -77,6 +77,11 @@ CBOX_API int cbox_sentry_main(const struct cbox_sentry_config *cfg);
  * Async-signal-safe: cbox-run calls it from its signal handler. */
 CBOX_API pid_t cbox_sentry_guest_init(pid_t sentry);
 
+/* Whether the sentry serves clean absolute path itself: /proc, /sys and /dev, but /dev/shm (a
+ * tmpfs of the gofer's, sentry/mounts.c). A mount of the guest's tree there would not show: the
+ * sentry's own file systems cover it. */
+CBOX_API bool cbox_sentry_serves_path(const char *path);
+
 /* The host syscalls the sentry's own seccomp filter allows (sorted); *n gets the count. */
 CBOX_API const int *cbox_sentry_allowed_syscalls(size_t *n);
 /* Likewise for the tiny init of cbox-run --init (sentry/guest_init.c). */
