@@ -14,6 +14,8 @@
 
 #include "cbox/cgroup.h"
 #include "cbox/log.h"
+#include "cbox/path.h"
+#include "cbox/sentry.h"
 #include "cbox_proxy.h"
 #include "cbox_run.h"
 
@@ -266,17 +268,33 @@ static int parse_volume(struct cbox_run_opts *o, const char *arg)
 		free(spec);
 		return -1;
 	}
+	/* The guest path as the tree will hold it ("/tmp/../proc" is /proc). / is the rootfs's
+	 * place (--rootfs), and the sentry's own /proc, /sys and /dev (not /dev/shm) would cover a
+	 * volume there: it never showed (the ns tier failed to start on it), so both tiers refuse
+	 * it here, by name. */
+	char *target = cbox_path_clean(guest);
+	const char *why = NULL;
+	if (target && strcmp(target, "/") == 0)
+		why = "the root is the rootfs (--rootfs)";
+	else if (target && cbox_sentry_serves_path(target))
+		why = "/proc, /sys and /dev are the sandbox's own (a volume may go below /dev/shm)";
+	if (!target || why) {
+		if (why)
+			fprintf(stderr, "cbox-run: -v %s: no volume at %s: %s\n", arg, target, why);
+		free(target);
+		free(spec);
+		return -1;
+	}
 	char *host = realpath(spec, NULL);
 	if (!host) {
 		fprintf(stderr, "cbox-run: -v %s: %s: %s\n", arg, spec, strerror(errno));
+		free(target);
 		free(spec);
 		return -1;
 	}
 	struct cbox_gofer_mount m = {
-	    .kind = CBOX_GOFER_MOUNT_BIND, .source = host, .target = strdup(guest), .readonly = ro};
+	    .kind = CBOX_GOFER_MOUNT_BIND, .source = host, .target = target, .readonly = ro};
 	free(spec);
-	if (!m.target)
-		return -1;
 	return push((void **)&o->mounts, &o->n_mounts, sizeof(m), &m);
 }
 
