@@ -102,6 +102,16 @@ check_nomatch "  ... a link naming a host path does not show the host's file" ho
 check "  ... and none is said to stay writable" "" "$(echo "$ERR" | grep "stays writable")"
 rm -rf "$BUNDLE/rootfs/etc/y" "$BUNDLE/rootfs/wlink" "$BUNDLE/rootfs/alink" \
 	"$BUNDLE/rootfs/hlink" "$BUNDLE/rootfs/work2"
+# An entry that leads to the root itself makes the whole root read-only (the gofer refused a
+# bind onto / and the container did not start).
+ln -sfn / "$BUNDLE/rootfs/rootlink"
+runsh 'touch /etc/y 2>&1; touch /tmp/y && echo tmp' "c['root']['readonly'] = False
+c['linux']['readonlyPaths'] += ['/rootlink']"
+check_match "a readonlyPaths entry leading to / makes the root read-only" \
+	"Read-only file system" "$OUT"
+check "  ... /tmp stays writable, nothing written in the rootfs" "tmp absent" \
+	"$(echo "$OUT" | tail -n 1) $([ -e "$BUNDLE/rootfs/etc/y" ] && echo present || echo absent)"
+rm -f "$BUNDLE/rootfs/rootlink" "$BUNDLE/rootfs/etc/y"
 runsh 'echo data >/dev/shm/s && cat /dev/shm/s'
 check "/dev/shm" data "$OUT"
 runsh 'touch /run/x && echo made' "c['mounts'].append({'destination': '/run', 'type': 'tmpfs', 'source': 'tmpfs'})"

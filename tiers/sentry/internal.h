@@ -26,6 +26,7 @@ struct sentry_plan {
 	 * only), applied by the monitor */
 	const struct cbox_oci_kv *sysctl;
 	size_t n_sysctl;
+	bool root_readonly; /* root.readonly, or a readonlyPaths entry that leads to the root */
 	/* storage */
 	struct cbox_gofer_mount *mounts;
 	size_t n_mounts;

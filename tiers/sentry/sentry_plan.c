@@ -320,7 +320,12 @@ static int add_readonly_path(const struct cbox_tier_container *c, struct sentry_
 	}
 	if (!keep_string(p, src))
 		return -1;
-	const char *target = src[inside] ? src + inside : "/";
+	if (!src[inside]) {
+		/* (a link to /, or "/."): the whole root, as runc remounts it */
+		p->root_readonly = true;
+		return 0;
+	}
+	const char *target = src + inside;
 	if (cbox_sentry_serves_path(target)) {
 		cbox_debug("readonlyPaths: %s skipped: it leads to %s, the sentry's own", path,
 		           target);
@@ -349,11 +354,12 @@ static int add_tree(const struct cbox_tier_container *c, struct sentry_plan *p,
 	for (size_t i = 0; i < l->n_readonly_paths; i++)
 		if (add_readonly_path(c, p, l->readonly_paths[i]) < 0)
 			return cbox_err_set(err, ENOMEM, "readonlyPaths");
-	bool writable = !cfg->root_readonly;
+	p->root_readonly |= cfg->root_readonly;
+	bool writable = !p->root_readonly;
 	for (size_t i = 0; i < p->n_mounts; i++)
 		writable |= !p->mounts[i].readonly;
 	p->gofer = (struct cbox_gofer_config){.rootfs = c->rootfs,
-	                                      .readonly = cfg->root_readonly,
+	                                      .readonly = p->root_readonly,
 	                                      .hide = p->hide,
 	                                      .n_hide = p->n_hide,
 	                                      .mounts = p->mounts,
