@@ -199,6 +199,52 @@ static int run_to_exit(pid_t tid, const struct injected *x, int *pending, int64_
 	return -EIO;
 }
 
+/*
+ * Signals that arrive while the sentry runs calls of its own in a task from user mode (every call
+ * but the first of an install, a new task's channel, CLONE_CLEAR_SIGHAND) stay queued: the
+ * task's mask blocks them all meanwhile (PTRACE_SETSIGMASK at a stop), and its own mask is put
+ * back before it runs its own code again. Each is then delivered as it was sent, siginfo and
+ * all. Before, a signal pending at the return to the rewound instruction stopped the task there
+ * and was taken from it: only the first was queued again, by a tkill (another code, no value),
+ * which the sentry's own seccomp filter did not even allow (the sentry died of SIGSYS).
+ * SIGSTOP cannot be blocked: run_to_exit keeps it in *pending, and requeue_held sends it again.
+ */
+static bool hold_signals(pid_t tid, uint64_t *saved)
+{
+	uint64_t all = ~0ULL;
+	return ptrace(PTRACE_GETSIGMASK, tid, sizeof(*saved), saved) == 0 &&
+	       ptrace(PTRACE_SETSIGMASK, tid, sizeof(all), &all) == 0;
+}
+
+static void release_signals(pid_t tid, uint64_t saved)
+{
+	ptrace(PTRACE_SETSIGMASK, tid, sizeof(saved), &saved);
+}
+
+/* The thread group of task tid (/proc/TID/status), or -1. */
+static pid_t tgid_of(pid_t tid);
+
+/* Queue held signal sig again on thread tid (tgkill: the sentry's filter allows no tkill). */
+static void requeue_held(pid_t tid, int sig)
+{
+	pid_t tgid = tgid_of(tid);
+	if (sig > 0 && tgid > 0)
+		syscall(SYS_tgkill, tgid, tid, sig);
+}
+
+static void trap_hold_signals(struct cbox_trap *t)
+{
+	if (!t->sigs_held)
+		t->sigs_held = hold_signals(t->tid, &t->saved_sigmask);
+}
+
+static void trap_release_signals(struct cbox_trap *t)
+{
+	if (t->sigs_held)
+		release_signals(t->tid, t->saved_sigmask);
+	t->sigs_held = false;
+}
+
 /* The registers of the call nr(a...) from a task whose registers are base; rewind: back onto
  * the syscall instruction (0f 05) that base's instruction pointer follows. */
 static struct user_regs_struct call_regs(const struct user_regs_struct *base, long nr,
@@ -226,16 +272,16 @@ static int64_t inject(struct cbox_trap *t, bool *at_exit, long nr, const uint64_
 {
 	struct user_regs_struct r = call_regs(&t->regs, nr, a, *at_exit);
 	struct injected x = injected_of(&r, *at_exit);
+	if (*at_exit)
+		trap_hold_signals(t); /* (put back at the answer: finish_exit, pt_cont) */
 	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0)
 		return -errno;
 	int held = 0;
 	int err = run_to_exit(t->tid, &x, &held, NULL);
-	/* A signal that stopped the task on its way back to the rewound instruction was taken
-	 * from it there (resumed without it, so that the call runs): queued again, it is
-	 * delivered when the task returns from the call (its siginfo is lost: the sender reads
-	 * as the kernel's tkill). */
-	if (held)
-		syscall(SYS_tkill, t->tid, held);
+	/* A SIGSTOP that stopped the task on its way back to the rewound instruction was taken
+	 * from it there (resumed without it, so that the call runs): queued again, it stops the
+	 * task when it returns from the call. */
+	requeue_held(t->tid, held);
 	if (err < 0)
 		return err;
 	*at_exit = true;
@@ -304,6 +350,8 @@ int cbox_ptrace_clear_sighand(pid_t tid)
 	    cbox_mem_write(tid, at, acts, sizeof(acts)) < 0)
 		return -EFAULT;
 	int pending = 0;
+	uint64_t mask;
+	bool held = hold_signals(tid, &mask);
 	for (int sig = 1; sig <= 64 && rc == 0; sig++) {
 		uint64_t bit = 1ULL << (sig - 1);
 		if (sig == SIGKILL || sig == SIGSTOP || !((caught | ignored) & bit))
@@ -314,6 +362,8 @@ int cbox_ptrace_clear_sighand(pid_t tid)
 		rc = r < 0 ? (int)r : 0;
 	}
 	cbox_mem_write(tid, at, saved, sizeof(saved));
+	if (held)
+		release_signals(tid, mask);
 	/* Back to where the clone returned to, with its result (0 in the child). */
 	if (ptrace(PTRACE_SETREGS, tid, 0, &regs) < 0 && rc == 0)
 		rc = -errno;
@@ -495,8 +545,12 @@ int cbox_ptrace_new_channel(pid_t tid, int *sentry_end)
 	int pending = 0;
 	/* (a fork's child is its process's leader) */
 	struct runner rn = {.tid = tid, .tgid = tid, .regs = &regs, .pending = &pending};
+	uint64_t mask;
+	bool held = hold_signals(tid, &mask);
 	int r = make_channel(&rn, at, sentry_end);
 	cbox_mem_write(tid, at, &saved, sizeof(saved));
+	if (held)
+		release_signals(tid, mask);
 	if (ptrace(PTRACE_SETREGS, tid, 0, &regs) < 0 && r >= 0) {
 		r = -errno;
 		if (*sentry_end >= 0)
@@ -529,6 +583,7 @@ int cbox_ptrace_exec_channel(struct cbox_trap *t, int *sentry_end)
  * guest tracer follows its calls stays at this stop, which is its call's exit stop. */
 static int finish_exit(struct cbox_trap *t, int64_t ret)
 {
+	trap_release_signals(t);
 	struct user_regs_struct r = t->regs;
 	r.rax = (unsigned long long)ret;
 	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) < 0)
@@ -724,6 +779,7 @@ static int pt_cont(struct cbox_platform *p, struct cbox_trap *t)
 	(void)p;
 	if (t->at_exit) {
 		/* The call was replaced by injections; run the original now. */
+		trap_release_signals(t);
 		struct user_regs_struct r = t->regs;
 		r.rip -= 2;
 		r.rax = r.orig_rax;

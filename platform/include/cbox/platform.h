@@ -36,6 +36,10 @@ struct cbox_trap {
 	                    * PTRACE_SYSCALL), whose second entry stop is not a guest tracer's */
 	int install_sock;  /* ptrace platform: the sentry's end of the install channel of the
 	                    * task's fd table, set by the sentry before each install_fd */
+	bool sigs_held;    /* ptrace platform: the task's signals are blocked while the sentry
+	                    * runs calls in it from user mode; saved_sigmask goes back at the
+	                    * answer (platform/ptrace.c, hold_signals) */
+	uint64_t saved_sigmask;
 	struct user_regs_struct regs;
 };
 

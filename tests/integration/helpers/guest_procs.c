@@ -1,7 +1,8 @@
 /*
  * cbox-test-guest, the commands that reach into other processes (see guest.c for the program):
  * ptrace-guard (who may trace whom), cross-user (each call that reaches another process, from
- * its own user and from another), prio-user (the scheduler's calls on a user's processes).
+ * its own user and from another), prio-user (the scheduler's calls on a user's processes),
+ * signal-storm (queued signals to a process the sentry is busy in).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "guest.h"
@@ -257,5 +259,100 @@ int cmd_prio_user(void)
 	       io_self >> 13, root_r, none < 0 ? errname(errno) : "found");
 	kill(a, SIGKILL);
 	waitpid(a, NULL, 0);
+	return 0;
+}
+
+/*
+ * signal-storm N [LIMIT]: a child opens and closes a file over and over (every open an fd the
+ * sentry installs; under a hard fd limit LIMIT below 1023, on the ptrace platform, several calls
+ * the sentry runs in the child from user mode) while its parent sigqueue()s it N real-time
+ * signals, each carrying its number. Every signal must reach the child's handler once, with its
+ * value, SI_QUEUE and the parent's pid, whenever it arrived: a signal that came while the
+ * sentry ran its calls was taken from the task and only the first queued again, by tkill
+ * (another code, no value). Prints "signal-storm N got N bad 0 lost 0" on success.
+ */
+#define STORM_MAX 4096
+static volatile sig_atomic_t storm_seen[STORM_MAX + 1];
+static volatile sig_atomic_t storm_got, storm_bad;
+static pid_t storm_sender;
+
+static void storm_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	int v = si->si_value.sival_int;
+	if (si->si_code != SI_QUEUE || si->si_pid != storm_sender || v < 1 || v > STORM_MAX ||
+	    storm_seen[v]) {
+		storm_bad++;
+		return;
+	}
+	storm_seen[v] = 1;
+	storm_got++;
+}
+
+int cmd_signal_storm(int argc, char **argv)
+{
+	int n = argc > 0 ? atoi(argv[0]) : 0;
+	if (n < 1 || n > STORM_MAX)
+		return 2;
+	int limit = argc > 1 ? atoi(argv[1]) : 0;
+	int ready[2], result[2];
+	if (pipe(ready) < 0 || pipe(result) < 0)
+		return 1;
+	storm_sender = getpid();
+	struct sigaction sa = {.sa_sigaction = storm_handler, .sa_flags = SA_SIGINFO | SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGRTMIN, &sa, NULL) < 0)
+		return 1;
+	/* (before the fork: the child is born under it, as the sentry sees at its first stop) */
+	struct rlimit rl = {(rlim_t)limit, (rlim_t)limit};
+	if (limit > 0 && setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 3;
+	pid_t pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		/* Until every signal came (or 20 s passed): opens, each an install. */
+		for (long i = 0; storm_got + storm_bad < n && i < 2000000; i++) {
+			int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+			if (fd >= 0)
+				close(fd);
+			if (i % 1000 == 0) {
+				struct timespec ts;
+				clock_gettime(CLOCK_MONOTONIC, &ts);
+				static time_t start;
+				if (!start)
+					start = ts.tv_sec;
+				if (ts.tv_sec - start > 20)
+					break;
+			}
+		}
+		int out[2] = {storm_got, storm_bad};
+		_exit(write(result[1], out, sizeof(out)) == sizeof(out) ? 0 : 1);
+	}
+	close(ready[1]);
+	close(result[1]);
+	char c;
+	if (read(ready[0], &c, 1) != 1)
+		return 1;
+	for (int v = 1; v <= n; v++) {
+		union sigval val = {.sival_int = v};
+		while (sigqueue(pid, SIGRTMIN, val) < 0) {
+			if (errno != EAGAIN)
+				return 1;
+			usleep(1000); /* the queue is full: the child takes some first */
+		}
+	}
+	int got[2] = {0, 0};
+	ssize_t k = read(result[0], got, sizeof(got));
+	int st;
+	waitpid(pid, &st, 0);
+	if (k != sizeof(got) || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		printf("signal-storm child failed (status %#x)\n", st);
+		return 1;
+	}
+	printf("signal-storm %d got %d bad %d lost %d\n", n, got[0], got[1], n - got[0] - got[1]);
 	return 0;
 }
