@@ -20,6 +20,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <ucontext.h>
+
+#ifndef SYS_SECCOMP
+#define SYS_SECCOMP 1 /* si_code of a SIGSYS from SECCOMP_RET_TRAP (asm-generic/siginfo.h) */
+#endif
 #include <unistd.h>
 #include <unwind.h>
 
@@ -273,7 +277,11 @@ static void crash_handler(int sig, siginfo_t *si, void *uctx)
 	put_str(&l, " (");
 	put_str(&l, signal_name(sig));
 	put_str(&l, ")");
-	if (si != NULL && si->si_code <= 0) {
+	if (sig == SIGSYS && si != NULL && si->si_code == SYS_SECCOMP) {
+		/* A call the process's own seccomp allowlist refuses (lib/seccomp_allow.c). */
+		put_str(&l, " refused by the seccomp filter: syscall ");
+		put_num(&l, (uint64_t)(unsigned)si->si_syscall, 10, 1);
+	} else if (si != NULL && si->si_code <= 0) {
 		/* Sent by kill(), raise() or abort(): there is no fault address, name the sender.
 		 */
 		put_str(&l, " sent by pid ");

@@ -2,7 +2,7 @@
  * Allowlist filters in classic BPF, made directly (see seccomp_allow.h for why not libseccomp).
  * The program checks the architecture and the x32 bit, then finds the syscall number in a
  * binary search over the rules sorted by number: a compare per level, each picking one half,
- * down to runs of a few rules compared in turn. Each run ends in its own KILL, and a far half is
+ * down to runs of a few rules compared in turn. Each run ends in its own REFUSE, and a far half is
  * reached with a JA (a 32-bit offset), so no jump depends on the size of what it skips.
  *
  * Why a search and not one compare per rule: the kernel works out at install time which calls a
@@ -36,10 +36,15 @@
 #define OFF_NR         offsetof(struct seccomp_data, nr)
 #define OFF_ARCH       offsetof(struct seccomp_data, arch)
 #define KILL           SECCOMP_RET_KILL_PROCESS
-#define ALLOW          SECCOMP_RET_ALLOW
-#define HEAD_LEN       6
-#define RULE_LEN(r)    ((r)->arg0 == CBOX_ALLOW_ANY ? 2 : 7)
-#define RUN_MAX        4 /* rules a leaf of the search compares in turn */
+/* A call not on the list: SIGSYS, which the crash handler (lib/crash.c) reports with the call's
+ * number before it dies of it; without a handler the process dies of it all the same. The call
+ * itself never runs either way. (KILL_PROCESS gave only "died of signal 31": the sentry's own
+ * tkill was found that way only by reading.) */
+#define REFUSE      SECCOMP_RET_TRAP
+#define ALLOW       SECCOMP_RET_ALLOW
+#define HEAD_LEN    6
+#define RULE_LEN(r) ((r)->arg0 == CBOX_ALLOW_ANY ? 2 : 7)
+#define RUN_MAX     4 /* rules a leaf of the search compares in turn */
 
 static int by_nr(const void *a, const void *b)
 {
@@ -72,7 +77,7 @@ static struct sock_filter *emit(struct sock_filter *q, const struct cbox_allow *
 			*q++ = (struct sock_filter)RET(ALLOW);
 			*q++ = (struct sock_filter)LD_ABS(OFF_NR);
 		}
-		*q++ = (struct sock_filter)RET(KILL);
+		*q++ = (struct sock_filter)RET(REFUSE);
 		return q;
 	}
 	/* nr >= r[mid].nr: the JA to the upper half; below it: the lower half, which follows. */
@@ -86,7 +91,7 @@ static struct sock_filter *emit(struct sock_filter *q, const struct cbox_allow *
 int cbox_allow_build(const struct cbox_allow *rules, size_t n, struct sock_filter **prog,
                      unsigned short *len)
 {
-	/* An upper bound: each split adds two instructions and ends one more run with a KILL. */
+	/* An upper bound: each split adds two instructions and ends one more run with a REFUSE. */
 	size_t total = HEAD_LEN + 1 + 3 * n;
 	for (size_t i = 0; i < n; i++)
 		total += RULE_LEN(&rules[i]);

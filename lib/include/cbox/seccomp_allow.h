@@ -1,10 +1,11 @@
 #pragma once
 /*
  * A seccomp allowlist: the listed x86_64 syscalls are allowed, each optionally only when its
- * first argument equals one value; anything else (another syscall, another architecture, an x32
- * call) kills the process. Built and loaded by hand: libseccomp takes about 0.3 ms to compile
- * and load a list of this size on the development VM, on the critical path of every sandbox
- * start (the sentry's and the gofer's own filters), where building this takes a few
+ * first argument equals one value; another syscall raises SIGSYS (SECCOMP_RET_TRAP: the call
+ * does not run, and the crash handler names it before the process dies of it), and another
+ * architecture or an x32 call kills the process. Built and loaded by hand: libseccomp takes about
+ * 0.3 ms to compile and load a list of this size on the development VM, on the critical path of
+ * every sandbox start (the sentry's and the gofer's own filters), where building this takes a few
  * microseconds. The program is a binary search over the numbers, which the kernel's install
  * takes less time over (seccomp_allow.c).
  */

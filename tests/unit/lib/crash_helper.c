@@ -1,12 +1,16 @@
 /* Test helper for test_crash.c: installs the crash handler and then crashes on purpose.
- * Usage: cbox_crash_helper [segv|abort|overflow] */
+ * Usage: cbox_crash_helper [segv|abort|overflow|seccomp] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "cbox/crash.h"
 #include "cbox/log.h"
+#include "cbox/seccomp_allow.h"
 
 int cbox_test_crash_here(volatile int *p);
 void cbox_test_abort_here(void);
@@ -53,6 +57,22 @@ int main(int argc, char **argv)
 		cbox_test_abort_here();
 	if (argc > 1 && strcmp(argv[1], "overflow") == 0)
 		return cbox_test_recurse(0);
+	if (argc > 1 && strcmp(argv[1], "seccomp") == 0) {
+		/* What the report itself needs, and getppid not: its SIGSYS is reported. */
+		static const int allowed[] = {
+		    SYS_read,         SYS_write,          SYS_openat,       SYS_close,
+		    SYS_pread64,      SYS_fstat,          SYS_newfstatat,   SYS_lseek,
+		    SYS_mmap,         SYS_munmap,         SYS_brk,          SYS_futex,
+		    SYS_rt_sigaction, SYS_rt_sigprocmask, SYS_rt_sigreturn, SYS_sigaltstack,
+		    SYS_getpid,       SYS_gettid,         SYS_tgkill,       SYS_exit_group};
+		if (cbox_allow_load_nrs(allowed, sizeof(allowed) / sizeof(allowed[0])) < 0) {
+			fprintf(stderr, "cbox_allow_load_nrs failed\n");
+			return 2;
+		}
+		syscall(SYS_getppid);
+		fprintf(stderr, "survived a refused getppid\n");
+		return 1;
+	}
 	/* Where the faulting function is, as the report of a stripped helper gives it. */
 	fprintf(stderr, "cbox_test_crash_here is at exe+0x%lx\n",
 	        (unsigned long)((uintptr_t)cbox_test_crash_here - (uintptr_t)&__ehdr_start));

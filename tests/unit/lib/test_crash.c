@@ -124,3 +124,17 @@ Test(crash, stack_overflow_reported_from_alternate_stack)
 	cr_assert_not_null(strstr(output, "  #63 0x"), "64 frames expected:\n%.2000s", output);
 	cr_assert_null(strstr(output, "  #64 0x"), "at most 64 frames:\n%.2000s", output);
 }
+
+/* A call the process's own allowlist refuses (lib/seccomp_allow.c: SECCOMP_RET_TRAP) is named
+ * by the report, and the process still dies of SIGSYS. */
+Test(crash, seccomp_refusal_names_the_call)
+{
+	int status = run_helper(CBOX_CRASH_HELPER_STATIC, "seccomp");
+
+	cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS, "status %#x, output:\n%s",
+	          status, output);
+	cr_assert_not_null(strstr(output, "fatal signal 31 (SIGSYS) refused by the seccomp filter: "
+	                                  "syscall 110 in crash-helper pid "),
+	                   "output:\n%s", output);
+	cr_assert_null(strstr(output, "survived"), "output:\n%s", output);
+}
