@@ -326,9 +326,12 @@ static bool fatal_fault(struct cbox_sentry *s, pid_t tid, int sig)
  * repeats a continued call at the same address (close in a loop) may be interrupted before the
  * sentry receives the repeat, and nothing in the registers tells the two apart. These calls
  * never sleep interruptibly on the host (close turns the code into EINTR itself; the memory
- * calls wait only killably), so for them -ERESTARTSYS can only come from the seccomp wait.
- * Any other call keeps the marker's verdict. At worst a stale marker then gives a call that
- * may fail with EINTR on Linux an EINTR.
+ * calls, pidfd_getfd and process_vm_* wait only killably; sending a signal, the scheduler's,
+ * priority and limit calls, socket, unshare and seccomp do not wait at all), so for them
+ * -ERESTARTSYS can only come from the seccomp wait. Any other call keeps the marker's verdict.
+ * At worst a stale marker then gives a call that may fail with EINTR on Linux an EINTR. (kill
+ * was not listed: a process stopping and continuing a child in a loop under a SIGCHLD handler
+ * without SA_RESTART, as Python installs its handlers, got EINTR from about one kill in 40.)
  */
 static bool host_never_interrupts(long nr)
 {
@@ -343,6 +346,30 @@ static bool host_never_interrupts(long nr)
 	case SYS_brk:
 	case SYS_munmap:
 	case SYS_mprotect:
+	case SYS_kill:
+	case SYS_tkill:
+	case SYS_tgkill:
+	case SYS_rt_sigqueueinfo:
+	case SYS_rt_tgsigqueueinfo:
+	case SYS_pidfd_send_signal:
+	case SYS_getpriority:
+	case SYS_setpriority:
+	case SYS_ioprio_get:
+	case SYS_ioprio_set:
+	case SYS_sched_setparam:
+	case SYS_sched_setscheduler:
+	case SYS_sched_setattr:
+	case SYS_sched_setaffinity:
+	case SYS_sched_getaffinity:
+	case SYS_prlimit64:
+	case SYS_get_robust_list:
+	case SYS_kcmp:
+	case SYS_pidfd_getfd:
+	case SYS_process_vm_readv:
+	case SYS_process_vm_writev:
+	case SYS_socket:
+	case SYS_unshare:
+	case SYS_seccomp:
 		return true;
 	default:
 		return false;

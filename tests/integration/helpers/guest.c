@@ -653,13 +653,13 @@ static int cmd_shmmax(void)
 
 static void usage(void)
 {
-	fprintf(stderr,
-	        "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
-	        "kill-self SIG|signal-child|open "
-	        "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|fcntl-refused|eintr|"
-	        "clone3-race|bpf-perf|become UID GID[,GROUP...] PROG [ARGS]|access RUID "
-	        "EUID PATH|shmmax|ptrace-guard|cross-user|prio-user|inject-race|"
-	        "install-theft FILE [LIMIT]|exec-theft FILE [unshare]|signal-storm N [LIMIT]\n");
+	fprintf(stderr, "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
+	                "kill-self SIG|signal-child|open "
+	                "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|fcntl-refused|eintr|"
+	                "clone3-race|bpf-perf|become UID GID[,GROUP...] PROG [ARGS]|access RUID "
+	                "EUID PATH|shmmax|ptrace-guard|cross-user|prio-user|inject-race|"
+	                "install-theft FILE [LIMIT]|exec-theft FILE [unshare]|signal-storm N "
+	                "[LIMIT]|kill-eintr N\n");
 }
 
 int main(int argc, char **argv)
@@ -719,6 +719,8 @@ int main(int argc, char **argv)
 		return cmd_clone3_race();
 	if (!strcmp(c, "bpf-perf"))
 		return cmd_bpf_perf();
+	if (!strcmp(c, "kill-eintr"))
+		return cmd_kill_eintr(n, a);
 	if (!strcmp(c, "signal-storm"))
 		return cmd_signal_storm(n, a);
 	if (!strcmp(c, "inject-race"))

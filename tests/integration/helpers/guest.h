@@ -9,6 +9,7 @@ int cmd_ptrace_guard(void);
 int cmd_cross_user(void);
 int cmd_prio_user(void);
 int cmd_signal_storm(int argc, char **argv);
+int cmd_kill_eintr(int argc, char **argv);
 
 /* Attacks on the sentry's own ptrace-stop work (guest_escape.c). */
 int cmd_inject_race(void);

@@ -2,10 +2,12 @@
  * cbox-test-guest, the commands that reach into other processes (see guest.c for the program):
  * ptrace-guard (who may trace whom), cross-user (each call that reaches another process, from
  * its own user and from another), prio-user (the scheduler's calls on a user's processes),
- * signal-storm (queued signals to a process the sentry is busy in).
+ * signal-storm (queued signals to a process the sentry is busy in), kill-eintr (kill under a
+ * handler without SA_RESTART).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -354,5 +356,65 @@ int cmd_signal_storm(int argc, char **argv)
 		return 1;
 	}
 	printf("signal-storm %d got %d bad %d lost %d\n", n, got[0], got[1], n - got[0] - got[1]);
+	return 0;
+}
+
+/*
+ * kill-eintr N: stops and continues a child of three threads N times with kill(2), under a
+ * SIGCHLD handler without SA_RESTART (as Python installs its handlers), and counts the kills
+ * that failed with EINTR, which Linux never gives (kill does not sleep). On the seccomp platform
+ * the SIGCHLD of the child's stop can land while the next kill waits for the sentry to take it:
+ * the call then ends in -ERESTARTSYS, which the sentry turns into a restart at the signal's
+ * stop unless the host itself may have interrupted the call. Prints "kill-eintr N eintr 0".
+ */
+static volatile sig_atomic_t chld_seen;
+
+static void on_chld(int sig)
+{
+	(void)sig;
+	chld_seen++;
+}
+
+static void *spin_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+int cmd_kill_eintr(int argc, char **argv)
+{
+	int n = argc > 0 ? atoi(argv[0]) : 0;
+	if (n < 1)
+		return 2;
+	pid_t pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		pthread_t th;
+		for (int i = 0; i < 2; i++)
+			if (pthread_create(&th, NULL, spin_thread, NULL) != 0)
+				_exit(1);
+		spin_thread(NULL);
+	}
+	struct sigaction sa = {.sa_handler = on_chld}; /* (no SA_RESTART) */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+	int eintr = 0, other = 0;
+	for (int i = 0; i < n; i++) {
+		int sigs[2] = {SIGSTOP, SIGCONT};
+		for (int k = 0; k < 2; k++)
+			if (kill(pid, sigs[k]) < 0) {
+				if (errno == EINTR)
+					eintr++;
+				else
+					other++;
+			}
+	}
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	printf("kill-eintr %d eintr %d%s\n", n, eintr, other ? " (other errors)" : "");
 	return 0;
 }
