@@ -3,6 +3,7 @@
  * events every guest task reports to the sentry, its tracer (new tasks, execs, signals, exits).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -327,15 +328,25 @@ static bool fatal_fault(struct cbox_sentry *s, pid_t tid, int sig)
  * sentry receives the repeat, and nothing in the registers tells the two apart. These calls
  * never sleep interruptibly on the host (close turns the code into EINTR itself; the memory
  * calls, pidfd_getfd and process_vm_* wait only killably; sending a signal, the scheduler's,
- * priority and limit calls, socket, unshare and seccomp do not wait at all), so for them
- * -ERESTARTSYS can only come from the seccomp wait. Any other call keeps the marker's verdict.
+ * priority and limit calls, socket, bind, prctl, unshare, seccomp and fcntl's F_GETFL and
+ * F_SETFL do not wait at all), so for them -ERESTARTSYS can only come from the seccomp wait.
+ * fstat and getdents wait killably on local and NFS files; a FUSE server's may be interrupted,
+ * and is then restarted here as under SA_RESTART. Any other call keeps the marker's verdict.
  * At worst a stale marker then gives a call that may fail with EINTR on Linux an EINTR. (kill
- * was not listed: a process stopping and continuing a child in a loop under a SIGCHLD handler
- * without SA_RESTART, as Python installs its handlers, got EINTR from about one kill in 40.)
+ * and getdents64 were not listed: under a handler without SA_RESTART, as Python installs its
+ * handlers, a process stopping and continuing a child in a loop got EINTR from about one kill in
+ * 40, and os.listdir under a 0.1 ms timer raised InterruptedError ~30 times a second.)
  */
-static bool host_never_interrupts(long nr)
+static bool host_never_interrupts(long nr, const uint64_t args[6])
 {
 	switch (nr) {
+	case SYS_fcntl:
+		return (int)args[1] == F_GETFL || (int)args[1] == F_SETFL;
+	case SYS_fstat:
+	case SYS_getdents:
+	case SYS_getdents64:
+	case SYS_bind:
+	case SYS_prctl:
 	case SYS_close:
 	case SYS_close_range:
 	case SYS_dup:
@@ -396,7 +407,8 @@ static void restart_interrupted_trap(struct cbox_sentry *s, struct cbox_task *t,
 	uint64_t args[6] = {r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9};
 	if (nr < 0 || !cbox_platform_traps(s->platform->ops, s->cfg->strict, (int)nr, args))
 		return; /* the host's own call, or a ptrace stop */
-	if (t->continued_nr1 == nr + 1 && t->continued_ip == r.rip && !host_never_interrupts(nr))
+	if (t->continued_nr1 == nr + 1 && t->continued_ip == r.rip &&
+	    !host_never_interrupts(nr, args))
 		return; /* continued by the sentry: the host interrupted it */
 	r.rax = (uint64_t)-CBOX_ERESTARTNOINTR;
 	ptrace(PTRACE_SETREGS, tid, 0, &r);
