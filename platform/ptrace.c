@@ -227,8 +227,8 @@ static pid_t tgid_of(pid_t tid);
 /* Queue held signal sig again on thread tid (tgkill: the sentry's filter allows no tkill). */
 static void requeue_held(pid_t tid, int sig)
 {
-	pid_t tgid = tgid_of(tid);
-	if (sig > 0 && tgid > 0)
+	pid_t tgid = sig > 0 ? tgid_of(tid) : -1; /* (a read of /proc: only when one was held) */
+	if (tgid > 0)
 		syscall(SYS_tgkill, tgid, tid, sig);
 }
 
