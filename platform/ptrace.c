@@ -692,8 +692,9 @@ static int receive_fd(struct cbox_trap *t, bool *at_exit, uint64_t at, int chan,
 		if (s.tag == tag)
 			return recvd;
 		uint64_t c[6] = {(uint64_t)recvd, 0, 0, 0, 0, 0};
-		if (inject(t, at_exit, SYS_close, c) != 0)
-			return -EIO;
+		int64_t cr = inject(t, at_exit, SYS_close, c);
+		if (cr != 0)
+			return cr == -ESRCH ? -ESRCH : -EIO;
 	}
 	return -EIO;
 }
@@ -741,8 +742,10 @@ int cbox_ptrace_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd
 		fd = receive_fd(t, &at_exit, at, chan, tag, cloexec);
 	for (int i = 0; i < 2; i++) {
 		uint64_t c[6] = {(uint64_t)sv[i], 0, 0, 0, 0, 0};
-		if (sv[i] >= 0 && inject(t, &at_exit, SYS_close, c) != 0 && fd >= 0)
-			fd = -EIO;
+		int64_t cr = sv[i] >= 0 ? inject(t, &at_exit, SYS_close, c) : 0;
+		/* (-ESRCH: killed meanwhile, as by its process's exit_group: nothing to report) */
+		if (cr != 0 && fd >= 0)
+			fd = cr == -ESRCH ? -ESRCH : -EIO;
 	}
 	/* The pair took the lowest fds while the message came: the fd moves down to the lowest
 	 * free one, where Linux's open would have put it. */
