@@ -111,6 +111,38 @@ static void log_refused(struct cbox_sentry *s, const struct cbox_sys_entry *e, i
 	          e ? strerrorname_np(e->err) : "ENOSYS", e ? e->note : "not an x86_64 syscall");
 }
 
+/*
+ * Security: after unshare(CLONE_FILES) of a table another process shared, the task's copy still
+ * holds the install socket of that table at fd 1022, whose other holders could take the fds the
+ * sentry installs for this task (a process that dropped to nobody read root's files that way). So
+ * at the task's next trapped call, before any install, it gets a socket of its own, made inside
+ * it as a fork's child gets one (cbox_ptrace_exec_channel), and the call then runs again from its
+ * entry and traps anew: whatever its handler does (an open's install, execve's rewrite) runs on
+ * the new socket, at a fresh stop. A task that cannot be given one is killed: it must not go on
+ * with the shared one.
+ */
+static bool renew_channel(struct cbox_sentry *s, struct cbox_task *task, struct cbox_trap *trap)
+{
+	if (!task->renew_channel || !trap->ptrace_stop || trap->at_exit)
+		return false;
+	task->renew_channel = false;
+	int sock = -1;
+	int r = cbox_ptrace_exec_channel(trap, &sock);
+	if (r < 0) {
+		if (r != -ESRCH)
+			cbox_warn("giving task %d its own install socket: %s; killing it",
+			          trap->tid, strerror(-r));
+		kill(trap->tid, SIGKILL);
+		s->platform->ops->reply(s->platform, trap, -EPERM);
+		return true;
+	}
+	cbox_fdtable_set_install_sock(task->files, sock);
+	/* (at its exit stop after the channel's calls: cont runs the call again from its entry) */
+	struct cbox_sysctx c = {.s = s, .task = task, .trap = trap};
+	cbox_dispatch_answer(&c, cbox_sys_lookup(trap->nr), CBOX_SYSRET_CONTINUE);
+	return true;
+}
+
 void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap)
 {
 	struct cbox_task *task = cbox_task_find(s, trap->tid);
@@ -129,6 +161,8 @@ void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap)
 		s->platform->ops->reply(s->platform, trap, -EPERM);
 		return;
 	}
+	if (renew_channel(s, task, trap))
+		return;
 	struct cbox_sysctx c = {.s = s, .task = task, .trap = trap};
 	const struct cbox_sys_entry *e = cbox_sys_lookup(trap->nr);
 	task->restart_answered = false; /* (a new call: tracer.c restart_interrupted_trap) */

@@ -72,11 +72,12 @@ int64_t sys_unshare(struct cbox_sysctx *c)
 	}
 	if (flags & CLONE_FILES) {
 		/* The copy keeps the ptrace platform's install socket, shared with the tasks the
-		 * table was shared with, until the task's next exec gives it its own (exec.c:
-		 * the socket cannot be made while the host's table is still the shared one). */
+		 * table was shared with, until the task's next trapped call gives it its own before
+		 * anything else (dispatch.c renew_channel: the socket cannot be made here, while
+		 * the host's table is still the shared one). */
 		if (cbox_fdtable_shared(c->task->files) &&
 		    cbox_sentry_platform(c->s)->ops->needs_install_fd)
-			c->task->exec_channel = true;
+			c->task->renew_channel = true;
 		struct cbox_fdtable *own_files = cbox_fdtable_copy(c->task->files);
 		if (!own_files)
 			return -ENOMEM;

@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,7 +249,8 @@ static int exec_thief(void *arg)
  * table). Here that process drops to nobody and reads fd 1022, while the parent execs and its
  * new image (exec-theft-victim) opens FILE (mode 0600) over and over: the new image must have
  * a socket the other process does not hold. With "unshare", the parent unshares its table
- * (unshare(CLONE_FILES)) before the exec. Prints "exec-theft stolen N".
+ * (unshare(CLONE_FILES)) before the exec; with "unshare-only", it unshares and opens FILE in
+ * the same image, with no exec. Prints "exec-theft stolen N".
  */
 int cmd_exec_theft(int argc, char **argv, const char *self)
 {
@@ -262,10 +264,16 @@ int cmd_exec_theft(int argc, char **argv, const char *self)
 	pid_t thief = clone(exec_thief, stack + sizeof(stack), CLONE_FILES | SIGCHLD, &out);
 	if (thief < 0)
 		return 2;
-	if (argc > 1 && !strcmp(argv[1], "unshare") && syscall(SYS_unshare, CLONE_FILES) < 0)
+	bool no_exec = argc > 1 && !strcmp(argv[1], "unshare-only");
+	if (argc > 1 && (no_exec || !strcmp(argv[1], "unshare")) &&
+	    syscall(SYS_unshare, CLONE_FILES) < 0)
 		return 2;
 	char rd[16];
 	snprintf(rd, sizeof(rd), "%d", p[0]);
+	if (no_exec) {
+		char *victim[] = {argv[0], rd, NULL};
+		return cmd_exec_theft_victim(2, victim);
+	}
 	execl(self, self, "exec-theft-victim", argv[0], rd, (char *)NULL);
 	return 2;
 }
