@@ -489,8 +489,8 @@ static int make_pair(struct runner *rn, uint64_t at, int sv[2], int *mine)
  * the sentry makes it a channel nobody else holds. The pair is made inside the child (the
  * sentry takes its end with pidfd_getfd), so it never travels through a channel another
  * process could read. Threads and CLONE_FILES children share the table, and with it every fd,
- * so they share its channel as well, until an exec unshares the table: the exec'd process then
- * gets a channel of its own at its loader's request (cbox_ptrace_exec_channel).
+ * so they share its channel as well, until an exec or unshare(CLONE_FILES) unshares the table:
+ * the task then gets a channel of its own at its next trapped call (cbox_ptrace_renew_channel).
  *
  * make_channel makes the task's channel, with its scratch at at: 0 and *mine the sentry's end
  * (-1: no fd can be placed at the reserved one, and the task now holds none), or -errno.
@@ -560,7 +560,7 @@ int cbox_ptrace_new_channel(pid_t tid, int *sentry_end)
 	return r < 0 ? r : pending;
 }
 
-int cbox_ptrace_exec_channel(struct cbox_trap *t, int *sentry_end)
+int cbox_ptrace_renew_channel(struct cbox_trap *t, int *sentry_end)
 {
 	*sentry_end = -1;
 	if (!t->ptrace_stop)
@@ -570,8 +570,8 @@ int cbox_ptrace_exec_channel(struct cbox_trap *t, int *sentry_end)
 	if (cbox_mem_read(t->tid, at, &saved, sizeof(saved)) < 0)
 		return -EFAULT;
 	bool at_exit = t->at_exit;
-	/* (after an exec the task is its process's leader) */
-	struct runner rn = {.tid = t->tid, .tgid = t->tid, .trap = t, .at_exit = &at_exit};
+	/* (not always its process's leader: a thread may unshare its table) */
+	struct runner rn = {.tid = t->tid, .tgid = tgid_of(t->tid), .trap = t, .at_exit = &at_exit};
 	int r = make_channel(&rn, at, sentry_end);
 	cbox_mem_write(t->tid, at, &saved, sizeof(saved));
 	/* (the task sits at an exit stop once anything ran: answered there, finish_exit) */

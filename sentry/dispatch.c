@@ -112,14 +112,15 @@ static void log_refused(struct cbox_sentry *s, const struct cbox_sys_entry *e, i
 }
 
 /*
- * Security: after unshare(CLONE_FILES) of a table another process shared, the task's copy still
- * holds the install socket of that table at fd 1022, whose other holders could take the fds the
- * sentry installs for this task (a process that dropped to nobody read root's files that way). So
- * at the task's next trapped call, before any install, it gets a socket of its own, made inside
- * it as a fork's child gets one (cbox_ptrace_exec_channel), and the call then runs again from its
- * entry and traps anew: whatever its handler does (an open's install, execve's rewrite) runs on
- * the new socket, at a fresh stop. A task that cannot be given one is killed: it must not go on
- * with the shared one.
+ * Security: after an exec or unshare(CLONE_FILES) of a table another process shared, the task's
+ * copy still holds the install socket of that table at fd 1022, whose other holders could take
+ * the fds the sentry installs for this task (a process that dropped to nobody read root's files,
+ * or the other's new image's ELF, that way). So at the task's next trapped call (after an exec,
+ * the loader's request), before any install, it gets a socket of its own, made inside it as a
+ * fork's child gets one (cbox_ptrace_renew_channel), and the call then runs again from its entry
+ * and traps anew: whatever its handler does (an open's install, execve's rewrite, the loader's
+ * fds) runs on the new socket, at a fresh stop. A task that cannot be given one is killed: it
+ * must not go on with the shared one.
  */
 static bool renew_channel(struct cbox_sentry *s, struct cbox_task *task, struct cbox_trap *trap)
 {
@@ -127,7 +128,7 @@ static bool renew_channel(struct cbox_sentry *s, struct cbox_task *task, struct 
 		return false;
 	task->renew_channel = false;
 	int sock = -1;
-	int r = cbox_ptrace_exec_channel(trap, &sock);
+	int r = cbox_ptrace_renew_channel(trap, &sock);
 	if (r < 0) {
 		if (r != -ESRCH)
 			cbox_warn("giving task %d its own install socket: %s; killing it",

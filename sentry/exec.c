@@ -367,20 +367,6 @@ int64_t cbox_exec_loader_request(struct cbox_sysctx *c)
 	}
 	snprintf(info.execfn, sizeof(info.execfn), "%s", e->execfn);
 	struct cbox_platform *p = c->s->platform;
-	if (t->exec_channel) {
-		/* (tracer.c on_exec: the table this process shared before the exec) */
-		t->exec_channel = false;
-		int sock = -1;
-		int r = cbox_ptrace_exec_channel(c->trap, &sock);
-		if (r < 0) {
-			/* Its loader gets no program: the process ends before any of its code
-			 * runs on the shared channel. */
-			cbox_warn("giving task %d its own install socket: %s", t->tid,
-			          strerror(-r));
-			return r;
-		}
-		cbox_fdtable_set_install_sock(t->files, sock);
-	}
 	c->trap->install_sock = cbox_fdtable_install_sock(c->task->files);
 	int fd = p->ops->install_fd(p, c->trap, e->elf_fd, true);
 	if (fd < 0)

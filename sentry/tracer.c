@@ -254,11 +254,11 @@ static void on_exec(struct cbox_sentry *s, struct cbox_task *t)
 	if (t->pt.tracer)
 		t->pt.in_exec = true;
 	/* exec unshares the fd table. One that another process shared (a thread's is gone by
-	 * now) held that process's install channel too: the new image gets its own at its
-	 * loader's request (exec.c, cbox_ptrace_exec_channel). */
+	 * now) held that process's install channel too: the new image gets its own at its first
+	 * trapped call, the loader's request (dispatch.c renew_channel). */
 	if (t->files) {
-		t->exec_channel = t->exec_channel || (s->platform->ops->needs_install_fd &&
-		                                      cbox_fdtable_shared(t->files));
+		t->renew_channel = t->renew_channel || (s->platform->ops->needs_install_fd &&
+		                                        cbox_fdtable_shared(t->files));
 		struct cbox_fdtable *own = cbox_fdtable_copy(t->files);
 		cbox_fdtable_put(s, t->files);
 		t->files = own;

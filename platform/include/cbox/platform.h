@@ -170,13 +170,12 @@ CBOX_API int cbox_ptrace_clear_sighand(pid_t tid);
 CBOX_API int cbox_ptrace_new_channel(pid_t tid, int *sentry_end);
 
 /*
- * The same for a process whose exec unshared an fd table it shared with another process
- * (CLONE_FILES), made at a trapped call of the new image (the loader's request for the
- * program): the calls are injected there, and t is left at the call's exit stop (t->at_exit)
- * once any ran. Returns 0 (*sentry_end -1 when no fd can be placed at the reserved one) or
- * -errno.
+ * The same for a task whose fd table was shared with another process (CLONE_FILES) until an
+ * exec or an unshare(CLONE_FILES) gave it its own copy, made at the task's next trapped call t:
+ * the calls are injected there, and t is left at the call's exit stop (t->at_exit) once any ran.
+ * Returns 0 (*sentry_end -1 when no fd can be placed at the reserved one) or -errno.
  */
-CBOX_API int cbox_ptrace_exec_channel(struct cbox_trap *t, int *sentry_end);
+CBOX_API int cbox_ptrace_renew_channel(struct cbox_trap *t, int *sentry_end);
 
 /* Guest memory access (both platforms): process_vm_readv/writev on tid. Return 0 or -EFAULT
  * (or -ESRCH when the task is gone). read_str stops at NUL; -ENAMETOOLONG when no NUL within

@@ -399,9 +399,8 @@ struct cbox_task {
 	bool seen_first_stop;
 	bool attached_parent; /* child task: linked to its parent's state */
 	bool new_channel;     /* ptrace platform: a fork's child, to get its own install channel */
-	bool exec_channel;    /* ptrace platform: its exec unshared a shared fd table: the same */
-	bool renew_channel;   /* ptrace platform: it unshared a shared fd table: the same, at its
-	                       * next trapped call (dispatch.c) */
+	bool renew_channel;   /* ptrace platform: an exec or unshare(CLONE_FILES) unshared a
+	                       * shared fd table: the same, at its next trapped call (dispatch.c) */
 	int stop_sig;         /* the signal of the group-stop it is held in (tracer.c), else 0 */
 	/* The last trapped call the sentry let the host run (nr + 1, 0: none) and where: a
 	 * signal interrupting that one is the host's own EINTR (tracer.c) */
