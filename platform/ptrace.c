@@ -24,6 +24,10 @@
 #include <sched.h>
 #include <unistd.h>
 
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* a pidfd of one thread (linux/pidfd.h, Linux 6.9) */
+#endif
+
 #include "cbox/fdpass.h"
 #include "cbox/log.h"
 #include "internal.h"
@@ -467,7 +471,11 @@ static int make_pair(struct runner *rn, uint64_t at, int sv[2], int *mine)
 		sv[0] = sv[1] = -1;
 		return -EFAULT;
 	}
-	int pidfd = rn->tgid > 0 ? (int)syscall(SYS_pidfd_open, rn->tgid, 0) : -1;
+	/* pidfd_getfd reads the fd table of the pidfd's task: a thread that unshared its table
+	 * needs a pidfd of its own (PIDFD_THREAD, Linux 6.9), not its process's. */
+	int pidfd = rn->tgid <= 0         ? -1
+	            : rn->tid == rn->tgid ? (int)syscall(SYS_pidfd_open, rn->tgid, 0)
+	                                  : (int)syscall(SYS_pidfd_open, rn->tid, PIDFD_THREAD);
 	*mine = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, sv[1], 0);
 	int err = *mine < 0 ? (rn->tgid > 0 ? -errno : -ESRCH) : 0;
 	if (pidfd >= 0)

@@ -83,6 +83,22 @@ signal.setitimer(signal.ITIMER_REAL, 0, 0)
 print("errors", errs)'
 	check "python under a 0.1 ms timer: no EINTR from calls that never give one" "errors {}" "$OUT"
 
+	# A thread that unshares its fd table (unshare(CLONE_FILES)) and opens a file: on the ptrace
+	# platform its new install socket is made inside it, taken with a pidfd of that thread (the
+	# process's pidfd reads the leader's table: the thread was killed for an EBADF).
+	box $PY -c 'import ctypes, os, threading
+libc, out = ctypes.CDLL(None, use_errno=True), []
+def run():
+    r = libc.unshare(0x400)
+    fd = os.open("/etc/hostname", os.O_RDONLY)
+    out.append((r, len(os.read(fd, 100)) > 0))
+    os.close(fd)
+t = threading.Thread(target=run)
+t.start()
+t.join()
+print("thread unshare", out)'
+	check "a thread unshares its fd table and opens a file" "thread unshare [(0, True)]" "$OUT"
+
 	# A script started through its "#!" line, by the kernel.
 	box ./tool.py a b
 	check "python #! script" "tool.py argv:a b" "$OUT"
