@@ -20,12 +20,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <ucontext.h>
+#include <unistd.h>
+#include <unwind.h>
 
 #ifndef SYS_SECCOMP
 #define SYS_SECCOMP 1 /* si_code of a SIGSYS from SECCOMP_RET_TRAP (asm-generic/siginfo.h) */
 #endif
-#include <unistd.h>
-#include <unwind.h>
 
 #include "cbox/log.h"
 

@@ -1,7 +1,12 @@
-/* Lexical path helpers: see cbox/path.h. */
+/* Path helpers: see cbox/path.h. */
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "cbox/path.h"
 
@@ -42,4 +47,11 @@ bool cbox_path_under(const char *path, const char *dir)
 		return path[0] == '/';
 	size_t n = strlen(dir);
 	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+int cbox_open_in_root(int root, const char *path, int flags)
+{
+	struct open_how how = {.flags = (uint64_t)flags | O_CLOEXEC,
+	                       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+	return (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
 }

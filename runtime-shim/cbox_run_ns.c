@@ -32,12 +32,12 @@
 
 #include <json-c/json.h>
 #include <linux/magic.h>
-#include <linux/openat2.h>
 
 #include "cbox/fdpass.h"
 #include "cbox/netif.h"
 #include "cbox/rmtree.h"
 #include "cbox/log.h"
+#include "cbox/path.h"
 #include "cbox_run.h"
 
 static json_object *jstr(const char *s)
@@ -120,11 +120,7 @@ static int stat_in_rootfs(const char *rootfs, const char *path, struct stat *st)
 	int root = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return -1;
-	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
-	                       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-	while (*path == '/')
-		path++;
-	int fd = *path ? (int)syscall(SYS_openat2, root, path, &how, sizeof(how)) : dup(root);
+	int fd = cbox_open_in_root(root, path, O_PATH);
 	int r = fd < 0 ? -1 : fstat(fd, st);
 	if (fd >= 0)
 		close(fd);

@@ -12,12 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include <linux/openat2.h>
-
 #include "cbox/cleanup.h"
+#include "cbox/path.h"
 #include "cbox_run.h"
 
 /* The host's secrets and runtime state, hidden when the guest's root is the host's own. Paths
@@ -152,9 +150,7 @@ FILE *cbox_run_rootfs_fopen(const char *rootfs, const char *rel)
 	int root = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return NULL;
-	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
-	                       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-	int p = (int)syscall(SYS_openat2, root, rel, &how, sizeof(how));
+	int p = cbox_open_in_root(root, rel, O_PATH);
 	int err = errno;
 	close(root);
 	if (p < 0) {
@@ -189,12 +185,9 @@ static int check_hides(const struct cbox_run_opts *o)
 	struct stat rst, st;
 	if (root < 0 || fstat(root, &rst) < 0)
 		return 0; /* (the gofer says what is wrong with the rootfs) */
-	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
-	                       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
 	for (size_t i = 0; i < o->n_hide; i++) {
 		const char *rel = o->hide[i] + strspn(o->hide[i], "/");
-		CBOX_AUTOCLOSE int fd =
-		    *rel ? (int)syscall(SYS_openat2, root, rel, &how, sizeof(how)) : -1;
+		CBOX_AUTOCLOSE int fd = *rel ? cbox_open_in_root(root, rel, O_PATH) : -1;
 		if ((!*rel || (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == rst.st_dev &&
 		               st.st_ino == rst.st_ino))) {
 			fprintf(stderr, "cbox-run: --hide %s: it leads to the root\n", o->hide[i]);

@@ -42,9 +42,8 @@ CBOX_NORETURN void ns_init_main(const struct ns_init_args *a);
 
 /* Mount namespace set-up before pivot_root: propagation, the rootfs bind, config mounts, /dev. */
 int ns_mount_prepare(const struct ns_init_args *a, struct cbox_err **err);
-/* Helpers of ns_mount.c: openat2 of path under root (RESOLVE_IN_ROOT, no magic links); mount(2)
- * onto the /proc/self/fd path of the fd target. */
-int ns_open_in_root(int root, const char *path, int flags);
+/* Helper of ns_mount.c (paths under the root: cbox_open_in_root, cbox/path.h): mount(2) onto
+ * the /proc/self/fd path of the fd target. */
 int ns_do_mount(const char *src, int target, const char *type, unsigned long flags,
                 const char *data);
 /* One cgroup hierarchy of the host, from the init's /proc/self/mountinfo before the pivot. */

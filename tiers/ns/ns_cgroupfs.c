@@ -16,6 +16,7 @@
 #include "cbox/cgroup.h"
 #include "cbox/cleanup.h"
 #include "cbox/log.h"
+#include "cbox/path.h"
 #include "internal.h"
 
 /* The init's cgroup in hierarchy h, from /proc/self/cgroup ("4:memory:/a/b", "0::/a/b"): a path
@@ -152,7 +153,7 @@ static int mount_hierarchy(int root, const char *path, const struct ns_cg_hier *
 		                   h->v2 ? "cgroup2" : "cgroup", flags, h->v2 ? NULL : h->data);
 	if (ns_do_mount(h->src, target, NULL, MS_BIND, NULL) < 0)
 		return -1;
-	CBOX_AUTOCLOSE int fd = ns_open_in_root(root, path, O_PATH);
+	CBOX_AUTOCLOSE int fd = cbox_open_in_root(root, path, O_PATH);
 	return fd < 0 ? -1 : ns_do_mount(NULL, fd, NULL, MS_BIND | MS_REMOUNT | flags, NULL);
 }
 
@@ -188,7 +189,7 @@ static int mount_all(int root, const struct cbox_oci_mount *m, int target, unsig
 	if (ns_do_mount("tmpfs", target, "tmpfs", flags & ~MS_RDONLY, "mode=755") < 0)
 		return cbox_err_set(err, errno, "mount a tmpfs on %s", m->destination);
 	*top_mounted = true;
-	CBOX_AUTOCLOSE int top = ns_open_in_root(root, m->destination, O_RDONLY | O_DIRECTORY);
+	CBOX_AUTOCLOSE int top = cbox_open_in_root(root, m->destination, O_RDONLY | O_DIRECTORY);
 	if (top < 0)
 		return cbox_err_set(err, errno, "resolve %s after its mount", m->destination);
 	for (size_t i = 0; i < n; i++) {
@@ -231,7 +232,7 @@ int ns_mount_cgroup(int root, const struct cbox_oci_mount *m, int target, unsign
 	/* In a user namespace the host may refuse a hierarchy (its owner's rules, or a
 	 * controller of the host's own): the container starts without the mount, as it did
 	 * before the ns tier made it, rather than not at all; what was mounted is taken off. */
-	CBOX_AUTOCLOSE int fd = top ? ns_open_in_root(root, m->destination, O_PATH) : -1;
+	CBOX_AUTOCLOSE int fd = top ? cbox_open_in_root(root, m->destination, O_PATH) : -1;
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (fd >= 0)

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,14 +17,8 @@
 
 #include "cbox/cleanup.h"
 #include "cbox/log.h"
+#include "cbox/path.h"
 #include "internal.h"
-
-int ns_open_in_root(int root, const char *path, int flags)
-{
-	struct open_how how = {.flags = (uint64_t)flags | O_CLOEXEC,
-	                       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-	return (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
-}
 
 /* Create path (and its parents) under root when missing: a directory, or an empty file when
  * file is set. Returns an O_PATH fd of it. */
@@ -39,12 +32,12 @@ static int make_in_root(int root, const char *path, bool file, struct cbox_err *
 		char saved = *s;
 		*s = '\0';
 		bool last = !saved || !s[1];
-		int fd = ns_open_in_root(root, buf, O_PATH);
+		int fd = cbox_open_in_root(root, buf, O_PATH);
 		if (fd < 0 && errno == ENOENT) {
 			char *slash = strrchr(buf, '/');
 			*slash = '\0';
 			CBOX_AUTOCLOSE int parent =
-			    ns_open_in_root(root, buf[0] ? buf : "/", O_PATH);
+			    cbox_open_in_root(root, buf[0] ? buf : "/", O_PATH);
 			*slash = '/';
 			if (parent < 0)
 				return cbox_err_set(err, errno, "resolve %s in the rootfs", buf);
@@ -52,7 +45,7 @@ static int make_in_root(int root, const char *path, bool file, struct cbox_err *
 			                     : mkdirat(parent, slash + 1, 0755);
 			if (r < 0 && errno != EEXIST)
 				return cbox_err_set(err, errno, "create %s in the rootfs", buf);
-			fd = ns_open_in_root(root, buf, O_PATH);
+			fd = cbox_open_in_root(root, buf, O_PATH);
 		}
 		if (fd < 0)
 			return cbox_err_set(err, errno, "resolve %s in the rootfs", buf);
@@ -148,7 +141,7 @@ static int mount_bind(int root, const struct cbox_oci_mount *m, int target, unsi
 		return 0;
 	/* target still names the directory under the new mount: resolve the destination again
 	 * to reach the mount itself (a remount of a non-root dentry is EINVAL). */
-	CBOX_AUTOCLOSE int fd = ns_open_in_root(root, m->destination, O_PATH);
+	CBOX_AUTOCLOSE int fd = cbox_open_in_root(root, m->destination, O_PATH);
 	if (fd < 0)
 		return cbox_err_set(err, errno, "resolve %s after its mount", m->destination);
 	/* Keep the flags the kernel locked on the source (nodev, nosuid in a user ns). */
@@ -202,7 +195,7 @@ static int mount_one(const struct ns_init_args *a, int root, const struct cbox_o
 	if (r < 0 || !prop)
 		return r;
 	/* As in mount_bind: the propagation is set on the new mount, found by resolving again. */
-	CBOX_AUTOCLOSE int mnt = ns_open_in_root(root, m->destination, O_PATH);
+	CBOX_AUTOCLOSE int mnt = cbox_open_in_root(root, m->destination, O_PATH);
 	if (mnt < 0 || ns_do_mount(NULL, mnt, NULL, prop, NULL) < 0)
 		return cbox_err_set(err, errno, "set the propagation of %s", m->destination);
 	return 0;

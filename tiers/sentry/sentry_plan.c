@@ -8,14 +8,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cbox/cleanup.h"
@@ -268,9 +266,7 @@ static char *resolve_in_rootfs(const char *rootfs, const char *path, size_t *ins
 	CBOX_AUTOCLOSE int root = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return NULL;
-	struct open_how how = {.flags = O_PATH | O_CLOEXEC,
-	                       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
-	CBOX_AUTOCLOSE int fd = (int)syscall(SYS_openat2, root, path + 1, &how, sizeof(how));
+	CBOX_AUTOCLOSE int fd = cbox_open_in_root(root, path, O_PATH);
 	if (fd < 0)
 		return NULL;
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
