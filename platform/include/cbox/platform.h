@@ -38,7 +38,7 @@ struct cbox_trap {
 	                    * task's fd table, set by the sentry before each install_fd */
 	bool sigs_held;    /* ptrace platform: the task's signals are blocked while the sentry
 	                    * runs calls in it from user mode; saved_sigmask goes back at the
-	                    * answer (platform/ptrace.c, hold_signals) */
+	                    * answer (platform/ptrace.c, cbox_ptrace_hold_signals) */
 	uint64_t saved_sigmask;
 	struct user_regs_struct regs;
 };
