@@ -68,19 +68,10 @@ static const char *const home_secrets[] = {
     ".cargo/credentials.toml",
 };
 
-/*
- * The credentials of the caller's home when the working folder holds it (`cd ~ && cbox-run
- * ...`): the hide of /home gives the working folder back whole, and with it ~/.ssh, the key the
- * threat model's attack reads. They are hidden there too (made after the working folder's bind,
- * gofer/tree.c); a -v of one of them shows it again (-v wins). The home is $HOME (cbox-run is
- * static: no NSS to ask), resolved as the working folder is.
- */
-static int add_home_hides(struct cbox_run_opts *o, const char *wd)
+/* Hide the credentials of the home at the real path home, when the working folder wd holds it. */
+static int hide_home_secrets(struct cbox_run_opts *o, const char *home, const char *wd)
 {
-	const char *env = getenv("HOME");
-	char home[PATH_MAX];
-	if (!env || env[0] != '/' || !realpath(env, home) || strcmp(home, "/") == 0 ||
-	    !cbox_gofer_path_at_or_below(home, wd))
+	if (strcmp(home, "/") == 0 || !cbox_gofer_path_at_or_below(home, wd))
 		return 0;
 	for (size_t i = 0; i < sizeof(home_secrets) / sizeof(home_secrets[0]); i++) {
 		char path[PATH_MAX];
@@ -89,10 +80,50 @@ static int add_home_hides(struct cbox_run_opts *o, const char *wd)
 		        (int)sizeof(path) ||
 		    lstat(path, &st) < 0)
 			continue;
-		if (cbox_run_push_str(&o->hide, &o->n_hide, path) < 0)
+		bool dup = false; /* $HOME is also found in /home's listing */
+		for (size_t j = 0; j < o->n_hide && !dup; j++)
+			dup = strcmp(o->hide[j], path) == 0;
+		if (!dup && cbox_run_push_str(&o->hide, &o->n_hide, path) < 0)
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * The credentials of the homes the working folder holds (`cd ~ && cbox-run ...`, or `cd /home`):
+ * the hide of /home gives the working folder back whole, and with it ~/.ssh, the key the
+ * threat model's attack reads, and from /home every other user's (all readable when root runs
+ * cbox-run). They are hidden there too (made after the working folder's bind, gofer/tree.c); a
+ * -v of one of them shows it again (-v wins). The homes are $HOME (cbox-run is static: no NSS to
+ * ask), /root (hidden whole unless the working folder holds it; sudo may keep the caller's
+ * HOME) and each directory in /home, resolved as the working folder is.
+ */
+static int add_home_hides(struct cbox_run_opts *o, const char *wd)
+{
+	const char *env = getenv("HOME");
+	char home[PATH_MAX], homes[PATH_MAX];
+	if (env && env[0] == '/' && realpath(env, home) && hide_home_secrets(o, home, wd) < 0)
+		return -1;
+	if (realpath("/root", home) && hide_home_secrets(o, home, wd) < 0)
+		return -1;
+	if (!realpath("/home", homes) || !cbox_gofer_path_at_or_below(homes, wd))
+		return 0;
+	DIR *d = opendir(homes);
+	if (!d)
+		return 0;
+	int r = 0;
+	for (struct dirent *e; r == 0 && (e = readdir(d));) {
+		char path[PATH_MAX];
+		struct stat st;
+		/* (a link in /home leads elsewhere: the home it names is not held) */
+		if (e->d_name[0] == '.' ||
+		    snprintf(path, sizeof(path), "%s/%s", homes, e->d_name) >= (int)sizeof(path) ||
+		    lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		r = hide_home_secrets(o, path, wd);
+	}
+	closedir(d);
+	return r;
 }
 
 static int add_default_hides(struct cbox_run_opts *o)

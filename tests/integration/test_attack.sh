@@ -366,6 +366,27 @@ t_signal_storm() {
 	rm -rf "$d"
 }
 
+# Run from /home (or above it, in a --workdir): the working folder holds every user's home, and
+# root's cbox-run could read each one's keys. Every home in /home keeps its credentials hidden,
+# not only the caller's. Needs a home of its own in /home, which only root may make.
+t_other_homes() {
+	if [ ! -w /home ]; then
+		skip_check "other users' credentials hidden" "needs a writable /home (root)"
+		return
+	fi
+	local home=/home/cbox-itest-$$
+	rm -rf "$home" && mkdir -p "$home/.ssh" "$home/.gnupg" "$home/src"
+	echo key >"$home/.ssh/id_ed25519" && echo g >"$home/.gnupg/k" && echo hi >"$home/src/notes"
+	cd /home || return
+	HOME=$ITEST_TMP box /bin/sh -c "echo \"[\$(ls -A $home/.ssh $home/.gnupg)] [\$(cat $home/src/notes)]\""
+	check "run from /home: another user's credentials are hidden, the rest of the home not" \
+		"[$home/.gnupg:
+
+$home/.ssh:] [hi]" "$OUT"
+	cd - >/dev/null || return
+	rm -rf "$home"
+}
+
 # The ns tier (cbox-run --tier=ns) gives the same view: it must stop the attack as well.
 CONFIGS+=("--tier=ns")
 for_each_config t_attack
@@ -374,6 +395,7 @@ for_each_config t_hide_symlinks
 for_each_config t_hide_in_workdir
 for_each_config t_hide_in_rootfs
 for_each_config t_home_secrets
+for_each_config t_other_homes
 for_each_config t_affinity
 for_each_config t_etc_hosts
 for_each_config t_ptrace_guard
