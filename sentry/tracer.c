@@ -572,27 +572,49 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 #define REAP_SPIN_TRIES  64
 #define REAP_SPIN_EVENTS 64
 
+/*
+ * The stops and exits waiting to be taken are taken all at once, then handled in turn: a
+ * waitpid(-1) reports the newest tracee first (the kernel adds each at the head of the tracer's
+ * list), so taking one, handling it and asking again served a task that kept trapping before
+ * every older one. Under ptrace a child of two threads opening files in a loop starved its
+ * parent: a kill and the wait4 after it took 25 s (cbox-test-guest stop-hold 1).
+ */
+#define REAP_BATCH 64
+
 static void reap(struct cbox_sentry *s, bool spin)
 {
 	unsigned tries = 0, caught = 0;
 	for (;;) {
-		int status;
-		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
-		if (tid == 0 && spin && s->init_status < 0 && caught < REAP_SPIN_EVENTS &&
+		struct {
+			pid_t tid;
+			int status;
+		} batch[REAP_BATCH];
+		size_t n = 0;
+		while (n < REAP_BATCH) {
+			int status;
+			pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+			if (tid <= 0)
+				break;
+			batch[n].tid = tid;
+			batch[n++].status = status;
+		}
+		if (n == 0 && spin && s->init_status < 0 && caught < REAP_SPIN_EVENTS &&
 		    tries++ < REAP_SPIN_TRIES) {
 			sched_yield();
 			continue;
 		}
-		if (tid <= 0)
+		if (n == 0)
 			return;
 		if (tries) {
-			caught++;
+			caught += (unsigned)n;
 			tries = 0;
 		}
-		if (WIFEXITED(status) || WIFSIGNALED(status))
-			on_task_exit(s, tid, status);
-		else if (WIFSTOPPED(status))
-			handle_stop(s, tid, status);
+		for (size_t i = 0; i < n; i++) {
+			if (WIFEXITED(batch[i].status) || WIFSIGNALED(batch[i].status))
+				on_task_exit(s, batch[i].tid, batch[i].status);
+			else if (WIFSTOPPED(batch[i].status))
+				handle_stop(s, batch[i].tid, batch[i].status);
+		}
 	}
 }
 
