@@ -1,8 +1,13 @@
 #pragma once
 /* Shared by the two platforms: answering and injecting at a ptrace stop. */
+#include <fcntl.h>
 #include <sys/user.h>
 
 #include "cbox/platform.h"
+
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* a pidfd of one thread (linux/pidfd.h, Linux 6.9) */
+#endif
 
 /* At a ptrace stop (PTRACE_EVENT_SECCOMP): skip the call and make it return ret; resume. */
 int cbox_ptrace_reply(struct cbox_trap *t, int64_t ret);

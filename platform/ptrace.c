@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/seccomp.h>
+#include <poll.h>
 #include <sys/ptrace.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sched.h>
@@ -104,20 +106,114 @@ int cbox_ptrace_cont(struct cbox_trap *t)
 }
 
 /*
- * Wait for tid's next stop. The injected call is short (a recvmsg that finds its message
- * queued), so the stop usually comes within microseconds: asking again, yielding between tries,
- * before sleeping saves the cross-CPU wake-up the sleep would cost (as the tracer loop's reap
- * does). An open+close on this platform (one injected call) went from 99-116 to 70-76 us.
+ * Take tid's stop, if it has one: 1 and its wait status in *st, 0 if it has none yet. Only stops
+ * are taken (waitid without WEXITED): an exit stays for the tracer loop's reap, which must see
+ * every one (the program's ends the sandbox, and each task's record goes with it). It used to be
+ * taken here and lost: a program SIGKILLed while the sentry ran a call in it (kill -9, the OOM
+ * killer; 2 runs in 6 of a loop of opens under ulimit -n 256) left the sandbox waiting for an
+ * exit it would never see.
+ */
+static int take_stop(pid_t tid, int *st)
+{
+	siginfo_t si;
+	si.si_pid = 0;
+	if (waitid(P_PID, (id_t)tid, &si, WSTOPPED | __WALL | WNOHANG) < 0)
+		return errno == ECHILD ? -ESRCH : -errno;
+	if (si.si_pid != tid)
+		return 0;
+	*st = (si.si_status << 8) | 0x7f; /* as waitpid gives it: the event bits above the signal */
+	return 1;
+}
+
+/* Whether thread tid has exited (a zombie, or gone), from /proc: for kernels before 6.9, which
+ * have no pidfd of one thread to poll. */
+static bool thread_exited(pid_t tid)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return true;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')'); /* (the name may hold anything) */
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+}
+
+/*
+ * Sleep until something may have happened to tid: a SIGCHLD (every stop of a tracee raises one;
+ * SIGCHLD is blocked in the sentry, for the tracer loop's signalfd) or tid's own exit. -ESRCH
+ * once tid has exited. *took is set when a SIGCHLD was taken: the caller raises it again for the
+ * tracer loop, whose other tracees' stops it may have announced.
+ *
+ * Waiting for tid's stop alone could wait forever: a thread group's leader that dies while other
+ * threads of it are not yet reaped is not reported to its tracer until they are, and they are
+ * the sentry's to reap (a process of two threads SIGKILLed while the sentry ran a call in its
+ * leader hung the sandbox, the sentry in waitpid for the leader). So the exit of the thread
+ * itself ends the wait (a pidfd of the thread, PIDFD_THREAD, polls readable then; before Linux
+ * 6.9, /proc says so, looked at every 20 ms).
+ */
+static int sleep_for_stop(pid_t tid, int *pidfd, bool *took)
+{
+	static int chld = -1;
+	if (chld < 0) {
+		sigset_t m;
+		sigemptyset(&m);
+		sigaddset(&m, SIGCHLD);
+		chld = signalfd(-1, &m, SFD_CLOEXEC | SFD_NONBLOCK);
+		if (chld < 0)
+			return -errno;
+	}
+	if (*pidfd == -1) {
+		*pidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+		if (*pidfd < 0 && errno == ESRCH)
+			return -ESRCH;
+		if (*pidfd < 0)
+			*pidfd = -2; /* (no thread pidfds: /proc) */
+	}
+	struct pollfd pf[2] = {{.fd = chld, .events = POLLIN}, {.fd = *pidfd, .events = POLLIN}};
+	int r = poll(pf, *pidfd >= 0 ? 2 : 1, *pidfd >= 0 ? -1 : 20);
+	if (r < 0 && errno != EINTR)
+		return -errno;
+	if (pf[0].revents & POLLIN) {
+		struct signalfd_siginfo si;
+		while (read(chld, &si, sizeof(si)) == sizeof(si))
+			*took = true;
+	}
+	if (*pidfd >= 0 ? (pf[1].revents & POLLIN) != 0 : thread_exited(tid))
+		return -ESRCH;
+	return 0;
+}
+
+/*
+ * Wait for tid's next stop; -ESRCH if it exits first (its exit is the tracer loop's to take). The
+ * injected call is short (a recvmsg that finds its message queued), so the stop usually comes
+ * within microseconds: asking again, yielding between tries, before sleeping saves the cross-CPU
+ * wake-up the sleep would cost (as the tracer loop's reap does). An open+close on this platform
+ * (one injected call) went from 99-116 to 70-76 us.
  */
 static int wait_stop(pid_t tid, int *st)
 {
-	for (int i = 0; cbox_spin_allowed() && i < 64; i++) {
-		pid_t r = waitpid(tid, st, __WALL | WNOHANG);
+	int pidfd = -1, r;
+	bool took = false;
+	for (int i = 0;; i++) {
+		r = take_stop(tid, st);
 		if (r != 0)
-			return r < 0 ? -errno : 0;
-		sched_yield();
+			break;
+		if (i < 64 && cbox_spin_allowed()) {
+			sched_yield();
+			continue;
+		}
+		r = sleep_for_stop(tid, &pidfd, &took);
+		if (r < 0)
+			break;
 	}
-	return waitpid(tid, st, __WALL) < 0 ? -errno : 0;
+	if (pidfd >= 0)
+		close(pidfd);
+	if (took)
+		kill(getpid(), SIGCHLD);
+	return r < 0 ? r : 0;
 }
 
 static bool same_call(const struct injected *x, uint64_t nr, const uint64_t args[6], uint64_t ip)
@@ -148,9 +244,7 @@ static int run_to_exit(pid_t tid, const struct injected *x, int *pending, int64_
 		int st;
 		int rc = wait_stop(tid, &st);
 		if (rc < 0)
-			return rc;
-		if (!WIFSTOPPED(st))
-			return -ESRCH; /* died (SIGKILL) while we ran its call */
+			return rc; /* (-ESRCH: it died meanwhile, by a SIGKILL or its exit_group) */
 		if (WSTOPSIG(st) != (SIGTRAP | 0x80) && (st >> 16) == 0) {
 			if (pending && !*pending)
 				*pending = WSTOPSIG(st);

@@ -16,10 +16,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL /* a pidfd of one thread (linux/pidfd.h, Linux 6.9) */
-#endif
-
 #include "cbox/log.h"
 #include "internal.h"
 

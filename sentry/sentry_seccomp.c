@@ -38,6 +38,7 @@ static const int allowed[] = {
     SYS_recvmsg,
     SYS_exit,
     SYS_wait4,
+    SYS_waitid, /* (stops only, for one tracee: platform/ptrace.c wait_stop) */
     SYS_kill,
     SYS_fcntl,
     SYS_getdents64,

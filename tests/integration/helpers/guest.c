@@ -659,7 +659,7 @@ static void usage(void)
 	                "clone3-race|bpf-perf|become UID GID[,GROUP...] PROG [ARGS]|access RUID "
 	                "EUID PATH|shmmax|ptrace-guard|cross-user|prio-user|inject-race|"
 	                "install-theft FILE [LIMIT]|exec-theft FILE [unshare]|signal-storm N "
-	                "[LIMIT]|kill-eintr N\n");
+	                "[LIMIT]|kill-eintr N|stop-hold N [LIMIT]|open-loop [THREADS]\n");
 }
 
 int main(int argc, char **argv)
@@ -721,6 +721,10 @@ int main(int argc, char **argv)
 		return cmd_bpf_perf();
 	if (!strcmp(c, "kill-eintr"))
 		return cmd_kill_eintr(n, a);
+	if (!strcmp(c, "open-loop"))
+		return cmd_open_loop(n, a);
+	if (!strcmp(c, "stop-hold"))
+		return cmd_stop_hold(n, a);
 	if (!strcmp(c, "signal-storm"))
 		return cmd_signal_storm(n, a);
 	if (!strcmp(c, "inject-race"))

@@ -10,6 +10,8 @@ int cmd_cross_user(void);
 int cmd_prio_user(void);
 int cmd_signal_storm(int argc, char **argv);
 int cmd_kill_eintr(int argc, char **argv);
+int cmd_stop_hold(int argc, char **argv);
+int cmd_open_loop(int argc, char **argv);
 
 /* Attacks on the sentry's own ptrace-stop work (guest_escape.c). */
 int cmd_inject_race(void);

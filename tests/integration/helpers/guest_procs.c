@@ -3,7 +3,7 @@
  * ptrace-guard (who may trace whom), cross-user (each call that reaches another process, from
  * its own user and from another), prio-user (the scheduler's calls on a user's processes),
  * signal-storm (queued signals to a process the sentry is busy in), kill-eintr (kill under a
- * handler without SA_RESTART).
+ * handler without SA_RESTART), stop-hold (a stopped process stays stopped), open-loop.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +19,7 @@
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -416,5 +417,88 @@ int cmd_kill_eintr(int argc, char **argv)
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	printf("kill-eintr %d eintr %d%s\n", n, eintr, other ? " (other errors)" : "");
+	return 0;
+}
+
+/*
+ * stop-hold N [LIMIT]: a child of two threads opens and closes a file over and over (every open an
+ * fd the sentry installs; under a hard fd limit LIMIT below 1023, on the ptrace platform, several
+ * calls the sentry runs in the thread from user mode), counting its opens in memory it shares
+ * with its parent, while the parent stops it (SIGSTOP) N times. Once waitpid says it stopped,
+ * no thread of it may run: the count must not move in the 20 ms the parent watches it, as on
+ * Linux. A group-stop that reached the thread while the sentry ran its calls was resumed past,
+ * and the thread ran on in a stopped process. Prints "stop-hold N ran 0" (ran: the stops in
+ * which the count moved).
+ */
+static volatile long *hold_count;
+
+static void *hold_opener(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			close(fd);
+		if (hold_count)
+			__atomic_add_fetch(hold_count, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/*
+ * open-loop [THREADS]: THREADS threads (default 1) open and close a file forever, every open an
+ * fd the sentry installs: a process the sentry is always busy in, for the tests that kill it.
+ */
+int cmd_open_loop(int argc, char **argv)
+{
+	int n = argc > 0 ? atoi(argv[0]) : 1;
+	for (int i = 1; i < n; i++) {
+		pthread_t th;
+		if (pthread_create(&th, NULL, hold_opener, NULL) != 0)
+			return 1;
+	}
+	hold_opener(NULL);
+	return 0;
+}
+
+int cmd_stop_hold(int argc, char **argv)
+{
+	int n = argc > 0 ? atoi(argv[0]) : 0;
+	if (n < 1)
+		return 2;
+	int limit = argc > 1 ? atoi(argv[1]) : 0;
+	struct rlimit rl = {(rlim_t)limit, (rlim_t)limit};
+	if (limit > 0 && setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 3;
+	hold_count = mmap(NULL, sizeof(*hold_count), PROT_READ | PROT_WRITE,
+	                  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (hold_count == MAP_FAILED)
+		return 1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		pthread_t th;
+		if (pthread_create(&th, NULL, hold_opener, NULL) != 0)
+			_exit(1);
+		hold_opener(NULL);
+	}
+	int ran = 0, st;
+	for (int i = 0; i < n; i++) {
+		struct timespec run = {0, (1 + i % 5) * 1000000L}, watch = {0, 20000000L};
+		nanosleep(&run, NULL);
+		if (kill(pid, SIGSTOP) < 0 || waitpid(pid, &st, WUNTRACED) != pid ||
+		    !WIFSTOPPED(st))
+			return 1;
+		long before = __atomic_load_n(hold_count, __ATOMIC_RELAXED);
+		nanosleep(&watch, NULL);
+		if (__atomic_load_n(hold_count, __ATOMIC_RELAXED) != before)
+			ran++;
+		if (kill(pid, SIGCONT) < 0 || waitpid(pid, &st, WCONTINUED) != pid)
+			return 1;
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	printf("stop-hold %d ran %d\n", n, ran);
 	return 0;
 }
