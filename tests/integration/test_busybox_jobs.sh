@@ -70,6 +70,13 @@ ok signal-child handler" "$OUT"
 	box "$GUEST" kill-eintr 2000
 	check "kill under a handler without SA_RESTART: never EINTR" "kill-eintr 2000 eintr 0" "$OUT"
 
+	# A stopped process stays stopped: no thread of it runs once its parent's wait says so.
+	# Under ptrace a thread reached by the group-stop while the sentry ran calls in it (an
+	# install under an fd limit) ran on (198 stops of 200), and a child whose two threads kept
+	# trapping starved its parent's own calls (25 s for one kill and wait).
+	box "$GUEST" stop-hold 100 256
+	check "a stopped process stays stopped, installs or not" "stop-hold 100 ran 0" "$OUT"
+
 	box "$GUEST" ids
 	check "ids" "pid 1
 ppid 0
