@@ -329,6 +329,14 @@ static int private_pair(struct cbox_trap *t, bool *at_exit, uint64_t at, int sv[
 	return make_pair(&rn, at, sv, mine);
 }
 
+/* Whether task tid is no longer in a ptrace stop (a SIGKILL wakes a task from one). */
+static bool left_stop(pid_t tid)
+{
+	errno = 0;
+	ptrace(PTRACE_PEEKUSER, tid, 0, 0);
+	return errno == ESRCH;
+}
+
 /*
  * Install hostfd in the task: send it over the install channel of the task's fd table
  * (t->install_sock; a pair made for this install when it has none), then inject a recvmsg on
@@ -382,7 +390,11 @@ int cbox_ptrace_install(struct cbox_platform *p, struct cbox_trap *t, int hostfd
 		return fd < 0 ? fd : -EIO;
 	/* The task now sits at an exit stop: the answer must be given there (finish_exit). */
 	t->at_exit = true;
-	/* (a task killed meanwhile is no failure to report: it never sees the answer) */
+	/* A task killed meanwhile is no failure to report: it never sees the answer. Killed in the
+	 * middle, it may also have failed otherwise (its memory going as it exits: EFAULT, seen
+	 * when another thread's execve killed it), and it has then left its ptrace stop. */
+	if (fd < 0 && fd != -EMFILE && fd != -ESRCH && left_stop(t->tid))
+		fd = -ESRCH;
 	if (fd < 0 && fd != -EMFILE && fd != -ESRCH)
 		cbox_warn("installing an fd in task %d failed: %s", t->tid, strerror(-fd));
 	return fd;

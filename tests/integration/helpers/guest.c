@@ -659,7 +659,8 @@ static void usage(void)
 	                "clone3-race|bpf-perf|become UID GID[,GROUP...] PROG [ARGS]|access RUID "
 	                "EUID PATH|shmmax|ptrace-guard|cross-user|prio-user|inject-race|"
 	                "install-theft FILE [LIMIT]|exec-theft FILE [unshare]|signal-storm N "
-	                "[LIMIT]|kill-eintr N|stop-hold N [LIMIT]|open-loop [THREADS]\n");
+	                "[LIMIT]|kill-eintr N|stop-hold N [LIMIT]|open-loop [THREADS]|"
+	                "exec-threads N\n");
 }
 
 int main(int argc, char **argv)
@@ -721,6 +722,8 @@ int main(int argc, char **argv)
 		return cmd_bpf_perf();
 	if (!strcmp(c, "kill-eintr"))
 		return cmd_kill_eintr(n, a);
+	if (!strcmp(c, "exec-threads"))
+		return cmd_exec_threads(n, a);
 	if (!strcmp(c, "open-loop"))
 		return cmd_open_loop(n, a);
 	if (!strcmp(c, "stop-hold"))

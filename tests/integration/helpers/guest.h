@@ -12,6 +12,7 @@ int cmd_signal_storm(int argc, char **argv);
 int cmd_kill_eintr(int argc, char **argv);
 int cmd_stop_hold(int argc, char **argv);
 int cmd_open_loop(int argc, char **argv);
+int cmd_exec_threads(int argc, char **argv);
 
 /* Attacks on the sentry's own ptrace-stop work (guest_escape.c). */
 int cmd_inject_race(void);
