@@ -60,9 +60,11 @@ t_kill_guest() {
 t_kill_busy_guest() {
 	local i k guest statuses=""
 	for i in 1 2 3 4 5 6; do
+		# (the scratch path in its command line: lib.sh's exit trap kills it if this script
+		# dies first)
 		# shellcheck disable=SC2086
 		setsid "$CBOX_RUN" $CFG -- /bin/sh -c "ulimit -n 256; exec $GUEST open-loop $((i % 2 + 1))" \
-			</dev/null >/dev/null 2>"$SCRATCH/err" &
+			"$SCRATCH" </dev/null >/dev/null 2>"$SCRATCH/err" &
 		RUN_PID=$!
 		guest=""
 		for ((k = 0; k < 100; k++)); do
