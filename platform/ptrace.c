@@ -26,6 +26,7 @@
 
 #include "cbox/fdpass.h"
 #include "cbox/log.h"
+#include "cbox/procfs.h"
 #include "internal.h"
 
 /* How the task goes on from the stop: PTRACE_CONT, or what a guest tracer asked for. */
@@ -129,16 +130,9 @@ static int take_stop(pid_t tid, int *st)
  * have no pidfd of one thread to poll. */
 static bool thread_exited(pid_t tid)
 {
-	char path[64], buf[256];
-	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return true;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')'); /* (the name may hold anything) */
-	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+	char buf[512];
+	const char *state = cbox_task_stat_fields(tid, buf, sizeof(buf));
+	return !state || *state == 'Z' || *state == 'X';
 }
 
 /*
@@ -332,19 +326,12 @@ void cbox_ptrace_release_signals(pid_t tid, uint64_t saved)
 /* The thread group of task tid (/proc/TID/status), or -1. */
 pid_t cbox_ptrace_tgid_of(pid_t tid)
 {
-	char path[64], line[128];
+	char path[64], buf[1024]; /* (Tgid is the fourth line) */
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	FILE *f = fopen(path, "re");
-	if (!f)
+	if (cbox_proc_read(path, buf, sizeof(buf)) <= 0)
 		return -1;
-	pid_t tgid = -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "Tgid:", 5) == 0) {
-			tgid = (pid_t)strtol(line + 5, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return tgid;
+	const char *line = strstr(buf, "\nTgid:");
+	return line ? (pid_t)strtol(line + 6, NULL, 10) : -1;
 }
 
 /* Queue held signal sig again on thread tid (tgkill: the sentry's filter allows no tkill). */

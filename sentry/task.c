@@ -266,17 +266,6 @@ void cbox_task_remove(struct cbox_sentry *s, struct cbox_task *t)
 	free(t);
 }
 
-ssize_t cbox_proc_read(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, size - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	return n;
-}
-
 /* The last of the numbers on the line of /proc/PID/status that starts with field ("NSpid:"),
  * when there are at least two (the task is in a namespace below the sentry's), else 0. */
 static pid_t ns_last(pid_t host_pid, const char *field)
@@ -329,28 +318,6 @@ pid_t cbox_task_vpid(struct cbox_sentry *s, struct cbox_task *t)
 		t->tg->vpid =
 		    t->tg->host_tgid == t->tid ? t->vtid : cbox_task_vpid_of(s, t->tg->host_tgid);
 	return t->tg ? t->tg->vpid : t->vtid;
-}
-
-char *cbox_task_stat_fields(pid_t tid, char *buf, size_t size)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
-	if (cbox_proc_read(path, buf, size) <= 0)
-		return NULL;
-	/* The name may hold anything, ')' included: the fields start after the last ')'. */
-	char *rp = strrchr(buf, ')');
-	return rp && rp[1] == ' ' ? rp + 2 : NULL;
-}
-
-const char *cbox_task_stat_field(const char *fields, int n)
-{
-	const char *p = fields;
-	for (int field = 3; p && field < n; field++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	return p;
 }
 
 int cbox_task_stat(pid_t tid, struct cbox_task_stat *out)

@@ -10,6 +10,7 @@
 #include "cbox/compiler.h"
 #include "cbox/cred.h"
 #include "cbox/platform.h"
+#include "cbox/procfs.h"
 #include "cbox/gofer.h"
 #include "cbox/sentry.h"
 
@@ -437,16 +438,8 @@ struct cbox_task_stat {
 	dev_t tty;
 };
 CBOX_API int cbox_task_stat(pid_t tid, struct cbox_task_stat *out);
-/* A small file (of /proc) read whole into buf (size bytes, NUL-terminated): read's result, or -1
- * when it cannot be opened. */
-CBOX_API ssize_t cbox_proc_read(const char *path, char *buf, size_t size);
 /* A coarse monotonic clock (ns; a tick's resolution, read from the vDSO). */
 CBOX_API uint64_t cbox_vfs_now_ns(void);
-/* The fields of host task tid's /proc/TID/stat from the third (its state) on, read into buf
- * (size bytes), or NULL when it is gone; cbox_task_stat_field: field n of them (n >= 3, numbered
- * as proc(5) numbers them), or NULL. */
-CBOX_API char *cbox_task_stat_fields(pid_t tid, char *buf, size_t size);
-CBOX_API const char *cbox_task_stat_field(const char *fields, int n);
 
 /* The process group of host task tid as the guest numbers it (its status's last NSpgid), or 0
  * when it is gone or outside the guest's pid namespace. */
