@@ -100,6 +100,9 @@ static int hide_home_secrets(struct cbox_run_opts *o, const char *home, const ch
  */
 static int add_home_hides(struct cbox_run_opts *o, const char *wd)
 {
+	/* (a working folder of "/" is not shown at all: /home and /root stay hidden whole) */
+	if (strcmp(wd, "/") == 0)
+		return 0;
 	const char *env = getenv("HOME");
 	char home[PATH_MAX], homes[PATH_MAX];
 	if (env && env[0] == '/' && realpath(env, home) && hide_home_secrets(o, home, wd) < 0)
