@@ -51,7 +51,8 @@ static const struct by_value {
      * Requests that change a terminal or read the console still reach the sentry (sys_ioctl:
      * TIOCSTI is EPERM). */
     {SYS_ioctl, 1, TCGETS, TIOCGWINSZ, true, true, 0, 0},
-    /* The commands the sentry refuses (sys_fcntl says why), and F_GETFL and F_SETFL, which
+    /* The commands the sentry checks (sys_fcntl: leases are refused, directory notification
+     * answered on the directories it makes up), and F_GETFL and F_SETFL, which
      * it answers on an O_PATH fd as Linux does: the host would show a stand-in's own flags
      * on the seccomp platform (sys_file.c path_stand_in), and the flags of the sentry's own
      * open on the ptrace platform (node makes ~14 at its start, python none). The others

@@ -677,17 +677,29 @@ int64_t sys_fcntl(struct cbox_sysctx *c)
 	int cmd = IARG(1);
 	if (reserved(c, IARG(0)))
 		return -EBADF;
+	struct cbox_dentry *d = NULL;
 	if (cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC && cmd != F_GETFD && cmd != F_SETFD) {
 		int err = 0, flags = 0;
-		struct cbox_dentry *d = cbox_fd_lookup(c->s, c->task, IARG(0), &flags, &err);
+		d = cbox_fd_lookup(c->s, c->task, IARG(0), &flags, &err);
 		if (d && (flags & O_PATH))
 			return cmd == F_GETFL ? flags & (O_PATH | O_DIRECTORY | O_NOFOLLOW)
 			                      : -EBADF;
 	}
-	/* Directory notification and leases would report host events on files the guest only
-	 * sees through the sentry: refused as on a file system that does not support them. */
-	if (cmd == F_NOTIFY || cmd == F_SETLEASE)
+	/* A lease would let the guest hold up other processes of the host: whoever opens a
+	 * leased file of the working folder or of a -v volume (the user's editor, a build) waits
+	 * for the guest to give the lease back, up to lease-break-time (45 s). Refused as Linux
+	 * does with leases disabled (fs.leases-enable = 0). */
+	if (cmd == F_SETLEASE)
 		return -EINVAL;
+	/* Directory notification (dnotify) on a directory of the tree runs on the host: the fd is
+	 * the directory the gofer opened, and the host raises an event for each change in it,
+	 * made by the guest through the sentry and the gofer or by anyone else, as it does for
+	 * inotify watches (sys_inotify.c); the signal goes to the caller, the fd's owner. A
+	 * directory the sentry makes up (/proc, /sys, /dev) is a memfd on the host, which would
+	 * answer ENOTDIR: Linux sets the notification there and, as nothing in it is created,
+	 * renamed or written through the file system, raises none. */
+	if (cmd == F_NOTIFY && d && d->mnt->ops != cbox_vfs_gofer_ops() && S_ISDIR(d->mode))
+		return 0;
 	return CBOX_SYSRET_CONTINUE;
 }
 

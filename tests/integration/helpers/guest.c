@@ -442,22 +442,47 @@ static int cmd_tiocsti(void)
 	return 0;
 }
 
-/* The fcntl commands the sentry refuses (F_NOTIFY on a directory, F_SETLEASE on a file it
- * owns), plainly and with bits above the command's 32, then F_GETFL, which runs. Prints the four
- * errors and "getfl ok". */
-static int cmd_fcntl_refused(void)
+static volatile sig_atomic_t notified_fd = -1;
+
+static void on_notify(int sig, siginfo_t *si, void *uc)
 {
-	int dir = open("/tmp", O_RDONLY | O_DIRECTORY);
-	int file = open("/tmp/fcntl-refused", O_RDWR | O_CREAT, 0600);
+	(void)sig, (void)uc;
+	notified_fd = si->si_fd;
+}
+
+/* The fcntl commands the sentry checks. F_NOTIFY on a directory of the tree runs: a file made
+ * in it raises the signal F_SETSIG chose, naming the directory's fd; on a directory of /proc it
+ * is set (no event comes), on a file it is ENOTDIR. F_SETLEASE on a file the caller owns is
+ * refused; both plainly and with bits above the command's 32. Then F_GETFL, which runs.
+ * Prints "notify event high allowed proc allowed file ENOTDIR lease EINVAL EINVAL getfl ok". */
+static int cmd_fcntl_checked(void)
+{
+	mkdir("/tmp/dnotify", 0700);
+	int dir = open("/tmp/dnotify", O_RDONLY | O_DIRECTORY);
+	int proc = open("/proc/self", O_RDONLY | O_DIRECTORY);
+	int file = open("/tmp/fcntl-checked", O_RDWR | O_CREAT, 0600);
 	long high = (long)(1UL << 32);
-	const char *r[4];
-	r[0] = fcntl(dir, F_NOTIFY, DN_CREATE) < 0 ? errname(errno) : "allowed";
-	r[1] = syscall(SYS_fcntl, dir, high | F_NOTIFY, DN_CREATE) < 0 ? errname(errno) : "allowed";
-	r[2] = fcntl(file, F_SETLEASE, F_RDLCK) < 0 ? errname(errno) : "allowed";
-	r[3] =
+	struct sigaction sa = {.sa_sigaction = on_notify, .sa_flags = SA_SIGINFO};
+	sigaction(SIGRTMIN + 1, &sa, NULL);
+	const char *note = "no-event";
+	if (fcntl(dir, F_SETSIG, SIGRTMIN + 1) < 0 || fcntl(dir, F_NOTIFY, DN_CREATE) < 0) {
+		note = errname(errno);
+	} else {
+		close(open("/tmp/dnotify/made", O_WRONLY | O_CREAT, 0600));
+		for (int i = 0; i < 200 && notified_fd < 0; i++)
+			usleep(10000);
+		if (notified_fd >= 0)
+			note = notified_fd == dir ? "event" : "wrong-fd";
+	}
+	const char *r[5];
+	r[0] = syscall(SYS_fcntl, dir, high | F_NOTIFY, DN_CREATE) < 0 ? errname(errno) : "allowed";
+	r[1] = fcntl(proc, F_NOTIFY, DN_CREATE) < 0 ? errname(errno) : "allowed";
+	r[2] = fcntl(file, F_NOTIFY, DN_CREATE) < 0 ? errname(errno) : "allowed";
+	r[3] = fcntl(file, F_SETLEASE, F_RDLCK) < 0 ? errname(errno) : "allowed";
+	r[4] =
 	    syscall(SYS_fcntl, file, high | F_SETLEASE, F_RDLCK) < 0 ? errname(errno) : "allowed";
-	printf("%s %s %s %s getfl %s\n", r[0], r[1], r[2], r[3],
-	       (fcntl(file, F_GETFL) & O_ACCMODE) == O_RDWR ? "ok" : "wrong");
+	printf("notify %s high %s proc %s file %s lease %s %s getfl %s\n", note, r[0], r[1], r[2],
+	       r[3], r[4], (fcntl(file, F_GETFL) & O_ACCMODE) == O_RDWR ? "ok" : "wrong");
 	return 0;
 }
 
@@ -655,7 +680,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
 	                "kill-self SIG|signal-child|open "
-	                "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|fcntl-refused|eintr|"
+	                "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|fcntl-checked|eintr|"
 	                "clone3-race|bpf-perf|become UID GID[,GROUP...] PROG [ARGS]|access RUID "
 	                "EUID PATH|shmmax|ptrace-guard|cross-user|prio-user|inject-race|"
 	                "install-theft FILE [LIMIT]|exec-theft FILE [unshare]|signal-storm N "
@@ -712,8 +737,8 @@ int main(int argc, char **argv)
 		return cmd_seccomp_listener();
 	if (!strcmp(c, "tiocsti"))
 		return cmd_tiocsti();
-	if (!strcmp(c, "fcntl-refused"))
-		return cmd_fcntl_refused();
+	if (!strcmp(c, "fcntl-checked"))
+		return cmd_fcntl_checked();
 	if (!strcmp(c, "eintr"))
 		return cmd_eintr();
 	if (!strcmp(c, "clone3-race"))
