@@ -178,7 +178,7 @@ const char *cbox_platform_fastpath_condition(const struct cbox_platform_ops *ops
 	if (by_value_of(nr) && by_value_of(nr)->arg == 0 && by_value_of(nr)->listed &&
 	    by_value_of(nr)->v1 == 0 && by_value_of(nr)->v2 == 0)
 		return "trapped except on the caller itself (pid 0)";
-	if (ops->needs_install_fd && nr == SYS_close)
+	if (ops->needs_install_fd && (nr == SYS_close || nr == SYS_dup))
 		return "trapped on the install fd (ptrace)";
 	if (ops->needs_install_fd && (nr == SYS_dup2 || nr == SYS_dup3))
 		return "trapped onto the install fd (ptrace)";
@@ -211,10 +211,13 @@ static enum action action_of(const struct cbox_platform_ops *ops, bool strict, i
 	if (by_value_of(nr))
 		return ACT_BY_VALUE;
 	/* On the ptrace platform every task holds the install socket at a reserved fd. The guest
-	 * must not close it or dup over it behind the sentry's back, so those calls reach the
-	 * sentry (which answers EBADF) when they name that fd. */
+	 * must not close it or dup over it behind the sentry's back, nor copy it (fcntl's
+	 * F_DUPFD is guarded with fcntl's other commands above): a copy stays in the table of a
+	 * child forked after it, whose own channel is another, and the child could read the
+	 * fds the sentry installs in the parent (a root parent's, read by a child of nobody).
+	 * Those calls reach the sentry (which answers EBADF) when they name that fd. */
 	if (ops->needs_install_fd) {
-		if (nr == SYS_close)
+		if (nr == SYS_close || nr == SYS_dup)
 			return ACT_FD_GUARD0;
 		if (nr == SYS_dup2 || nr == SYS_dup3)
 			return ACT_FD_GUARD1;

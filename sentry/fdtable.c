@@ -198,6 +198,25 @@ static struct entry *adopt(struct cbox_sentry *s, struct cbox_task *t, int fd,
 	return rc < 0 ? NULL : cbox_hashmap_get_u64(t->files->map, (uint64_t)fd);
 }
 
+/*
+ * The ptrace platform's install socket (CBOX_PTRACE_INSTALL_FD) sits in every guest task's
+ * table, but it is the sentry's channel into the task: to the guest it is a closed fd. The guest
+ * filter traps the fast-path calls that name it (platform/filter.c), /proc does not list it,
+ * and every call the sentry answers on an fd takes the fd through cbox_fd_get. Handed on, the
+ * socket was stat'ed as the guest's (a program listing its open fds by fstat saw one it never
+ * opened: Python's test_subprocess) and could be bound to a name in the sandbox's tree (bind,
+ * sys_net.c; being a connected datagram socket, it takes no message from anyone else).
+ */
+bool cbox_fd_reserved(struct cbox_sentry *s, int fd)
+{
+	return s && s->platform->ops->needs_install_fd && fd == CBOX_PTRACE_INSTALL_FD;
+}
+
+int cbox_fd_get(struct cbox_sentry *s, struct cbox_task *t, int fd)
+{
+	return cbox_fd_reserved(s, fd) ? -EBADF : cbox_task_getfd(t, fd);
+}
+
 struct cbox_dentry *cbox_fd_lookup(struct cbox_sentry *s, struct cbox_task *t, int fd, int *flags,
                                    int *err)
 {
@@ -205,7 +224,7 @@ struct cbox_dentry *cbox_fd_lookup(struct cbox_sentry *s, struct cbox_task *t, i
 		*err = -EBADF;
 		return NULL;
 	}
-	int host = cbox_task_getfd(t, fd);
+	int host = cbox_fd_get(s, t, fd);
 	if (host < 0) {
 		*err = host == -ESRCH ? -ESRCH : -EBADF;
 		return NULL;

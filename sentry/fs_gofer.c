@@ -324,7 +324,7 @@ int cbox_vfs_stat_fd(struct cbox_sentry *s, struct cbox_task *t, int fd, struct 
 		return r;
 	/* An fd's own file is never stale, named or not: a file the sentry opened itself has
 	 * no fid for the gofer to stat (cbox_fs_gofer_local_open), so its fd is stat'ed. */
-	int host = cbox_task_getfd(t, fd);
+	int host = cbox_fd_get(s, t, fd);
 	if (host < 0)
 		return r;
 	struct cbox_gofer_stat g;

@@ -213,12 +213,6 @@ static int parse_num(const char *name)
 	return atoi(name);
 }
 
-/* The ptrace platform's install socket is the sentry's, not the guest's. */
-bool cbox_proc_hidden_fd(struct cbox_sentry *s, int fd)
-{
-	return s->platform->ops->needs_install_fd && fd == CBOX_PTRACE_INSTALL_FD;
-}
-
 /* ns/<name> reads as the host's link ("net:[4026531840]"); the walker follows it as a relative
  * name in ns/, where lookup finds the P_NS_TARGET that opens the namespace (a magic link). */
 static int ns_link(struct cbox_task *pt, int idx, char *buf, size_t size)
@@ -259,7 +253,7 @@ static int lookup_dynamic(struct cbox_sentry *s, struct cbox_dentry *dir, const 
 		char path[64];
 		struct stat st;
 		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pt->tid, v);
-		if (v < 0 || cbox_proc_hidden_fd(s, v) || lstat(path, &st) < 0)
+		if (v < 0 || cbox_fd_reserved(s, v) || lstat(path, &st) < 0)
 			return -ENOENT;
 		*out = k == P_FDDIR ? mk(dir, name, S_IFLNK | 0700, PRIV(P_FD, pid, v))
 		                    : mk(dir, name, S_IFREG | 0400, PRIV(P_FDINFO, pid, v));
@@ -550,7 +544,7 @@ struct cbox_dentry *cbox_proc_fd_target(struct cbox_sentry *s, struct cbox_task 
 	struct cbox_task *pt = proc_task(s, PID(d->priv));
 	int n = PARG(d->priv), err = 0;
 	/* (not to be inspected: NULL, and the link's readlink says EACCES) */
-	if (!pt || !pt->files || cbox_proc_hidden_fd(s, n) || !may_inspect(t, pt))
+	if (!pt || !pt->files || cbox_fd_reserved(s, n) || !may_inspect(t, pt))
 		return NULL;
 	struct cbox_dentry *f = cbox_fd_lookup(s, pt, n, NULL, &err);
 	if (!f && err == -ENOENT) {
@@ -642,7 +636,7 @@ static int list_fds(struct cbox_sentry *s, struct cbox_task *t, struct cbox_task
 	int r = 0;
 	while (r == 0 && (e = readdir(dir))) {
 		int n = parse_num(e->d_name);
-		if (n < 0 || cbox_proc_hidden_fd(s, n))
+		if (n < 0 || cbox_fd_reserved(s, n))
 			continue;
 		if (n < 1024)
 			seen[n / 64] |= 1ULL << (n % 64);

@@ -109,9 +109,6 @@ __attribute__((format(printf, 2, 3))) void cbox_proc_printf(struct cbox_proc_buf
  */
 int cbox_proc_append_host(struct cbox_proc_buf *b, const char *what);
 
-/* Whether fd, in any guest task, is the sentry's and not shown (fs_proc.c). */
-bool cbox_proc_hidden_fd(struct cbox_sentry *s, int fd);
-
 /* net/unix of the task's namespace: the sockets a guest task holds (fs_proc_net.c). */
 int cbox_proc_gen_net_unix(struct cbox_sentry *s, struct cbox_task *pt, struct cbox_proc_buf *b);
 

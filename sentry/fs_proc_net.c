@@ -77,7 +77,7 @@ static bool collect(struct cbox_task *t, void *ctx)
 	while ((e = readdir(d))) {
 		char *end;
 		long fd = strtol(e->d_name, &end, 10);
-		if (*end || end == e->d_name || cbox_proc_hidden_fd(h->s, (int)fd))
+		if (*end || end == e->d_name || cbox_fd_reserved(h->s, (int)fd))
 			continue;
 		char link[64];
 		ssize_t n = readlinkat(dirfd(d), e->d_name, link, sizeof(link) - 1);

@@ -84,6 +84,7 @@ int64_t sys_close(struct cbox_sysctx *c);
 int64_t sys_close_range(struct cbox_sysctx *c);
 int64_t sys_connect(struct cbox_sysctx *c);
 int64_t sys_creat(struct cbox_sysctx *c);
+int64_t sys_dup(struct cbox_sysctx *c);
 int64_t sys_dup2(struct cbox_sysctx *c);
 int64_t sys_dup3(struct cbox_sysctx *c);
 int64_t sys_execve(struct cbox_sysctx *c);

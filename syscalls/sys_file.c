@@ -582,7 +582,7 @@ static int64_t do_getdents(struct cbox_sysctx *c, bool is64)
 		cbox_vfs_listed(d);
 		return CBOX_SYSRET_CONTINUE;
 	}
-	int host = cbox_task_getfd(c->task, IARG(0));
+	int host = cbox_fd_get(c->s, c->task, IARG(0));
 	if (host < 0)
 		return -EBADF;
 	size_t cap = (size_t)(unsigned)ARG(2);
@@ -618,11 +618,10 @@ int64_t sys_getdents(struct cbox_sysctx *c)
 	return do_getdents(c, false);
 }
 
-/* The ptrace platform's install socket looks closed to the guest. */
+/* The ptrace platform's install socket looks closed to the guest (cbox_fd_reserved). */
 static bool reserved(struct cbox_sysctx *c, int fd)
 {
-	return c->s && cbox_sentry_platform(c->s)->ops->needs_install_fd &&
-	       fd == CBOX_PTRACE_INSTALL_FD;
+	return cbox_fd_reserved(c->s, fd);
 }
 
 int64_t sys_close(struct cbox_sysctx *c)
@@ -631,6 +630,11 @@ int64_t sys_close(struct cbox_sysctx *c)
 		return -EBADF;
 	cbox_fd_forget(c->s, c->task, IARG(0));
 	return CBOX_SYSRET_CONTINUE;
+}
+
+int64_t sys_dup(struct cbox_sysctx *c)
+{
+	return reserved(c, IARG(0)) ? -EBADF : CBOX_SYSRET_CONTINUE;
 }
 
 int64_t sys_dup2(struct cbox_sysctx *c)

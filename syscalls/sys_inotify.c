@@ -30,7 +30,7 @@ int64_t sys_inotify_add_watch(struct cbox_sysctx *c)
 	if (r < 0)
 		return r;
 	/* The instance first: a bad fd is EBADF before the path is looked at. */
-	int ifd = cbox_task_getfd(c->task, IARG(0));
+	int ifd = cbox_fd_get(c->s, c->task, IARG(0));
 	if (ifd < 0)
 		return ifd;
 	struct cbox_dentry *d = NULL;

@@ -78,7 +78,7 @@ static int read_unix_path(struct cbox_sysctx *c, uint64_t uaddr, uint64_t alen, 
  * a socket of another family (the host answers those), -ENOTSOCK, -EBADF. */
 static int unix_socket(struct cbox_sysctx *c, int fd, int *type)
 {
-	CBOX_AUTOCLOSE int dup = cbox_task_getfd(c->task, fd);
+	CBOX_AUTOCLOSE int dup = cbox_fd_get(c->s, c->task, fd);
 	if (dup < 0)
 		return dup == -EBADF ? -EBADF : dup;
 	struct stat st;

@@ -93,7 +93,7 @@ int64_t sys_unshare(struct cbox_sysctx *c)
 
 int64_t sys_setns(struct cbox_sysctx *c)
 {
-	int fd = cbox_task_getfd(c->task, IARG(0));
+	int fd = cbox_fd_get(c->s, c->task, IARG(0));
 	if (fd < 0)
 		return fd == -EBADF ? -EBADF : -EPERM;
 	/* Linux's order: an fd that is neither a namespace nor a pidfd, or a namespace of

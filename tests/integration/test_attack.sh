@@ -348,6 +348,16 @@ t_install_theft() {
 	rm -rf "$d"
 }
 
+# The install socket at fd 1022 is closed to the guest in the calls the sentry answers on an fd
+# and in those that would copy it: fstat showed it (a program listing its fds by fstat, as
+# Python's test_subprocess does, found one it never opened), bind gave it a name in the sandbox,
+# and dup a copy that a child forked next would keep, with the parent's installs to read. (The
+# calls the host runs on it, read or getsockopt, reach the task's own channel only.)
+t_reserved_fd() {
+	box "$GUEST" reserved-fd
+	check "fd 1022 is closed to the guest" "reserved-fd EBADF EBADF EBADF EBADF EBADF EBADF" "$OUT"
+}
+
 # Queued signals to a process while the sentry runs calls in it from user mode (on the ptrace
 # platform, the install of every fd under a hard fd limit below 1023): each must arrive once,
 # with its value and sender. One that came then was taken from the task and only the first was
@@ -404,5 +414,6 @@ for_each_config t_prio_user
 for_each_config t_setid
 for_each_config t_inject_race
 for_each_config t_install_theft
+for_each_config t_reserved_fd
 for_each_config t_signal_storm
 finish

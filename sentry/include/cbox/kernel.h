@@ -304,6 +304,11 @@ CBOX_API void cbox_fd_each(struct cbox_fdtable *tab,
                            void (*fn)(void *ctx, int fd, struct cbox_dentry *d), void *ctx);
 /* A duplicate (host fd, owned by the caller) of the task's fd, or -errno. */
 CBOX_API int cbox_task_getfd(struct cbox_task *t, int fd);
+/* Whether fd, in every guest task, is the sentry's own and not the guest's: the ptrace
+ * platform's install socket. */
+CBOX_API bool cbox_fd_reserved(struct cbox_sentry *s, int fd);
+/* cbox_task_getfd for an fd number the guest gave: -EBADF for a reserved one. */
+CBOX_API int cbox_fd_get(struct cbox_sentry *s, struct cbox_task *t, int fd);
 
 /* ---- tasks ------------------------------------------------------------------------------- */
 

@@ -678,14 +678,15 @@ static int cmd_shmmax(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
-	                "kill-self SIG|signal-child|open "
-	                "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|fcntl-checked|eintr|"
-	                "clone3-race|bpf-perf|become UID GID[,GROUP...] PROG [ARGS]|access RUID "
-	                "EUID PATH|shmmax|ptrace-guard|cross-user|prio-user|inject-race|"
-	                "install-theft FILE [LIMIT]|exec-theft FILE [unshare]|signal-storm N "
-	                "[LIMIT]|kill-eintr N|stop-hold N [LIMIT]|open-loop [THREADS]|"
-	                "exec-threads N\n");
+	fprintf(stderr,
+	        "usage: cbox-test-guest efault|refused NR|ids|fork-tree N|threads N|"
+	        "kill-self SIG|signal-child|open "
+	        "PATH|enametoolong|fds|segv|seccomp-listener|tiocsti|fcntl-checked|eintr|"
+	        "clone3-race|bpf-perf|become UID GID[,GROUP...] PROG [ARGS]|access RUID "
+	        "EUID PATH|shmmax|ptrace-guard|cross-user|prio-user|inject-race|"
+	        "install-theft FILE [LIMIT]|reserved-fd|exec-theft FILE [unshare]|signal-storm N "
+	        "[LIMIT]|kill-eintr N|stop-hold N [LIMIT]|open-loop [THREADS]|"
+	        "exec-threads N\n");
 }
 
 int main(int argc, char **argv)
@@ -757,6 +758,8 @@ int main(int argc, char **argv)
 		return cmd_signal_storm(n, a);
 	if (!strcmp(c, "inject-race"))
 		return cmd_inject_race();
+	if (!strcmp(c, "reserved-fd"))
+		return cmd_reserved_fd();
 	if (!strcmp(c, "install-theft"))
 		return cmd_install_theft(n, a);
 	if (!strcmp(c, "exec-theft"))

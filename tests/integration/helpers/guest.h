@@ -17,5 +17,6 @@ int cmd_exec_threads(int argc, char **argv);
 /* Attacks on the sentry's own ptrace-stop work (guest_escape.c). */
 int cmd_inject_race(void);
 int cmd_install_theft(int argc, char **argv);
+int cmd_reserved_fd(void);
 int cmd_exec_theft(int argc, char **argv, const char *self);
 int cmd_exec_theft_victim(int argc, char **argv);

@@ -16,6 +16,8 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -150,6 +152,29 @@ int cmd_inject_race(void)
 	ssize_t escaped = read(p[0], marks, sizeof(marks));
 	printf("inject-race escaped %d\n", escaped > 0 ? (int)escaped : 0);
 	return escaped > 0 ? 1 : 0;
+}
+
+/*
+ * reserved-fd: fd 1022, where the ptrace platform keeps each task's install socket, named in the
+ * calls the sentry answers on an fd (fstat, getdents64, bind, openat from it) and in those that
+ * would copy it (dup, fcntl F_DUPFD). Each must find it closed, as on the seccomp platform and
+ * natively, where no fd sits there. Prints "reserved-fd" and the six errors.
+ */
+int cmd_reserved_fd(void)
+{
+	struct stat st;
+	char buf[256];
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/tmp/reserved-fd.sock");
+	const char *e[6];
+	e[0] = fstat(1022, &st) < 0 ? errname(errno) : "OK";
+	e[1] = syscall(SYS_getdents64, 1022, buf, sizeof(buf)) < 0 ? errname(errno) : "OK";
+	e[2] = bind(1022, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? errname(errno) : "OK";
+	e[3] = openat(1022, "x", O_RDONLY) < 0 ? errname(errno) : "OK";
+	e[4] = dup(1022) < 0 ? errname(errno) : "OK";
+	e[5] = fcntl(1022, F_DUPFD_CLOEXEC, 0) < 0 ? errname(errno) : "OK";
+	printf("reserved-fd %s %s %s %s %s %s\n", e[0], e[1], e[2], e[3], e[4], e[5]);
+	return 0;
 }
 
 /* The thieves' loop: recvmsg on fd 1022 without pause for two seconds; how many fds it got. */

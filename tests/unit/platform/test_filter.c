@@ -61,6 +61,8 @@ static const struct call calls[] = {
     {"close -1", SYS_close, {(uint64_t)-1}},
     {"close 1022", SYS_close, {1022}},
     {"dup2 onto 1022", SYS_dup2, {(uint64_t)-1, 1022}},
+    {"dup -1", SYS_dup, {(uint64_t)-1}},
+    {"dup 1022", SYS_dup, {1022}},
     {"wait4 WNOHANG", SYS_wait4, {(uint64_t)-1, 0, WNOHANG, 0}},
     {"wait4 __WALL", SYS_wait4, {(uint64_t)-1, 0, WNOHANG | __WALL, 0}},
     {"waitid WEXITED", SYS_waitid, {P_ALL, 0, 0, WEXITED | WNOHANG, 0}},
