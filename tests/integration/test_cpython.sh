@@ -14,8 +14,9 @@
 #   cannot send the signal as the caller (Linux lets no other process forge SI_USER): EBADF.
 # - *VSOCK*: a vsock listener that waits for ever on this VM, natively too.
 #
-# Two configurations by default (seccomp and ptrace, not --strict): about 2 minutes each with
-# the ASan build. CBOX_CONFIGS still overrides.
+# Two configurations by default (seccomp and ptrace, not --strict), and seccomp again with
+# cbox-run started by uid 1000: about 2 minutes each with the ASan build. CBOX_CONFIGS still
+# overrides.
 CBOX_CONFIGS=${CBOX_CONFIGS:-"--platform=seccomp|--platform=ptrace"}
 CBOX_TIMEOUT=${CBOX_TIMEOUT:-600}
 . "$(dirname "$0")/lib.sh"
@@ -31,15 +32,24 @@ MODULES=(test_os test_posix test_shutil test_tempfile test_pathlib test_fileio t
 [ -d "$(dirname "$(realpath "$PY")")/../lib/python3.11/test/libregrtest" ] ||
 	skip "CPython's tests not installed (Debian package libpython3.11-testsuite)"
 
-t_cpython() {
-	local wd
+# run_suite [AS...]: the modules, in a fresh working folder, under the current configuration;
+# cbox-run is started by AS (a setpriv command line), by the caller when there is none.
+run_suite() {
+	local wd result
 	wd=$(mktemp -d "$ITEST_TMP/wd.XXXXXX") || return
-	pushd "$wd" >/dev/null || return
-	box "$PY" -m test -j2 --timeout 300 -i '*VSOCK*' -i test_pidfd_send_signal "${MODULES[@]}"
-	popd >/dev/null || return
-	local result
+	if [ $# -gt 0 ]; then
+		chmod 711 "$ITEST_TMP" && chown 1000:1000 "$wd" || return
+	fi
+	# $CFG is split on spaces on purpose: it holds one or two options.
+	# shellcheck disable=SC2086
+	(cd "$wd" && timeout -k 5 "$CBOX_TIMEOUT" "$@" "$CBOX_RUN" $CFG -- "$PY" -m test -j2 \
+		--timeout 300 -i '*VSOCK*' -i test_pidfd_send_signal "${MODULES[@]}") \
+		>"$SCRATCH/out" 2>"$SCRATCH/err" </dev/null
+	STATUS=$?
+	OUT=$(cat "$SCRATCH/out")
+	ERR=$(cat "$SCRATCH/err")
 	result=$(printf '%s\n' "$OUT" | grep '^Tests result:' | tail -n 1)
-	check "CPython's tests of files, processes, signals and sockets pass" \
+	check "CPython's tests of files, processes, signals and sockets pass${1:+ (cbox-run as uid 1000)}" \
 		"Tests result: SUCCESS" "$result"
 	if [ "$result" != "Tests result: SUCCESS" ]; then
 		# Which modules failed, and why: regrtest prints each failure's traceback.
@@ -49,5 +59,16 @@ t_cpython() {
 	rm -rf "$wd"
 }
 
-for_each_config t_cpython
+t_cpython() {
+	run_suite
+}
+
+# The same, started by a user who is not root (a user namespace of the caller's own; the guest is
+# root inside it), as an agent's account would: seccomp only, the run above covers ptrace.
+t_cpython_user() {
+	case "$CFG" in *ptrace*) return ;; esac
+	run_suite setpriv --reuid=1000 --regid=1000 --clear-groups
+}
+
+for_each_config t_cpython t_cpython_user
 finish
