@@ -377,6 +377,17 @@ static void on_chld(int sig)
 	chld_seen++;
 }
 
+/* Starts n threads running fn (they end with the process); false when one cannot be made. */
+static bool start_threads(void *(*fn)(void *), int n)
+{
+	for (int i = 0; i < n; i++) {
+		pthread_t th;
+		if (pthread_create(&th, NULL, fn, NULL) != 0)
+			return false;
+	}
+	return true;
+}
+
 static void *spin_thread(void *arg)
 {
 	(void)arg;
@@ -394,10 +405,8 @@ int cmd_kill_eintr(int argc, char **argv)
 	if (pid < 0)
 		return 1;
 	if (pid == 0) {
-		pthread_t th;
-		for (int i = 0; i < 2; i++)
-			if (pthread_create(&th, NULL, spin_thread, NULL) != 0)
-				_exit(1);
+		if (!start_threads(spin_thread, 2))
+			_exit(1);
 		spin_thread(NULL);
 	}
 	struct sigaction sa = {.sa_handler = on_chld}; /* (no SA_RESTART) */
@@ -453,11 +462,8 @@ static void *hold_opener(void *arg)
 int cmd_open_loop(int argc, char **argv)
 {
 	int n = argc > 0 ? atoi(argv[0]) : 1;
-	for (int i = 1; i < n; i++) {
-		pthread_t th;
-		if (pthread_create(&th, NULL, hold_opener, NULL) != 0)
-			return 1;
-	}
+	if (!start_threads(hold_opener, n - 1))
+		return 1;
 	hold_opener(NULL);
 	return 0;
 }
@@ -479,8 +485,7 @@ int cmd_stop_hold(int argc, char **argv)
 	if (pid < 0)
 		return 1;
 	if (pid == 0) {
-		pthread_t th;
-		if (pthread_create(&th, NULL, hold_opener, NULL) != 0)
+		if (!start_threads(hold_opener, 1))
 			_exit(1);
 		hold_opener(NULL);
 	}
@@ -526,10 +531,8 @@ int cmd_exec_threads(int argc, char **argv)
 		if (pid < 0)
 			return 1;
 		if (pid == 0) {
-			pthread_t th;
-			for (int k = 0; k < 2; k++)
-				if (pthread_create(&th, NULL, hold_opener, NULL) != 0)
-					_exit(1);
+			if (!start_threads(hold_opener, 2))
+				_exit(1);
 			struct timespec ts = {0, (i % 7) * 300000L};
 			nanosleep(&ts, NULL);
 			execl("/bin/true", "true", (char *)NULL);
