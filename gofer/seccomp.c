@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 
 #include "cbox/gofer.h"
+#include "cbox/sanitizer.h"
 #include "cbox/seccomp_allow.h"
 #include "internal.h"
 
@@ -16,14 +17,6 @@
 #define CBOX_NR_FCHMODAT2 __NR_fchmodat2
 #else
 #define CBOX_NR_FCHMODAT2 452
-#endif
-
-#if defined(__SANITIZE_ADDRESS__)
-#define CBOX_GOFER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CBOX_GOFER_ASAN 1
-#endif
 #endif
 
 /* Sorted by number (x86_64); a unit test checks the order. */
@@ -56,7 +49,7 @@ static const int allowed[] = {
     __NR_setresgid,      /* 119: then back (serve_ext.c, as_guest_begin) */
     __NR_setfsuid,       /* 122 */
     __NR_setfsgid,       /* 123 */
-#ifdef CBOX_GOFER_ASAN
+#ifdef CBOX_ASAN
     /* 131: sanitizer builds only (the tests' debug preset): AddressSanitizer's _exit
      * interceptor tears down the alternate signal stack. Published with the rest, so that
      * `cbox syscalls --host-surface` prints exactly what this build allows; a release build

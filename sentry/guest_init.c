@@ -26,6 +26,7 @@
 
 #include "cbox/exec_req.h"
 #include "cbox/log.h"
+#include "cbox/sanitizer.h"
 #include "cbox/seccomp_allow.h"
 #include "internal.h"
 
@@ -281,14 +282,7 @@ const int *cbox_guest_init_allowed_syscalls(size_t *n)
  * runs as the init's thread would, on another stack: it is told of the switch there and back,
  * as for a coroutine's (else it warns, on the guest's stderr, at the task's first noreturn call).
  */
-#if defined(__SANITIZE_ADDRESS__)
-#define CBOX_GUEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CBOX_GUEST_ASAN 1
-#endif
-#endif
-#ifdef CBOX_GUEST_ASAN
+#ifdef CBOX_ASAN
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -305,7 +299,7 @@ struct program_start {
 static int program_main(void *arg)
 {
 	struct program_start *p = arg;
-#ifdef CBOX_GUEST_ASAN
+#ifdef CBOX_ASAN
 	void *fake_stack;
 	__sanitizer_start_switch_fiber(&fake_stack, p->stack, PROGRAM_STACK);
 	__sanitizer_finish_switch_fiber(fake_stack, &p->init_stack, &p->init_stack_size);
@@ -343,7 +337,7 @@ static pid_t start_program(struct cbox_sentry *s, int sync_fd, int install_fd)
 	pid_t child =
 	    clone(program_main, p.stack + PROGRAM_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, &p);
 	int saved = errno;
-#ifdef CBOX_GUEST_ASAN
+#ifdef CBOX_ASAN
 	if (p.init_stack) { /* (the task ran, and switched) */
 		void *fake_stack;
 		__sanitizer_start_switch_fiber(&fake_stack, p.init_stack, p.init_stack_size);
