@@ -33,11 +33,13 @@ static const struct entry root_entries[] = {
     {"cgroups", P_CGROUPS, RO_MODE},
     {"cmdline", P_CMDLINE_SYS, RO_MODE},
     {"cpuinfo", P_CPUINFO, RO_MODE},
+    {"diskstats", P_DISKSTATS, RO_MODE},
     {"filesystems", P_FILESYSTEMS, RO_MODE},
     {"loadavg", P_LOADAVG, RO_MODE},
     {"meminfo", P_MEMINFO, RO_MODE},
     {"mounts", P_MOUNTS_LINK, LNK_MODE},
     {"net", P_NET_LINK, LNK_MODE},
+    {"partitions", P_PARTITIONS, RO_MODE},
     {"self", P_SELF, LNK_MODE},
     {"stat", P_STATF, RO_MODE},
     {"sys", P_SYS, DIR_MODE},
@@ -93,6 +95,7 @@ static const struct entry pid_entries[] = {
     {"fd", P_FDDIR, S_IFDIR | 0500},
     {"fdinfo", P_FDINFODIR, S_IFDIR | 0500},
     {"gid_map", P_GID_MAP, RW_MODE},
+    {"io", P_IO, S_IFREG | 0400},
     {"limits", P_LIMITS, RO_MODE},
     {"loginuid", P_LOGINUID, RW_MODE},
     {"maps", P_MAPS, RO_MODE},
@@ -104,6 +107,8 @@ static const struct entry pid_entries[] = {
     {"oom_score_adj", P_OOM_ADJ, RW_MODE},
     {"root", P_ROOTLINK, LNK_MODE},
     {"setgroups", P_SETGROUPS, RW_MODE},
+    {"smaps", P_SMAPS, RO_MODE},
+    {"smaps_rollup", P_SMAPS_ROLLUP, RO_MODE},
     {"stat", P_STAT, RO_MODE},
     {"statm", P_STATM, RO_MODE},
     {"status", P_STATUS, RO_MODE},
@@ -474,8 +479,8 @@ static int p_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	struct cbox_task *pt = has_task(k) ? proc_task(s, PID(d->priv)) : NULL;
 	if (has_task(k) && !pt)
 		return -ENOENT;
-	if ((k == P_ENVIRON || k == P_MAPS || k == P_FDINFO || k == P_FD_TARGET ||
-	     k == P_NS_TARGET || k == P_AUXV || k == P_MEM) &&
+	if ((k == P_ENVIRON || k == P_MAPS || k == P_SMAPS || k == P_SMAPS_ROLLUP || k == P_IO ||
+	     k == P_FDINFO || k == P_FD_TARGET || k == P_NS_TARGET || k == P_AUXV || k == P_MEM) &&
 	    !may_inspect(t, pt))
 		return -EACCES;
 	if (k == P_FD_TARGET)

@@ -100,6 +100,58 @@ static char *task_text(struct cbox_task *pt, const char *what, int *err)
 	return b.data;
 }
 
+/*
+ * maps and smaps: the host's, but for the mappings of the loader (sentry/exec.c), which stays
+ * mapped in every program: its file is in the task's host-side root, not in the guest's tree,
+ * where the path names nothing (or another file). Such a mapping is shown as Linux shows one
+ * whose file is no longer reachable by its path, " (deleted)" after it (as a memfd's
+ * "/memfd:NAME (deleted)"): psutil's memory_maps checks that every path exists or is deleted,
+ * and gdb and lsof do not look for a file there.
+ */
+static int gen_maps(struct cbox_sentry *s, struct cbox_task *pt, const char *what,
+                    struct cbox_proc_buf *b)
+{
+	struct cbox_proc_buf raw = {0};
+	int r = append_task(&raw, pt, what);
+	if (r == 0 && raw.err)
+		r = raw.err;
+	if (r < 0 || !raw.data) { /* (an error, or no mapping: a zombie's) */
+		free(raw.data);
+		return r;
+	}
+	char *text = raw.data;
+	const char *lp = cbox_sentry_loader_path(s);
+	size_t lp_len = strlen(lp);
+	for (char *line = text; *line;) {
+		char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		unsigned long lo, hi, off, ino;
+		unsigned maj, min;
+		char perms[5];
+		int n = 0;
+		bool loader = false;
+		/* a mapping's line: "lo-hi perms offset maj:min inode   path" (smaps adds
+		 * "Key: value" lines, which do not parse as one) */
+		if (sscanf(line, "%lx-%lx %4s %lx %x:%x %lu%n", &lo, &hi, perms, &off, &maj, &min,
+		           &ino, &n) == 7 &&
+		    ino == (unsigned long)s->loader_ino) {
+			const char *p = line + n;
+			while (*p == ' ')
+				p++;
+			loader = (size_t)(line + len - p) == lp_len && memcmp(p, lp, lp_len) == 0;
+		}
+		cbox_proc_append(b, line, len);
+		if (loader)
+			cbox_proc_printf(b, " (deleted)");
+		if (!nl)
+			break;
+		cbox_proc_append(b, "\n", 1);
+		line = nl + 1;
+	}
+	free(text);
+	return 0;
+}
+
 static pid_t vpid_or_zero(struct cbox_sentry *s, long host)
 {
 	return host > 0 ? cbox_task_vpid_of(s, (pid_t)host) : 0;
@@ -297,6 +349,8 @@ int cbox_proc_gen_pid(struct cbox_sentry *s, struct cbox_task *t, struct cbox_ta
 	case P_CMDLINE:
 	case P_ENVIRON:
 	case P_MAPS:
+	case P_SMAPS:
+	case P_SMAPS_ROLLUP: {
 		/* The tiny init is a copy of the sentry: its arguments are cbox-run's and its
 		 * mappings the sentry's. It shows as its name, with no environment and, like a
 		 * kernel thread, no mappings. */
@@ -305,10 +359,17 @@ int cbox_proc_gen_pid(struct cbox_sentry *s, struct cbox_task *t, struct cbox_ta
 				cbox_proc_append(b, "cbox-init", sizeof("cbox-init"));
 			return 0;
 		}
-		return append_task(b, pt,
-		                   kind == P_CMDLINE   ? "cmdline"
-		                   : kind == P_ENVIRON ? "environ"
-		                                       : "maps");
+		/* smaps and smaps_rollup: maps with each mapping's memory counted (psutil's USS,
+		 * PSS and memory_maps, pmap -X); PSS divides a page among the processes that map
+		 * it, the host's others included, as Linux counts it in a container. */
+		static const char *const names[] = {
+		    [P_CMDLINE] = "cmdline", [P_ENVIRON] = "environ",           [P_MAPS] = "maps",
+		    [P_SMAPS] = "smaps",     [P_SMAPS_ROLLUP] = "smaps_rollup",
+		};
+		if (kind == P_MAPS || kind == P_SMAPS)
+			return gen_maps(s, pt, names[kind], b);
+		return append_task(b, pt, names[kind]);
+	}
 	case P_STATM:
 	case P_COMM:
 	case P_LIMITS:
@@ -316,14 +377,22 @@ int cbox_proc_gen_pid(struct cbox_sentry *s, struct cbox_task *t, struct cbox_ta
 	case P_GID_MAP:
 	case P_SETGROUPS:
 	case P_OOM_ADJ:
-	case P_LOGINUID: {
+	case P_LOGINUID:
+	case P_IO: {
 		/* The task's own state, as the host keeps it: its address space (the loader's
-		 * mappings included: they are the task's), its rlimits. */
+		 * mappings included: they are the task's), its rlimits, its I/O counters (the
+		 * reads and writes it made on the host: on its fds and the files the gofer opened
+		 * for it, not the sentry's own reads of its /proc files). */
 		static const char *const names[] = {
-		    [P_STATM] = "statm",           [P_COMM] = "comm",
-		    [P_LIMITS] = "limits",         [P_UID_MAP] = "uid_map",
-		    [P_GID_MAP] = "gid_map",       [P_SETGROUPS] = "setgroups",
-		    [P_OOM_ADJ] = "oom_score_adj", [P_LOGINUID] = "loginuid",
+		    [P_STATM] = "statm",
+		    [P_COMM] = "comm",
+		    [P_LIMITS] = "limits",
+		    [P_UID_MAP] = "uid_map",
+		    [P_GID_MAP] = "gid_map",
+		    [P_SETGROUPS] = "setgroups",
+		    [P_OOM_ADJ] = "oom_score_adj",
+		    [P_LOGINUID] = "loginuid",
+		    [P_IO] = "io",
 		};
 		/* Every id is a guest id (cbox/cred.h), as in a container without a user namespace:
 		 * the maps say so, not the host's one id (with which every guest id stands, but for

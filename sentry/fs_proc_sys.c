@@ -229,8 +229,8 @@ int cbox_proc_gen_sys(struct cbox_sentry *s, struct cbox_task *t, enum cbox_proc
 	    [P_VERSION] = "version",
 	    /* The machine's memory counters, as meminfo and stat above are its memory and CPU
 	     * times (Linux shows them to every process): vmstat(8) needs the file and said
-	     * "Unable to create vmstat structure" without it. diskstats and partitions stay out:
-	     * they name the host's disks. */
+	     * "Unable to create vmstat structure" without it. diskstats and partitions are the
+	     * sandbox's (below): they would name the host's disks. */
 	    [P_VMSTAT] = "vmstat",
 	    [P_FILESYSTEMS] = "filesystems",
 	    [P_PID_MAX] = "sys/kernel/pid_max",
@@ -253,6 +253,15 @@ int cbox_proc_gen_sys(struct cbox_sentry *s, struct cbox_task *t, enum cbox_proc
 		/* The kernel log is the host's: syslog(2) is refused to the guest, as Linux refuses
 		 * a process without CAP_SYSLOG when dmesg_restrict is 1. */
 		cbox_proc_printf(b, "1\n");
+		return 0;
+	case P_DISKSTATS:
+	case P_PARTITIONS:
+		/* The sandbox has no block device (its /dev has none, its files are the gofer's):
+		 * Linux's files on a machine without disks, a header and no line for partitions
+		 * and empty diskstats. iostat, vmstat -d and psutil's disk_io_counters then list
+		 * no disk instead of failing on a missing file. */
+		if (kind == P_PARTITIONS)
+			cbox_proc_printf(b, "major minor  #blocks  name\n\n");
 		return 0;
 	case P_CMDLINE_SYS:
 		/* The host's command line names its disks, its boot image and sometimes secrets. */

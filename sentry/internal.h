@@ -43,6 +43,7 @@ struct cbox_sentry {
 	int exec_fail_status;  /* exit status when the first exec failed (127/126), else 0 */
 	char hostname[65];
 	char loader_path[64];
+	ino_t loader_ino; /* its inode, as the guest's maps name it (fs_proc_pid.c) */
 	/* the mount table: "/", "/proc", "/dev", "/sys" */
 	struct cbox_mount root_mnt, proc_mnt, dev_mnt, sys_mnt;
 	int sys_fd;    /* the host's /sys, which the guest's shows parts of (fs_sys.c), or -1 */

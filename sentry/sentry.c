@@ -111,6 +111,10 @@ static int setup_guest_dir(struct cbox_sentry *s)
 	                   cbox_loader_image_size, 0555);
 	if (r < 0)
 		return r;
+	struct stat st;
+	if (stat(CBOX_SENTRY_ROOT "/guest/cbox-loader", &st) < 0)
+		return -errno;
+	s->loader_ino = st.st_ino;
 	snprintf(s->loader_path, sizeof(s->loader_path), "/cbox-loader");
 	return 0;
 }

@@ -52,9 +52,9 @@ run_suite() {
 	check "CPython's tests of files, processes, signals and sockets pass${1:+ (cbox-run as uid 1000)}" \
 		"Tests result: SUCCESS" "$result"
 	# With the sanitizer build, a report from the sentry or the gofer after the guest's last
-	# output (at teardown, say), or cbox-run's own leak check at its exit, fails nothing above:
-	# cbox-run's stderr must hold none. (The sentry and the gofer end with _exit: no leak
-	# check runs in them.)
+	# output (at teardown, say), or a leak check's (the sentry's at its end, cbox-run's at its
+	# exit), fails nothing above: cbox-run's stderr must hold none. (The gofer ends with
+	# _exit: no leak check runs in it.)
 	check_nomatch "  ... and no sanitizer report from the sentry, the gofer or cbox-run" \
 		'ERROR: [A-Za-z]+Sanitizer|\.c:[0-9]+:[0-9]+: runtime error:' "$ERR"
 	if [ "$result" != "Tests result: SUCCESS" ]; then

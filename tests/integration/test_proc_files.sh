@@ -77,6 +77,40 @@ refused" "$OUT"
 	check_match "with EACCES" "Permission denied" "$ERR"
 }
 
+# smaps, smaps_rollup and io (the host's files of the task), diskstats and partitions (the
+# sandbox has no disk), and the loader's mapping, whose file is not in the guest's tree, shown as
+# deleted in maps and smaps.
+t_memory_io_files() {
+	sh_box 'cd /proc/self && busybox head -n 1 smaps; busybox head -n 2 smaps_rollup
+		busybox cut -d: -f1 io | busybox tr "\n" " "; echo
+		busybox stat -c %a io; busybox cat /proc/partitions /proc/diskstats
+		busybox grep -c "^Size:" smaps; busybox grep -c . maps
+		busybox grep -c "^[0-9a-f]*-[0-9a-f]* .* /cbox-loader (deleted)$" maps
+		busybox grep -c "/cbox-loader$" maps smaps'
+	local l=()
+	mapfile -t l <<<"$OUT"
+	check_match "smaps: a mapping's line" "^[0-9a-f]+-[0-9a-f]+ [r-][w-][x-][ps] [0-9a-f]{8} " "${l[0]}"
+	check_match "smaps_rollup: [rollup], then Rss" \
+		"^[0-9a-f]+-[0-9a-f]+ ---p 00000000 00:00 0 +\[rollup\]
+Rss: +[1-9][0-9]* kB\$" "$(printf '%s\n' "${l[@]:1:2}")"
+	check "io: Linux's counters" "rchar wchar syscr syscw read_bytes write_bytes cancelled_write_bytes " "${l[3]}"
+	check "io: mode 0400, as Linux" "400" "${l[4]}"
+	check "partitions: the header and no disk; diskstats empty" "major minor  #blocks  name|" \
+		"${l[5]}|${l[6]}"
+	check "smaps: one Size line per line of maps" "${l[8]}" "${l[7]}"
+	check_match "maps: the loader's mappings shown deleted" "^[1-9][0-9]*\$" "${l[9]}"
+	check "  ... and none named as a file of the tree, in maps or smaps" "maps:0
+smaps:0" "$(printf '%s\n' "${l[@]:10:2}")"
+
+	# Another user's: refused as maps is (PTRACE_MODE_READ), EACCES.
+	sh_box 'busybox sleep 5 & p=$!; busybox su nobody -s /bin/sh -c \
+		"for f in smaps smaps_rollup io maps; do busybox cat /proc/$p/\$f >/dev/null 2>&1 || echo no \$f; done"; kill $p'
+	check "another user's smaps, smaps_rollup, io refused as maps" "no smaps
+no smaps_rollup
+no io
+no maps" "$OUT"
+}
+
 t_mounts() {
 	sh_box 'busybox cat /proc/self/mounts; busybox cat /proc/mounts | busybox wc -l'
 	check_match "mounts: rootfs" "^[^ ]+ / [^ ]+ r[ow],[^ ]* 0 0\$" "$OUT"
@@ -394,5 +428,5 @@ print(ss[0], ss[1], ss[4])'
 	check "ss -xl (on /proc/net/unix, without sock_diag)" "u_str LISTEN /tmp/u.sock" "${l[5]:-}"
 }
 
-for_each_config t_pid_files t_mounts t_sys_files t_sysfs t_sysfs_empty t_sysfs_net t_tracing_stop t_topology t_tools t_procnet t_procnet_unix
+for_each_config t_pid_files t_memory_io_files t_mounts t_sys_files t_sysfs t_sysfs_empty t_sysfs_net t_tracing_stop t_topology t_tools t_procnet t_procnet_unix
 finish
