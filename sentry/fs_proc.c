@@ -199,12 +199,15 @@ static bool has_task(enum cbox_proc_kind k)
 	return k >= P_PIDDIR;
 }
 
-/* The task /proc/<vid> describes: a guest task, or with --init the tiny init as pid 1. */
+/* The task /proc/<vid> describes: a guest task, with --init the tiny init as pid 1, or a zombie
+ * (task.c). */
 static struct cbox_task *proc_task(struct cbox_sentry *s, pid_t vid)
 {
 	struct cbox_task *t = cbox_task_by_vtid(s, vid);
 	if (!t && vid == 1 && s->tiny_init.tid > 0)
 		t = &s->tiny_init;
+	if (!t)
+		t = cbox_task_zombie(s, vid);
 	return t;
 }
 
@@ -668,6 +671,17 @@ static int list_tasks(struct cbox_sentry *s, struct cbox_task *pt, emit_fn emit,
 {
 	char name[16];
 	int r = 0;
+	if (pt && pt->zombie) { /* (its one thread) */
+		snprintf(name, sizeof(name), "%d", pt->vtid);
+		return emit(ctx, name, ino_of(PRIV(P_TIDDIR, pt->vtid, 0)), DT_DIR);
+	}
+	if (!pt) {
+		cbox_task_zombies_sweep(s);
+		for (struct cbox_task *z = s->zombies; r == 0 && z; z = z->next_in_hash) {
+			snprintf(name, sizeof(name), "%d", z->vtid);
+			r = emit(ctx, name, ino_of(PRIV(P_PIDDIR, z->vtid, 0)), DT_DIR);
+		}
+	}
 	for (size_t h = 0; r == 0 && h < CBOX_TASK_HASH; h++)
 		for (struct cbox_task *x = s->tasks[h]; r == 0 && x; x = x->next_in_hash) {
 			if (!x->tg || (pt ? x->tg != pt->tg : x->tg->host_tgid != x->tid))

@@ -33,7 +33,8 @@ struct cbox_sentry {
 	struct cbox_gofer_client *gofer;
 	struct cbox_task *tasks[CBOX_TASK_HASH];
 	size_t ntasks;
-	pid_t init_tid; /* the guest's first task */
+	struct cbox_task *zombies; /* exited processes not yet waited for (task.c), a list */
+	pid_t init_tid;            /* the guest's first task */
 	/* With a tiny init (cbox-run --init): pid 1 as the guest's /proc shows it. Not a traced
 	 * task and in no table: only fs_proc*.c see it (tid 0 without one). */
 	struct cbox_task tiny_init;
@@ -128,6 +129,13 @@ struct cbox_sentry {
 /* tasks (task.c) */
 struct cbox_task *cbox_task_new(struct cbox_sentry *s, pid_t tid);
 void cbox_task_remove(struct cbox_sentry *s, struct cbox_task *t);
+/* Task t, a process's last task, exits: keep a zombie record of it while the host's task is a
+ * zombie (call before cbox_task_remove). */
+void cbox_task_zombie_add(struct cbox_sentry *s, struct cbox_task *t);
+/* Drop the records of zombies the host no longer has (waited for, or reaped by themselves). */
+void cbox_task_zombies_sweep(struct cbox_sentry *s);
+/* The zombie record of guest pid vid, checked against the host, or NULL. */
+struct cbox_task *cbox_task_zombie(struct cbox_sentry *s, pid_t vid);
 pid_t cbox_task_vpid_of(struct cbox_sentry *s, pid_t host_pid);
 /* tg now runs the files of the host fds (its program and interpreter; -1 skipped), instead of
  * what it ran before. */

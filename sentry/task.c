@@ -12,6 +12,7 @@
 #include <linux/capability.h>
 
 #include "cbox/log.h"
+#include "cbox/procfs.h"
 #include "internal.h"
 
 #ifndef PIDFD_THREAD
@@ -26,8 +27,11 @@ struct cbox_task *cbox_task_find(struct cbox_sentry *s, pid_t tid)
 	return NULL;
 }
 
+static void zombie_drop_tid(struct cbox_sentry *s, pid_t tid);
+
 struct cbox_task *cbox_task_new(struct cbox_sentry *s, pid_t tid)
 {
+	zombie_drop_tid(s, tid); /* (its tid was free: the zombie was waited for) */
 	struct cbox_task *t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
@@ -266,6 +270,95 @@ void cbox_task_remove(struct cbox_sentry *s, struct cbox_task *t)
 	free(t);
 }
 
+/* ---- zombies ----
+ *
+ * A process that has exited and whose parent has not waited for it yet is a zombie: Linux keeps
+ * its /proc/PID (stat and status say Z, ps shows it <defunct>, psutil finds it) until the wait.
+ * The sentry forgets a task when it exits (its fds, cwd and program go with it), so it keeps a
+ * small record of each process that exits, for /proc only, while the host's task is a zombie:
+ * checked against the sentry's procfs each time a record is found, and every record at each
+ * exit and each listing of /proc, so that the list holds no more than the zombies there are.
+ * Its files are the host's files of the zombie (as for any task), its links (exe, cwd, root)
+ * and fd directory empty, as Linux has them for a zombie.
+ */
+static bool host_zombie(pid_t tid)
+{
+	char buf[512];
+	const char *f = cbox_task_stat_fields(tid, buf, sizeof(buf));
+	return f && f[0] == 'Z';
+}
+
+static void zombie_free(struct cbox_task *z)
+{
+	cbox_cred_put(z->cred);
+	free(z);
+}
+
+static void zombie_drop_tid(struct cbox_sentry *s, pid_t tid)
+{
+	for (struct cbox_task **pp = &s->zombies; *pp;) {
+		struct cbox_task *z = *pp;
+		if (z->tid == tid) {
+			*pp = z->next_in_hash;
+			zombie_free(z);
+		} else {
+			pp = &z->next_in_hash;
+		}
+	}
+}
+
+void cbox_task_zombies_sweep(struct cbox_sentry *s)
+{
+	for (struct cbox_task **pp = &s->zombies; *pp;) {
+		struct cbox_task *z = *pp;
+		if (!host_zombie(z->tid)) {
+			*pp = z->next_in_hash;
+			zombie_free(z);
+		} else {
+			pp = &z->next_in_hash;
+		}
+	}
+}
+
+void cbox_task_zombie_add(struct cbox_sentry *s, struct cbox_task *t)
+{
+	cbox_task_zombies_sweep(s);
+	/* A process's last task is its leader (Linux reports the leader's exit after its other
+	 * threads'); the guest's first task ends the sandbox. */
+	if (!t->tg || t->tg->host_tgid != t->tid || t->tid == s->init_tid)
+		return;
+	pid_t vid = cbox_task_vpid(s, t);
+	if (vid <= 0 || !host_zombie(t->tid))
+		return;
+	zombie_drop_tid(s, t->tid);
+	struct cbox_task *z = calloc(1, sizeof(*z));
+	if (!z)
+		return; /* (/proc then does not show it, as before records were kept) */
+	z->tid = t->tid;
+	z->vtid = vid;
+	z->pidfd = -1;
+	z->zombie = true;
+	z->parent_tid = t->parent_tid;
+	z->cred = t->cred ? cbox_cred_get(t->cred) : NULL;
+	z->next_in_hash = s->zombies;
+	s->zombies = z;
+}
+
+struct cbox_task *cbox_task_zombie(struct cbox_sentry *s, pid_t vid)
+{
+	for (struct cbox_task **pp = &s->zombies; *pp; pp = &(*pp)->next_in_hash) {
+		struct cbox_task *z = *pp;
+		if (z->vtid != vid)
+			continue;
+		if (host_zombie(z->tid))
+			return z;
+		*pp = z->next_in_hash;
+		zombie_free(z);
+		return NULL;
+	}
+	return NULL;
+}
+
 /* The last of the numbers on the line of /proc/PID/status that starts with field ("NSpid:"),
  * when there are at least two (the task is in a namespace below the sentry's), else 0. */
 static pid_t ns_last(pid_t host_pid, const char *field)
@@ -357,6 +450,10 @@ bool cbox_task_may_access(const struct cbox_task *t, const struct cbox_task *tar
 {
 	if (t->tg && t->tg == target->tg)
 		return true;
+	/* A zombie's memory is gone, and with it the dumpable flag: Linux checks the ids only. */
+	if (target->zombie)
+		return t->cred && target->cred &&
+		       cbox_cred_may_ptrace(t->cred, target->cred, fscreds);
 	/* The tiny init has no thread group of the guest's: not dumpable on the host, and
 	 * closed to every guest task (guest_init.c). */
 	if (!target->tg || !t->cred || !target->cred)

@@ -284,6 +284,7 @@ static void on_task_exit(struct cbox_sentry *s, pid_t tid, int status)
 	cbox_exec_ctl_task_exit(s, tid, status);
 	if (t) {
 		cbox_ptrace_emu_exited(s, t, status);
+		cbox_task_zombie_add(s, t);
 		cbox_task_remove(s, t);
 	}
 }

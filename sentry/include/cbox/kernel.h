@@ -431,6 +431,9 @@ struct cbox_task {
 	/* The host tid of the task that forked this one (its real parent thread; 0 for a task
 	 * the sentry started) */
 	pid_t parent_tid;
+	/* A record of an exited process its parent has not waited for, kept for /proc only
+	 * (task.c, "zombies"): no fds, fs, program or thread group */
+	bool zombie;
 	struct cbox_ptrace_emu pt; /* traced by another guest task (sentry/ptrace_emu.c) */
 	struct cbox_task *next_in_hash;
 };
