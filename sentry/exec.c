@@ -337,6 +337,9 @@ int64_t cbox_exec(struct cbox_sysctx *c, int dirfd, uint64_t path_addr, uint64_t
 	t->exec = e;
 	free(t->tg->exe);
 	t->tg->exe = exe_copy;
+	/* (the name the loader gives the task, loader.c's set_comm, from the same execfn) */
+	const char *base = strrchr(execfn, '/');
+	snprintf(t->tg->comm, sizeof(t->tg->comm), "%s", base ? base + 1 : execfn);
 	int64_t ret = rewrite_to_loader(c, &edit, argv, envp);
 	argv_edit_free(&edit);
 	return ret;

@@ -175,6 +175,19 @@ static char guest_state(struct cbox_task *t, struct cbox_task *pt, char host)
 }
 
 /* /proc/<pid>/stat with pid, ppid, pgrp, session and tpgid in the guest's namespace. */
+/*
+ * The task's name as /proc shows it. The host names a task that has just exec'd "cbox-loader",
+ * the file it ran, until the loader names it after the program (loader.c's set_comm): a parent
+ * reading its child's name right after the exec returned (ps, psutil's Process.name) saw that.
+ * Linux names the task in the exec itself: shown here is the name that exec gave it.
+ */
+static const char *shown_comm(const struct cbox_task *pt, const char *host)
+{
+	if (pt->tg && pt->tg->comm[0] && strcmp(host, "cbox-loader") == 0)
+		return pt->tg->comm;
+	return host;
+}
+
 static int gen_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_task *pt,
                     struct cbox_proc_buf *b)
 {
@@ -194,9 +207,10 @@ static int gen_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_task
 		return -EIO;
 	}
 	*rp = '\0';
-	cbox_proc_printf(b, "%d (%s) %c %d %d %d %ld %d", cbox_task_vpid_of(s, pt->tid), lp + 1,
-	                 guest_state(t, pt, state), vpid_or_zero(s, ppid), vpid_or_zero(s, pgrp),
-	                 vpid_or_zero(s, sid), tty, tpgid > 0 ? vpid_or_zero(s, tpgid) : -1);
+	cbox_proc_printf(b, "%d (%s) %c %d %d %d %ld %d", cbox_task_vpid_of(s, pt->tid),
+	                 shown_comm(pt, lp + 1), guest_state(t, pt, state), vpid_or_zero(s, ppid),
+	                 vpid_or_zero(s, pgrp), vpid_or_zero(s, sid), tty,
+	                 tpgid > 0 ? vpid_or_zero(s, tpgid) : -1);
 	cbox_proc_append(b, rp + 1 + used, strlen(rp + 1 + used));
 	free(buf);
 	return 0;
@@ -242,6 +256,8 @@ static bool status_line(struct cbox_sentry *s, struct cbox_task *t, struct cbox_
 		             : !strcmp(key, "CapBnd") ? cr->cap_bnd
 		                                      : 0; /* no ambient capabilities */
 		cbox_proc_printf(b, "%s:\t%016llx\n", key, (unsigned long long)v);
+	} else if (!strcmp(key, "Name") && shown_comm(pt, val) != val) {
+		cbox_proc_printf(b, "Name:\t%s\n", shown_comm(pt, val));
 	} else if (!strcmp(key, "NoNewPrivs")) {
 		cbox_proc_printf(b, "NoNewPrivs:\t%d\n", pt->no_new_privs ? 1 : 0);
 	} else if (!strcmp(key, "Seccomp")) {
@@ -403,6 +419,16 @@ int cbox_proc_gen_pid(struct cbox_sentry *s, struct cbox_task *t, struct cbox_ta
 		}
 		if (kind == P_SETGROUPS) {
 			cbox_proc_printf(b, "allow\n"); /* setgroups is the sentry's (cred.c) */
+			return 0;
+		}
+		if (kind == P_COMM && pt->tg && pt->tg->comm[0]) {
+			int err;
+			char *host = task_text(pt, "comm", &err);
+			if (!host)
+				return err;
+			host[strcspn(host, "\n")] = '\0';
+			cbox_proc_printf(b, "%s\n", shown_comm(pt, host));
+			free(host);
 			return 0;
 		}
 		return append_task(b, pt, names[kind]);

@@ -335,8 +335,9 @@ static void fix_auxv(uintptr_t *sp)
 		fatal("unexpected auxiliary vector");
 }
 
-/* The host kernel named the task after the memfd ("1023"); name it after the program, as an
- * exec of the real path would have (kbasename of the filename, 15 bytes). */
+/* The host kernel named the task after the loader's file ("cbox-loader"); name it after the
+ * program, as an exec of the real path would have (kbasename of the filename, 15 bytes). Until
+ * then the sentry's /proc shows that name already (fs_proc_pid.c, shown_comm). */
 static void set_comm(void)
 {
 	const char *base = info.execfn;

@@ -326,6 +326,8 @@ struct cbox_thread_group {
 	char *exe;     /* guest path of the executable */
 	char *cmdline; /* argv, NUL-separated */
 	size_t cmdline_len;
+	/* The name its last exec gave it (kbasename of the path, 15 bytes): /proc shows it while
+	 * the host still names the task after the loader (fs_proc_pid.c, shown_comm) */
 	char comm[16];
 	/* The host files its image runs from (program, ELF interpreter): busy text (task.c) */
 	struct cbox_text_id {
