@@ -2,7 +2,7 @@
 # (as root, with apt-get on Debian 12), configure and build.
 DEB_PACKAGES := cmake make gcc pkgconf libseccomp-dev libxxhash-dev \
 	libcriterion-dev busybox-static clang libclang-rt-14-dev clang-format python3 procps \
-	python3-venv python3-pip libpython3.11-testsuite git make nodejs libjson-c-dev \
+	python3-venv python3-pip python3-psutil libpython3.11-testsuite git make nodejs libjson-c-dev \
 	docker.io iproute2 debootstrap strace gdb slirp4netns
 BUILD := build
 
