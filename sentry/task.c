@@ -294,11 +294,12 @@ static void zombie_free(struct cbox_task *z)
 	free(z);
 }
 
+/* Drop the record of host tid (> 0), or (0) those of every zombie the host no longer has. */
 static void zombie_drop_tid(struct cbox_sentry *s, pid_t tid)
 {
 	for (struct cbox_task **pp = &s->zombies; *pp;) {
 		struct cbox_task *z = *pp;
-		if (z->tid == tid) {
+		if (tid > 0 ? z->tid == tid : !host_zombie(z->tid)) {
 			*pp = z->next_in_hash;
 			zombie_free(z);
 		} else {
@@ -309,15 +310,7 @@ static void zombie_drop_tid(struct cbox_sentry *s, pid_t tid)
 
 void cbox_task_zombies_sweep(struct cbox_sentry *s)
 {
-	for (struct cbox_task **pp = &s->zombies; *pp;) {
-		struct cbox_task *z = *pp;
-		if (!host_zombie(z->tid)) {
-			*pp = z->next_in_hash;
-			zombie_free(z);
-		} else {
-			pp = &z->next_in_hash;
-		}
-	}
+	zombie_drop_tid(s, 0);
 }
 
 void cbox_task_zombie_add(struct cbox_sentry *s, struct cbox_task *t)
