@@ -125,15 +125,12 @@ static int gen_maps(struct cbox_sentry *s, struct cbox_task *pt, const char *wha
 	for (char *line = text; *line;) {
 		char *nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		unsigned long lo, hi, off, ino;
-		unsigned maj, min;
-		char perms[5];
+		unsigned long ino;
 		int n = 0;
 		bool loader = false;
 		/* a mapping's line: "lo-hi perms offset maj:min inode   path" (smaps adds
 		 * "Key: value" lines, which do not parse as one) */
-		if (sscanf(line, "%lx-%lx %4s %lx %x:%x %lu%n", &lo, &hi, perms, &off, &maj, &min,
-		           &ino, &n) == 7 &&
+		if (sscanf(line, "%*x-%*x %*4s %*x %*x:%*x %lu%n", &ino, &n) == 1 &&
 		    ino == (unsigned long)s->loader_ino) {
 			const char *p = line + n;
 			while (*p == ' ')
@@ -174,7 +171,6 @@ static char guest_state(struct cbox_task *t, struct cbox_task *pt, char host)
 	return host;
 }
 
-/* /proc/<pid>/stat with pid, ppid, pgrp, session and tpgid in the guest's namespace. */
 /*
  * The task's name as /proc shows it. The host names a task that has just exec'd "cbox-loader",
  * the file it ran, until the loader names it after the program (loader.c's set_comm): a parent
@@ -188,6 +184,7 @@ static const char *shown_comm(const struct cbox_task *pt, const char *host)
 	return host;
 }
 
+/* /proc/<pid>/stat with pid, ppid, pgrp, session and tpgid in the guest's namespace. */
 static int gen_stat(struct cbox_sentry *s, struct cbox_task *t, struct cbox_task *pt,
                     struct cbox_proc_buf *b)
 {

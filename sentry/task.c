@@ -277,7 +277,8 @@ void cbox_task_remove(struct cbox_sentry *s, struct cbox_task *t)
  * The sentry forgets a task when it exits (its fds, cwd and program go with it), so it keeps a
  * small record of each process that exits, for /proc only, while the host's task is a zombie:
  * checked against the sentry's procfs each time a record is found, and every record at each
- * exit and each listing of /proc, so that the list holds no more than the zombies there are.
+ * process's exit and each listing of /proc, so that the list holds no more than the zombies
+ * there are.
  * Its files are the host's files of the zombie (as for any task), its links (exe, cwd, root)
  * and fd directory empty, as Linux has them for a zombie.
  */
@@ -315,15 +316,15 @@ void cbox_task_zombies_sweep(struct cbox_sentry *s)
 
 void cbox_task_zombie_add(struct cbox_sentry *s, struct cbox_task *t)
 {
-	cbox_task_zombies_sweep(s);
 	/* A process's last task is its leader (Linux reports the leader's exit after its other
-	 * threads'); the guest's first task ends the sandbox. */
+	 * threads'); the guest's first task ends the sandbox. (No record can hold t's tid:
+	 * cbox_task_new dropped it.) */
 	if (!t->tg || t->tg->host_tgid != t->tid || t->tid == s->init_tid)
 		return;
+	cbox_task_zombies_sweep(s);
 	pid_t vid = cbox_task_vpid(s, t);
 	if (vid <= 0 || !host_zombie(t->tid))
 		return;
-	zombie_drop_tid(s, t->tid);
 	struct cbox_task *z = calloc(1, sizeof(*z));
 	if (!z)
 		return; /* (/proc then does not show it, as before records were kept) */

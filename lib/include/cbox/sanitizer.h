@@ -29,7 +29,8 @@
  * reported on stderr, with their allocation stacks. Returns true when it found leaks; false,
  * and does nothing, in a build without AddressSanitizer or when the leak checker is off
  * (ASAN_OPTIONS=detect_leaks=0). LeakSanitizer stops the process's threads by tracing them
- * from a clone of its own, so the caller's seccomp filter must allow clone, prctl, ptrace and
- * wait4, and /proc/self must be readable.
+ * from a clone of its own, which lists them in /proc: the caller's seccomp filter must allow
+ * clone, prctl, ptrace, wait4, open, getdents, read and close (sentry/sentry_seccomp.c), and
+ * /proc must be the process's own.
  */
 CBOX_API bool cbox_leak_check(void);
