@@ -20,6 +20,15 @@
 #   the host sends the signal, and the sentry, which holds a stopped task in its group-stop
 #   (PTRACE_LISTEN), sees it go only when it takes the host's notification, just after; until
 #   then /proc shows it stopped (seen with the ASan build, not with the release build).
+#
+# Not part of `make test` (not named test_*.sh): in 2 of 10 runs of this script with the ASan
+# build (2026-12-07) a child the suite started did not end within 5 s of its SIGTERM
+# (test_connections' test_multi_sockets_procs, seccomp), or the suite stopped after
+# test_contracts' test_all and was ended by the timeout (ptrace). Not reproduced in 16 runs of
+# the same modules by hand; not yet understood, and a CI that fails one run in five would stop
+# everything landing. Run it by hand, from the build directory, as the integration tests run:
+#   HELPERS=$PWD/tests/integration CBOX_RUN=$PWD/cbox-run CBOX=$PWD/cbox \
+#     CBOX_ITEST_TMP=$PWD/../tests/integration/tmp bash ../tests/integration/psutil_suite.sh
 CBOX_TIMEOUT=${CBOX_TIMEOUT:-300}
 . "$(dirname "$0")/lib.sh"
 need_binaries
@@ -58,7 +67,9 @@ t_psutil() {
 	check_nomatch "  ... and no sanitizer report from the sentry, the gofer or cbox-run" \
 		'ERROR: [A-Za-z]+Sanitizer|\.c:[0-9]+:[0-9]+: runtime error:' "$ERR"
 	if [ "$result" != "OK" ]; then
+		echo "    (exit status $STATUS)"
 		printf '%s\n' "$ERR" | grep -E -A14 '^(FAIL|ERROR):' | head -n 80 | sed 's/^/    /'
+		printf '%s\n' "$ERR" | tail -n 15 | sed 's/^/    | /'
 	fi
 	rm -rf "$wd"
 }
