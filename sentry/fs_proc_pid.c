@@ -160,14 +160,17 @@ static pid_t vpid_or_zero(struct cbox_sentry *s, long host)
  * guest knows as sleeping: the tracer is the sentry and stays hidden. One held in a group-stop
  * (SIGSTOP, SIGTSTP...: the sentry keeps it there with PTRACE_LISTEN, still a tracing stop to
  * the host) is stopped, "T", as ps shows a stopped job; one the sentry holds at a stop for its
- * guest tracer (ptrace_emu.c: gdb, strace) is "t", tracing stop, as Linux shows a tracee.
+ * guest tracer (ptrace_emu.c: gdb, strace) is "t", tracing stop, as Linux shows a tracee. One
+ * a SIGCONT has just woken is sleeping again, though the sentry has not yet taken its stop.
  */
 static char guest_state(struct cbox_task *t, struct cbox_task *pt, char host)
 {
 	if (t == pt)
 		return 'R';
+	if (host == 't' && pt->pt.held)
+		return 't';
 	if (host == 't')
-		return pt->pt.held ? 't' : pt->stop_sig ? 'T' : 'S';
+		return pt->stop_sig && !cbox_tracer_group_stop_ended(pt->tid) ? 'T' : 'S';
 	return host;
 }
 

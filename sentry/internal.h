@@ -213,6 +213,8 @@ void cbox_ptrace_emu_forget(struct cbox_sentry *s, struct cbox_task *t);
 
 /* the trap loop (tracer.c) */
 int cbox_tracer_loop(struct cbox_sentry *s);
+/* Whether task tid, held in a group-stop (stop_sig), was continued since (tracer.c). */
+bool cbox_tracer_group_stop_ended(pid_t tid);
 void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap);
 
 /* file systems */

@@ -434,6 +434,48 @@ static void clone3_failed(struct cbox_task *t, pid_t tid)
 	t->clone3_pending = false;
 }
 
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+/*
+ * A SIGCONT ends a group-stop as it is sent (the kernel's prepare_signal), so the sender's kill
+ * has returned by the time it reads the stopped task's state; but the sentry learns of it only
+ * when it takes the task's next stop, which may still wait behind the sender's own trapped call
+ * (psutil resumes a process and asks for its status at once). So its next stop is looked for
+ * among those the trap loop took but has not handled, then peeked at in the kernel (WNOWAIT:
+ * left for the loop): any stop but the group-stop's own means the task went on.
+ */
+struct reaped {
+	pid_t tid;
+	int status;
+};
+
+/* The stops reap() took from the kernel and has not handled yet (see reap). */
+static const struct reaped *unhandled;
+static size_t unhandled_n;
+
+bool cbox_tracer_group_stop_ended(pid_t tid)
+{
+	/* (under ptrace the reader's own call is a stop of the batch that may hold the task's) */
+	for (size_t i = 0; i < unhandled_n; i++) {
+		if (unhandled[i].tid != tid)
+			continue;
+		int st = unhandled[i].status;
+		return !(WIFSTOPPED(st) && (st >> 16) == PTRACE_EVENT_STOP &&
+		         is_stop_signal(WSTOPSIG(st)));
+	}
+	siginfo_t si;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)tid, &si, WSTOPPED | WNOHANG | WNOWAIT | __WALL) < 0 ||
+	    si.si_pid != tid)
+		return false; /* no new stop yet: still listening, or running (the host says so) */
+	if (si.si_code != CLD_TRAPPED)
+		return true;
+	return !((si.si_status >> 8) == PTRACE_EVENT_STOP && is_stop_signal(si.si_status & 0xff));
+}
+
 static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 {
 	int sig = WSTOPSIG(status);
@@ -495,7 +537,7 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 		/* The stop the sentry asked for on behalf of the task's guest tracer. */
 		if (t->seen_first_stop && cbox_ptrace_emu_stop(s, t, sig, true))
 			return;
-		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+		if (is_stop_signal(sig)) {
 			/* group-stop: stay stopped, but keep reporting (SIGCONT ends it); the
 			 * guest's /proc shows it stopped (fs_proc_pid.c) */
 			t->stop_sig = sig;
@@ -591,10 +633,7 @@ static void reap(struct cbox_sentry *s, bool spin)
 	static unsigned round;
 	unsigned tries = 0, caught = 0;
 	for (;;) {
-		struct {
-			pid_t tid;
-			int status;
-		} batch[REAP_BATCH];
+		struct reaped batch[REAP_BATCH];
 		size_t n = 0, want = ++round % REAP_FAIR_EVERY ? 1 : REAP_BATCH;
 		while (n < want) {
 			int status;
@@ -616,11 +655,15 @@ static void reap(struct cbox_sentry *s, bool spin)
 			tries = 0;
 		}
 		for (size_t i = 0; i < n; i++) {
+			unhandled = batch + i + 1;
+			unhandled_n = n - i - 1;
 			if (WIFEXITED(batch[i].status) || WIFSIGNALED(batch[i].status))
 				on_task_exit(s, batch[i].tid, batch[i].status);
 			else if (WIFSTOPPED(batch[i].status))
 				handle_stop(s, batch[i].tid, batch[i].status);
 		}
+		unhandled = NULL;
+		unhandled_n = 0;
 	}
 }
 

@@ -16,10 +16,6 @@
 # - test_num_ctx_switches reads voluntary_ctxt_switches from /proc/PID/status twice, through two
 #   opens the sentry answers: each trapped call is a voluntary switch of the caller, so the two
 #   differ by a few.
-# - test_suspend_resume reads the state right after kill(SIGCONT) returned and wants it running:
-#   the host sends the signal, and the sentry, which holds a stopped task in its group-stop
-#   (PTRACE_LISTEN), sees it go only when it takes the host's notification, just after; until
-#   then /proc shows it stopped (seen with the ASan build, not with the release build).
 #
 # Not part of `make test` (not named test_*.sh): in 2 of 10 runs of this script with the ASan
 # build (2026-12-07) a child the suite started did not end within 5 s of its SIGTERM
@@ -39,8 +35,7 @@ MODULES=(test_process test_contracts test_posix test_connections test_unicode te
 EXCLUDED=(test_misc.TestMisc.test_setup_script test_misc.TestCommonModule.test_debug
 	test_system.TestMiscAPIs.test_users test_linux.TestSystemVirtualMemory.test_used
 	test_linux.TestRootFsDeviceFinder test_system.TestDiskAPIs.test_disk_io_counters
-	test_linux.TestProcessAgainstStatus.test_num_ctx_switches
-	test_process.TestProcess.test_suspend_resume)
+	test_linux.TestProcessAgainstStatus.test_num_ctx_switches)
 
 [ -x "$PY" ] || skip "$PY not installed (Debian package python3)"
 "$PY" -c 'import psutil.tests' 2>/dev/null ||

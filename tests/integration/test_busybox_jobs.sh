@@ -73,9 +73,10 @@ ok signal-child handler" "$OUT"
 	# A stopped process stays stopped: no thread of it runs once its parent's wait says so.
 	# Under ptrace a thread reached by the group-stop while the sentry ran calls in it (an
 	# install under an fd limit) ran on (198 stops of 200), and a child whose two threads kept
-	# trapping starved its parent's own calls (25 s for one kill and wait).
+	# trapping starved its parent's own calls (25 s for one kill and wait). Once SIGCONT
+	# returned, /proc shows it going again (it read T until the sentry took the task's stop).
 	box "$GUEST" stop-hold 100 256
-	check "a stopped process stays stopped, installs or not" "stop-hold 100 ran 0" "$OUT"
+	check "a stopped process stays stopped, installs or not; not shown stopped after SIGCONT" "stop-hold 100 ran 0 stopped 0" "$OUT"
 
 	# An execve kills the process's other threads wherever they are, in the middle of the
 	# sentry's calls too: quietly (the ptrace platform warned "installing an fd in task N

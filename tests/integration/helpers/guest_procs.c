@@ -437,9 +437,28 @@ int cmd_kill_eintr(int argc, char **argv)
  * with its parent, while the parent stops it (SIGSTOP) N times. Once waitpid says it stopped,
  * no thread of it may run: the count must not move in the 20 ms the parent watches it, as on
  * Linux. A group-stop that reached the thread while the sentry ran its calls was resumed past,
- * and the thread ran on in a stopped process. Prints "stop-hold N ran 0" (ran: the stops in
- * which the count moved).
+ * and the thread ran on in a stopped process. Right after each SIGCONT returns, /proc must no
+ * longer show the child stopped (the sentry learns of the SIGCONT only later). Prints
+ * "stop-hold N ran 0 stopped 0" (ran: the stops in which the count moved; stopped: the
+ * SIGCONTs after which the child's state still read T).
  */
+
+/* The state letter of /proc/PID/stat, or '?'. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return '?';
+	ssize_t r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (r <= 0)
+		return '?';
+	buf[r] = 0;
+	char *rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' ? rp[2] : '?';
+}
 static volatile long *hold_count;
 
 static void *hold_opener(void *arg)
@@ -489,7 +508,7 @@ int cmd_stop_hold(int argc, char **argv)
 			_exit(1);
 		hold_opener(NULL);
 	}
-	int ran = 0, st;
+	int ran = 0, shown = 0, st;
 	for (int i = 0; i < n; i++) {
 		struct timespec run = {0, (1 + i % 5) * 1000000L}, watch = {0, 20000000L};
 		nanosleep(&run, NULL);
@@ -500,12 +519,16 @@ int cmd_stop_hold(int argc, char **argv)
 		nanosleep(&watch, NULL);
 		if (__atomic_load_n(hold_count, __ATOMIC_RELAXED) != before)
 			ran++;
-		if (kill(pid, SIGCONT) < 0 || waitpid(pid, &st, WCONTINUED) != pid)
+		if (kill(pid, SIGCONT) < 0)
+			return 1;
+		char state = proc_state(pid);
+		shown += state == 'T' || state == 't';
+		if (waitpid(pid, &st, WCONTINUED) != pid)
 			return 1;
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	printf("stop-hold %d ran %d\n", n, ran);
+	printf("stop-hold %d ran %d stopped %d\n", n, ran, shown);
 	return 0;
 }
 
