@@ -388,31 +388,90 @@ static bool host_never_interrupts(long nr, const uint64_t args[6])
 	}
 }
 
-static void restart_interrupted_trap(struct cbox_sentry *s, struct cbox_task *t, pid_t tid)
+static bool restart_interrupted_trap(struct cbox_sentry *s, struct cbox_task *t,
+                                     struct user_regs_struct *r)
 {
 	if (s->platform->ops->trap_action != SECCOMP_RET_USER_NOTIF)
-		return; /* ptrace platform: traps are ptrace stops, not interruptible waits */
-	struct user_regs_struct r;
-	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0 || (int64_t)r.rax != -CBOX_ERESTARTSYS)
-		return;
+		return false; /* ptrace platform: traps are ptrace stops, not interruptible waits */
+	if ((int64_t)r->rax != -CBOX_ERESTARTSYS)
+		return false;
 	/* (the sentry's own answer to a wait it ended for this signal: defer.c) */
-	bool answered = t && t->restart_answered && t->restart_ip == r.rip;
-	if (t)
-		t->restart_answered = false;
+	bool answered = t->restart_answered && t->restart_ip == r->rip;
+	t->restart_answered = false;
 	if (answered)
-		return;
-	long nr = (long)r.orig_rax;
+		return false;
+	long nr = (long)r->orig_rax;
 	/* Whether the call waited in a notification is the filter's decision, which for some
 	 * calls depends on their arguments (an fcntl F_SETLKW runs on the host, where an
 	 * interruption is its own; an fcntl F_NOTIFY waits for the sentry). */
-	uint64_t args[6] = {r.rdi, r.rsi, r.rdx, r.r10, r.r8, r.r9};
+	uint64_t args[6] = {r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9};
 	if (nr < 0 || !cbox_platform_traps(s->platform->ops, s->cfg->strict, (int)nr, args))
-		return; /* the host's own call, or a ptrace stop */
-	if (t->continued_nr1 == nr + 1 && t->continued_ip == r.rip &&
+		return false; /* the host's own call, or a ptrace stop */
+	if (t->continued_nr1 == nr + 1 && t->continued_ip == r->rip &&
 	    !host_never_interrupts(nr, args))
-		return; /* continued by the sentry: the host interrupted it */
-	r.rax = (uint64_t)-CBOX_ERESTARTNOINTR;
-	ptrace(PTRACE_SETREGS, tid, 0, &r);
+		return false; /* continued by the sentry: the host interrupted it */
+	r->rax = (uint64_t)-CBOX_ERESTARTNOINTR;
+	return true;
+}
+
+static bool is_restart_code(int64_t rv)
+{
+	return rv == -CBOX_ERESTARTSYS || rv == -CBOX_ERESTARTNOINTR ||
+	       rv == -CBOX_ERESTARTNOHAND || rv == -CBOX_ERESTART_RESTARTBLOCK;
+}
+
+/*
+ * Linux drops a signal its target ignores (SIGCONT or SIGCHLD left at their default, any
+ * signal at SIG_IGN) as it is sent, but queues it for a traced task so that its tracer sees it:
+ * under the sentry such a signal wakes the task, interrupts the call it sleeps in and, once the
+ * sentry lets the signal go, the kernel restarts the call (it rewinds the instruction pointer
+ * onto the syscall instruction and puts the call's number back). A second signal that comes
+ * after that restart but before the task is back in user mode finds no interrupted call: its
+ * handler runs, then the call starts again from the top, where on Linux (whose task was never
+ * woken by the first) the call ends with EINTR. psutil's terminate sends SIGCONT then SIGTERM:
+ * a python child ran its SIGTERM handler (its flags were set, read in its memory), then went
+ * back to its time.sleep(60) instead of raising SystemExit (about one run in eight of psutil's
+ * suite; the sentry's turn between the two kills puts the SIGTERM right in that window).
+ *
+ * So at each signal stop in an interrupted call the sentry notes where the call would go on
+ * (note_restart), and a signal stop found exactly at the restart, the instruction pointer back
+ * on that syscall instruction and the number put back, gets the interrupted call's state back
+ * (restart_window): the kernel then treats the new signal as if both had come together (EINTR
+ * for a handler without SA_RESTART; a restart for one with it, or an ignored one). A sigreturn
+ * sets orig_rax to -1, so a task that merely returned there from a handler does not match.
+ */
+static bool restart_window(struct cbox_task *t, struct user_regs_struct *r)
+{
+	if (!t->rs_armed)
+		return false;
+	t->rs_armed = false;
+	uint64_t back = t->rs_code == -CBOX_ERESTART_RESTARTBLOCK ? SYS_restart_syscall : t->rs_nr;
+	if (r->rip + 2 != t->rs_ip || r->rax != back || r->orig_rax != t->rs_nr)
+		return false;
+	r->rax = (uint64_t)t->rs_code;
+	r->rip = t->rs_ip;
+	return true;
+}
+
+static void note_restart(struct cbox_task *t, const struct user_regs_struct *r)
+{
+	t->rs_armed = (int64_t)r->orig_rax >= 0 && is_restart_code((int64_t)r->rax);
+	t->rs_ip = r->rip;
+	t->rs_nr = r->orig_rax;
+	t->rs_code = (int64_t)r->rax;
+}
+
+/* The registers at a signal's delivery stop: the two fixes above, then the note for the next. */
+static void signal_stop_regs(struct cbox_sentry *s, struct cbox_task *t, pid_t tid)
+{
+	struct user_regs_struct r;
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
+		return;
+	bool changed = restart_window(t, &r);
+	changed |= restart_interrupted_trap(s, t, &r);
+	if (changed && ptrace(PTRACE_SETREGS, tid, 0, &r) < 0)
+		return;
+	note_restart(t, &r);
 }
 
 /*
@@ -490,6 +549,8 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 		}
 	}
 	t->stop_sig = 0; /* (a stop after a group-stop's PTRACE_LISTEN: SIGCONT ended it) */
+	if (event && event != PTRACE_EVENT_STOP)
+		t->rs_armed = false; /* (it made a call since: see restart_window) */
 	switch (event) {
 	case PTRACE_EVENT_SECCOMP: {
 		struct cbox_trap trap = {.tid = tid, .ptrace_stop = true};
@@ -594,7 +655,7 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 	}
 	/* A signal on its way to the guest: deliver it as it is, or, when a guest task traces
 	 * this one, stop it there for its tracer, who decides (ptrace_emu.c). */
-	restart_interrupted_trap(s, t, tid);
+	signal_stop_regs(s, t, tid);
 	if (cbox_ptrace_emu_stop(s, t, sig, false))
 		return;
 	resume(t, tid, sig);

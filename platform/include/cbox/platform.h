@@ -94,6 +94,7 @@ struct cbox_platform_ops {
  * code acts on before the caller sees it (never seen by user space itself). */
 #define CBOX_ERESTARTSYS           512
 #define CBOX_ERESTARTNOINTR        513
+#define CBOX_ERESTARTNOHAND        514
 #define CBOX_ERESTART_RESTARTBLOCK 516
 
 #define CBOX_PLATFORM_MAX_LISTENERS 64

@@ -427,6 +427,11 @@ struct cbox_task {
 	 * without SA_RESTART), not the always-restart of a wait the signal cut short (tracer.c) */
 	bool restart_answered;
 	uint64_t restart_ip;
+	/* At its last signal stop the task was in call rs_nr, interrupted with -rs_code at rs_ip,
+	 * which the kernel restarts if that signal is ignored (tracer.c, signal_stop_regs) */
+	bool rs_armed;
+	uint64_t rs_ip, rs_nr;
+	int64_t rs_code;
 	/* PR_SET_NO_NEW_PRIVS as the guest set it: inherited by every child, kept across exec
 	 * (the host's flag is always set, for the filter each task installs: guest_init.c) */
 	bool no_new_privs;

@@ -4,7 +4,8 @@
  * its own user and from another), prio-user (the scheduler's calls on a user's processes),
  * signal-storm (queued signals to a process the sentry is busy in), kill-eintr (kill under a
  * handler without SA_RESTART), stop-hold (a stopped process stays stopped), open-loop,
- * exec-threads (an execve that kills threads the sentry is busy in).
+ * exec-threads (an execve that kills threads the sentry is busy in), cont-term (SIGCONT then
+ * SIGTERM to a sleeping child).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -529,6 +530,85 @@ int cmd_stop_hold(int argc, char **argv)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	printf("stop-hold %d ran %d stopped %d\n", n, ran, shown);
+	return 0;
+}
+
+/*
+ * cont-term N: N times, a child with a SIGTERM handler (no SA_RESTART) sleeps in one
+ * clock_nanosleep of 20 s, and its parent sends it SIGCONT, then SIGTERM, as psutil's terminate
+ * does. On Linux the SIGCONT (ignored) is dropped as it is sent and the SIGTERM ends the sleep
+ * with EINTR, after which the child exits 0. Under ptrace the SIGCONT wakes the child, its call is
+ * restarted once the sentry resumes it, and a SIGTERM that came just then ran its handler and
+ * slept on. Prints "cont-term N slept-on K" (K: children still asleep 3 s after their SIGTERM).
+ */
+static void note_term(int sig)
+{
+	(void)sig;
+}
+
+static int cont_term_child(int ready)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = note_term; /* (no SA_RESTART: the sleep must end with EINTR) */
+	if (sigaction(SIGTERM, &sa, NULL) < 0)
+		return 2;
+	struct timespec until;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += 20;
+	if (write(ready, "r", 1) != 1)
+		return 2;
+	int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
+	return r == EINTR ? 0 : 1;
+}
+
+int cmd_cont_term(int argc, char **argv)
+{
+	int n = argc > 0 ? atoi(argv[0]) : 0;
+	if (n < 1)
+		return 2;
+	int slept_on = 0;
+	for (int i = 0; i < n; i++) {
+		int p[2];
+		if (pipe(p) < 0)
+			return 1;
+		pid_t pid = fork();
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			close(p[0]);
+			_exit(cont_term_child(p[1]));
+		}
+		close(p[1]);
+		char c;
+		if (read(p[0], &c, 1) != 1)
+			return 1;
+		close(p[0]);
+		struct timespec settle = {0, 1000000L}; /* (into its sleep) */
+		nanosleep(&settle, NULL);
+		if (kill(pid, SIGCONT) < 0)
+			return 1;
+		/* (between the two, as python's Popen.send_signal polls first: a wait the
+		 * sentry sees, which puts the SIGTERM just after it resumed the child) */
+		if (waitpid(pid, NULL, WNOHANG) != 0)
+			return 1;
+		if (kill(pid, SIGTERM) < 0)
+			return 1;
+		int st = 0;
+		pid_t w = 0;
+		for (int t = 0; t < 3000 && (w = waitpid(pid, &st, WNOHANG)) == 0; t++) {
+			struct timespec tick = {0, 1000000L};
+			nanosleep(&tick, NULL);
+		}
+		if (w == 0) {
+			slept_on++;
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+		} else if (w != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			return 1;
+		}
+	}
+	printf("cont-term %d slept-on %d\n", n, slept_on);
 	return 0;
 }
 
