@@ -401,8 +401,7 @@ int64_t cbox_ptrace_inject(struct cbox_trap *t, bool *at_exit, long nr, const ui
 	return (int64_t)r.rax;
 }
 
-/* The signals tid catches and ignores (/proc/TID/status SigCgt, SigIgn). */
-static int signal_masks(pid_t tid, uint64_t *caught, uint64_t *ignored)
+int cbox_signal_masks(pid_t tid, uint64_t *caught, uint64_t *ignored)
 {
 	char path[64], line[128];
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
@@ -447,7 +446,7 @@ int cbox_ptrace_clear_sighand(pid_t tid)
 	uint64_t caught = 0, ignored = 0;
 	if (ptrace(PTRACE_GETREGS, tid, 0, &regs) < 0)
 		return -errno;
-	int rc = signal_masks(tid, &caught, &ignored);
+	int rc = cbox_signal_masks(tid, &caught, &ignored);
 	if (rc < 0)
 		return rc;
 	/* The two actions live below the task's stack pointer, past the red zone, for the calls

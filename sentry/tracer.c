@@ -461,13 +461,64 @@ static void note_restart(struct cbox_task *t, const struct user_regs_struct *r)
 	t->rs_code = (int64_t)r->rax;
 }
 
-/* The registers at a signal's delivery stop: the two fixes above, then the note for the next. */
-static void signal_stop_regs(struct cbox_sentry *s, struct cbox_task *t, pid_t tid)
+/*
+ * The same queued ignored signal ends, with EINTR, the calls that fail so whenever a signal
+ * wakes them rather than leave the choice to the kernel's restart rules: epoll_wait and its
+ * kin, sigtimedwait, semop, io_getevents. On Linux a child's exit (SIGCHLD, ignored by default)
+ * never touches its parent's epoll_wait; under the sentry it failed with EINTR, and a loop that
+ * takes EINTR for an error stopped. Where the call waits without a time limit, a restart is
+ * exactly what not being woken would have been, and the kernel makes one from
+ * -ERESTARTNOHAND once it has ignored the signal. A call with a time limit keeps its EINTR:
+ * restarted, it would wait its whole time again (an event loop's timer would fire late), and
+ * a loop with a timeout recomputes it after an EINTR. Under a guest tracer (strace) Linux
+ * queues the signal too, and so wakes the call as here: left as it is.
+ */
+static bool waits_without_limit(const struct user_regs_struct *r)
+{
+	switch ((long)r->orig_rax) {
+	case SYS_epoll_wait:
+	case SYS_epoll_pwait:
+		return (int)r->r10 < 0;
+	case SYS_epoll_pwait2:
+	case SYS_semtimedop:
+		return r->r10 == 0;
+	case SYS_rt_sigtimedwait:
+		return r->rdx == 0;
+	case SYS_semop:
+		return true;
+	case SYS_io_getevents:
+	case SYS_io_pgetevents:
+		return r->r8 == 0;
+	default:
+		return false;
+	}
+}
+
+static bool ignored_wakes(struct cbox_task *t, pid_t tid, int sig, struct user_regs_struct *r)
+{
+	if ((int64_t)r->rax != -EINTR || sig < 1 || sig > 64 || t->pt.tracer ||
+	    !waits_without_limit(r))
+		return false;
+	/* (SIGCONT is left out: after a stop Linux ends these calls with EINTR itself) */
+	if (sig == SIGCONT)
+		return false;
+	uint64_t caught = 0, ignored = 0, bit = 1ULL << (sig - 1);
+	if (cbox_signal_masks(tid, &caught, &ignored) < 0 || (caught & bit))
+		return false;
+	if (!(ignored & bit) && sig != SIGCHLD && sig != SIGURG && sig != SIGWINCH)
+		return false; /* (its default action is not to ignore it) */
+	r->rax = (uint64_t)-CBOX_ERESTARTNOHAND;
+	return true;
+}
+
+/* The registers at a signal's delivery stop: the fixes above, then the note for the next. */
+static void signal_stop_regs(struct cbox_sentry *s, struct cbox_task *t, pid_t tid, int sig)
 {
 	struct user_regs_struct r;
 	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
 		return;
 	bool changed = restart_window(t, &r);
+	changed |= ignored_wakes(t, tid, sig, &r);
 	changed |= restart_interrupted_trap(s, t, &r);
 	if (changed && ptrace(PTRACE_SETREGS, tid, 0, &r) < 0)
 		return;
@@ -655,7 +706,7 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 	}
 	/* A signal on its way to the guest: deliver it as it is, or, when a guest task traces
 	 * this one, stop it there for its tracer, who decides (ptrace_emu.c). */
-	signal_stop_regs(s, t, tid);
+	signal_stop_regs(s, t, tid, sig);
 	if (cbox_ptrace_emu_stop(s, t, sig, false))
 		return;
 	resume(t, tid, sig);

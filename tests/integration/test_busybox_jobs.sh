@@ -86,6 +86,12 @@ ok signal-child handler" "$OUT"
 	box "$GUEST" cont-term 500
 	check "SIGCONT then SIGTERM ends a sleep with EINTR" "cont-term 500 slept-on 0" "$OUT"
 
+	# A child's exit (SIGCHLD, ignored by default) does not end a wait without a time limit:
+	# Linux drops the signal, ptrace queues it, and epoll_wait and sigwaitinfo said EINTR.
+	box "$GUEST" ignored-wake
+	check "a child's exit does not interrupt epoll_wait(-1) or sigwaitinfo" \
+		"ignored-wake epoll 1 sigwaitinfo 10" "$OUT"
+
 	# An execve kills the process's other threads wherever they are, in the middle of the
 	# sentry's calls too: quietly (the ptrace platform warned "installing an fd in task N
 	# failed: Bad address" about once in 150 execs).

@@ -149,6 +149,10 @@ CBOX_API const char *cbox_platform_fastpath_condition(const struct cbox_platform
 CBOX_API bool cbox_platform_traps(const struct cbox_platform_ops *ops, bool strict, int nr,
                                   const uint64_t args[6]);
 
+/* The signals task tid catches and ignores (/proc/TID/status SigCgt, SigIgn; bit sig-1 each):
+ * 0, or -ESRCH or -EIO. */
+CBOX_API int cbox_signal_masks(pid_t tid, uint64_t *caught, uint64_t *ignored);
+
 /*
  * clone3's CLONE_CLEAR_SIGHAND, for a new task at its first ptrace stop (both platforms trace
  * every task): every signal it catches goes back to SIG_DFL and every one it ignores stays

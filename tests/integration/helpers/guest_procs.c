@@ -5,7 +5,7 @@
  * signal-storm (queued signals to a process the sentry is busy in), kill-eintr (kill under a
  * handler without SA_RESTART), stop-hold (a stopped process stays stopped), open-loop,
  * exec-threads (an execve that kills threads the sentry is busy in), cont-term (SIGCONT then
- * SIGTERM to a sleeping child).
+ * SIGTERM to a sleeping child), ignored-wake (a child's exit during waits without a limit).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +21,7 @@
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -609,6 +610,57 @@ int cmd_cont_term(int argc, char **argv)
 		}
 	}
 	printf("cont-term %d slept-on %d\n", n, slept_on);
+	return 0;
+}
+
+/*
+ * ignored-wake: a child's exit (SIGCHLD, ignored by default) during an epoll_wait without a
+ * time limit, then during a sigwaitinfo, each ended later by what it waits for (a byte in a
+ * pipe, a SIGUSR1). On Linux neither call sees the SIGCHLD; under ptrace it is queued and woke
+ * both with EINTR. Prints "ignored-wake epoll 1 sigwaitinfo 10".
+ */
+static void exit_after(long us)
+{
+	if (fork() == 0) {
+		struct timespec d = {0, us * 1000L};
+		nanosleep(&d, NULL);
+		_exit(0);
+	}
+}
+
+int cmd_ignored_wake(void)
+{
+	int p[2], ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0 || pipe(p) < 0)
+		return 1;
+	struct epoll_event ev = {.events = EPOLLIN};
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev) < 0)
+		return 1;
+	exit_after(30000);
+	if (fork() == 0) {
+		struct timespec d = {0, 150000000L};
+		nanosleep(&d, NULL);
+		_exit(write(p[1], "x", 1) == 1 ? 0 : 1);
+	}
+	int e = epoll_wait(ep, &ev, 1, -1);
+	int e_err = errno;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	pid_t me = getpid();
+	exit_after(30000);
+	if (fork() == 0) {
+		struct timespec d = {0, 150000000L};
+		nanosleep(&d, NULL);
+		_exit(kill(me, SIGUSR1) == 0 ? 0 : 1);
+	}
+	int w = sigwaitinfo(&set, NULL);
+	int w_err = errno;
+	while (wait(NULL) > 0)
+		;
+	printf("ignored-wake epoll %d%s%s sigwaitinfo %d%s%s\n", e, e < 0 ? " " : "",
+	       e < 0 ? strerror(e_err) : "", w, w < 0 ? " " : "", w < 0 ? strerror(w_err) : "");
 	return 0;
 }
 
