@@ -77,6 +77,8 @@ static void resume(struct cbox_task *t, pid_t tid, int sig)
 	    t ? (enum __ptrace_request)cbox_ptrace_emu_resume_req(t) : PTRACE_CONT;
 	if (t)
 		cbox_ptrace_emu_rearm(t);
+	if (t && t->wfix_done)
+		how = PTRACE_SYSCALL; /* (to the exit of the write's rest: partial_write) */
 	if (ptrace(how, tid, 0, sig) < 0 && errno != ESRCH)
 		cbox_warn("resume task %d: %s", tid, strerror(errno));
 }
@@ -494,21 +496,91 @@ static bool waits_without_limit(const struct user_regs_struct *r)
 	}
 }
 
-static bool ignored_wakes(struct cbox_task *t, pid_t tid, int sig, struct user_regs_struct *r)
+/* Whether task tid ignores sig (SIG_IGN, or a default of ignoring it), which Linux would have
+ * dropped as it was sent. SIGCONT is left out: after a stop Linux wakes the task for it. */
+static bool ignores(pid_t tid, int sig)
 {
-	if ((int64_t)r->rax != -EINTR || sig < 1 || sig > 64 || t->pt.tracer ||
-	    !waits_without_limit(r))
-		return false;
-	/* (SIGCONT is left out: after a stop Linux ends these calls with EINTR itself) */
-	if (sig == SIGCONT)
+	if (sig < 1 || sig > 64 || sig == SIGCONT)
 		return false;
 	uint64_t caught = 0, ignored = 0, bit = 1ULL << (sig - 1);
 	if (cbox_signal_masks(tid, &caught, &ignored) < 0 || (caught & bit))
 		return false;
-	if (!(ignored & bit) && sig != SIGCHLD && sig != SIGURG && sig != SIGWINCH)
-		return false; /* (its default action is not to ignore it) */
+	return (ignored & bit) || sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH;
+}
+
+static bool ignored_wakes(struct cbox_task *t, pid_t tid, int sig, struct user_regs_struct *r)
+{
+	if ((int64_t)r->rax != -EINTR || t->pt.tracer || !waits_without_limit(r) ||
+	    !ignores(tid, sig))
+		return false;
 	r->rax = (uint64_t)-CBOX_ERESTARTNOHAND;
 	return true;
+}
+
+/*
+ * And a blocking write that such a signal wakes after part of it went (a pipe whose reader is
+ * slow) returns that part, where Linux, never waking it, blocks until all is written: a 1 MiB
+ * write to a pipe read late returned 65536 under the sentry when a child exited meanwhile, and
+ * a program that takes a blocking write as whole lost the rest. So the call is started again on
+ * the rest (buffer and count moved on, the instruction pointer back on the syscall instruction)
+ * and, at its exit stop (the task runs under PTRACE_SYSCALL until then), its result gets the
+ * first part added (the first part alone where it fails: Linux's answer for an error after a
+ * partial write) and the argument registers their values back. A notification reaches that
+ * exit stop whether the sentry answers or continues the call; a ptrace platform's trap stop
+ * (write is trapped under --strict) is answered without it, and is left as it was; so is a
+ * task under a guest tracer (Linux wakes a traced task so too). A nonblocking write
+ * cut short by its pipe's room and then met by the signal is written on as well: more of it
+ * may go, which a nonblocking write may always do.
+ */
+static bool partial_write(struct cbox_sentry *s, struct cbox_task *t, pid_t tid, int sig,
+                          struct user_regs_struct *r)
+{
+	int64_t done = (int64_t)r->rax;
+	uint64_t args[6] = {r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9};
+	bool stop_trap = s->platform->ops->trap_action != SECCOMP_RET_USER_NOTIF &&
+	                 cbox_platform_traps(s->platform->ops, s->cfg->strict, SYS_write, args);
+	if (r->orig_rax != SYS_write || done <= 0 || (uint64_t)done >= r->rdx || t->wfix_done ||
+	    t->pt.tracer || stop_trap || !ignores(tid, sig))
+		return false;
+	t->wfix_done = (uint64_t)done;
+	t->wfix_ip = r->rip;
+	t->wfix_sp = r->rsp;
+	t->wfix_stops = 0;
+	r->rsi += (uint64_t)done;
+	r->rdx -= (uint64_t)done;
+	r->rip -= 2;
+	r->rax = SYS_write;
+	return true;
+}
+
+/*
+ * A syscall stop of a task writing the rest of a write (partial_write): true when handled. The
+ * write is known by its return address and stack pointer, not by its number alone: a handler
+ * of a signal that came before it ran may write through the same libc wrapper, on another stack.
+ * A task that never gets back to it (a handler that jumps away) is let go after a while.
+ */
+static bool partial_write_stop(struct cbox_task *t, pid_t tid)
+{
+	struct user_regs_struct r;
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
+		return false;
+	bool ours = r.orig_rax == SYS_write && r.rip == t->wfix_ip && r.rsp == t->wfix_sp &&
+	            (int64_t)r.rax != -ENOSYS; /* (an entry stop's rax) */
+	if (!ours && ++t->wfix_stops < 256) {
+		ptrace(PTRACE_SYSCALL, tid, 0, 0);
+		return true;
+	}
+	uint64_t done = t->wfix_done;
+	t->wfix_done = 0;
+	if (!ours)
+		return false;
+	int64_t rv = (int64_t)r.rax;
+	r.rax = rv >= 0 ? (uint64_t)rv + done : done;
+	r.rsi -= done;
+	r.rdx += done;
+	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0 && errno != ESRCH)
+		cbox_warn("completing the write of task %d: %s", tid, strerror(errno));
+	return false; /* (resumed as any syscall stop) */
 }
 
 /* The registers at a signal's delivery stop: the fixes above, then the note for the next. */
@@ -519,6 +591,7 @@ static void signal_stop_regs(struct cbox_sentry *s, struct cbox_task *t, pid_t t
 		return;
 	bool changed = restart_window(t, &r);
 	changed |= ignored_wakes(t, tid, sig, &r);
+	changed |= partial_write(s, t, tid, sig, &r);
 	changed |= restart_interrupted_trap(s, t, &r);
 	if (changed && ptrace(PTRACE_SETREGS, tid, 0, &r) < 0)
 		return;
@@ -602,6 +675,8 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 	t->stop_sig = 0; /* (a stop after a group-stop's PTRACE_LISTEN: SIGCONT ended it) */
 	if (event && event != PTRACE_EVENT_STOP)
 		t->rs_armed = false; /* (it made a call since: see restart_window) */
+	if (event == PTRACE_EVENT_EXEC)
+		t->wfix_done = 0;
 	switch (event) {
 	case PTRACE_EVENT_SECCOMP: {
 		struct cbox_trap trap = {.tid = tid, .ptrace_stop = true};
@@ -681,6 +756,8 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 		break;
 	}
 	if (sig == (SIGTRAP | 0x80)) {
+		if (t->wfix_done && partial_write_stop(t, tid))
+			return;
 		if (t->clone3_pending)
 			clone3_failed(t, tid);
 		/* A syscall stop the guest tracer asked for (PTRACE_SYSCALL): the host's own. */

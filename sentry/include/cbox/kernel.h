@@ -432,6 +432,11 @@ struct cbox_task {
 	bool rs_armed;
 	uint64_t rs_ip, rs_nr;
 	int64_t rs_code;
+	/* Bytes of a write an ignored signal cut short, whose rest the task is writing again
+	 * (tracer.c, partial_write), else 0; where that write returns, and the syscall stops
+	 * seen while waiting for it */
+	uint64_t wfix_done, wfix_ip, wfix_sp;
+	unsigned wfix_stops;
 	/* PR_SET_NO_NEW_PRIVS as the guest set it: inherited by every child, kept across exec
 	 * (the host's flag is always set, for the filter each task installs: guest_init.c) */
 	bool no_new_privs;

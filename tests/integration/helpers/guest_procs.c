@@ -5,7 +5,8 @@
  * signal-storm (queued signals to a process the sentry is busy in), kill-eintr (kill under a
  * handler without SA_RESTART), stop-hold (a stopped process stays stopped), open-loop,
  * exec-threads (an execve that kills threads the sentry is busy in), cont-term (SIGCONT then
- * SIGTERM to a sleeping child), ignored-wake (a child's exit during waits without a limit).
+ * SIGTERM to a sleeping child), ignored-wake (a child's exit during waits without a limit),
+ * short-write (and during a blocking write).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -661,6 +662,47 @@ int cmd_ignored_wake(void)
 		;
 	printf("ignored-wake epoll %d%s%s sigwaitinfo %d%s%s\n", e, e < 0 ? " " : "",
 	       e < 0 ? strerror(e_err) : "", w, w < 0 ? " " : "", w < 0 ? strerror(w_err) : "");
+	return 0;
+}
+
+/*
+ * short-write: a blocking write of 1 MiB to a pipe its reader starts reading only after 200 ms,
+ * while another child exits (SIGCHLD, ignored by default) at 50 ms. On Linux the write blocks
+ * until all is written; under ptrace the queued SIGCHLD cut it short at the pipe's 64 KiB.
+ * Prints "short-write 1048576 of 1048576 read 1048576".
+ */
+int cmd_short_write(void)
+{
+	enum { N = 1 << 20 };
+	int p[2], back[2];
+	if (pipe(p) < 0 || pipe(back) < 0)
+		return 1;
+	exit_after(50000);
+	if (fork() == 0) {
+		close(p[1]);
+		struct timespec d = {0, 200000000L};
+		nanosleep(&d, NULL);
+		static char b[65536];
+		long total = 0;
+		ssize_t r;
+		while ((r = read(p[0], b, sizeof(b))) > 0)
+			total += r;
+		_exit(write(back[1], &total, sizeof(total)) == sizeof(total) ? 0 : 1);
+	}
+	close(p[0]);
+	close(back[1]);
+	char *buf = calloc(1, N);
+	if (!buf)
+		return 1;
+	ssize_t w = write(p[1], buf, N);
+	close(p[1]);
+	long got = -1;
+	if (read(back[0], &got, sizeof(got)) != sizeof(got))
+		got = -1;
+	while (wait(NULL) > 0)
+		;
+	free(buf);
+	printf("short-write %zd of %d read %ld\n", w, N, got);
 	return 0;
 }
 
