@@ -210,9 +210,11 @@ static int wait_stop(pid_t tid, int *st)
 	return r < 0 ? r : 0;
 }
 
-static bool is_stop_signal(int sig)
+bool cbox_ptrace_group_stop(int st)
 {
-	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+	int sig = WSTOPSIG(st);
+	return WIFSTOPPED(st) && (st >> 16) == PTRACE_EVENT_STOP &&
+	       (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU);
 }
 
 static bool same_call(const struct injected *x, uint64_t nr, const uint64_t args[6], uint64_t ip)
@@ -286,7 +288,7 @@ static int run_to_exit(pid_t tid, const struct injected *x, int *pending, int64_
 		default:
 			/* An event stop of no call: the task's exit, or a group-stop; go on. */
 			ours = (st >> 16) == PTRACE_EVENT_EXIT || (st >> 16) == PTRACE_EVENT_STOP;
-			if ((st >> 16) == PTRACE_EVENT_STOP && is_stop_signal(WSTOPSIG(st)))
+			if (cbox_ptrace_group_stop(st))
 				group_stop = true;
 			break;
 		}

@@ -536,11 +536,13 @@ static bool partial_write(struct cbox_sentry *s, struct cbox_task *t, pid_t tid,
                           struct user_regs_struct *r)
 {
 	int64_t done = (int64_t)r->rax;
-	uint64_t args[6] = {r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9};
-	bool stop_trap = s->platform->ops->trap_action != SECCOMP_RET_USER_NOTIF &&
-	                 cbox_platform_traps(s->platform->ops, s->cfg->strict, SYS_write, args);
 	if (r->orig_rax != SYS_write || done <= 0 || (uint64_t)done >= r->rdx || t->wfix_done ||
-	    t->pt.tracer || stop_trap || !ignores(tid, sig))
+	    t->pt.tracer)
+		return false;
+	uint64_t args[6] = {r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9};
+	if ((s->platform->ops->trap_action != SECCOMP_RET_USER_NOTIF &&
+	     cbox_platform_traps(s->platform->ops, s->cfg->strict, SYS_write, args)) ||
+	    !ignores(tid, sig))
 		return false;
 	t->wfix_done = (uint64_t)done;
 	t->wfix_ip = r->rip;
@@ -617,11 +619,6 @@ static void clone3_failed(struct cbox_task *t, pid_t tid)
 	t->clone3_pending = false;
 }
 
-static bool is_stop_signal(int sig)
-{
-	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
-}
-
 /*
  * A SIGCONT ends a group-stop as it is sent (the kernel's prepare_signal), so the sender's kill
  * has returned by the time it reads the stopped task's state; but the sentry learns of it only
@@ -642,21 +639,16 @@ static size_t unhandled_n;
 bool cbox_tracer_group_stop_ended(pid_t tid)
 {
 	/* (under ptrace the reader's own call is a stop of the batch that may hold the task's) */
-	for (size_t i = 0; i < unhandled_n; i++) {
-		if (unhandled[i].tid != tid)
-			continue;
-		int st = unhandled[i].status;
-		return !(WIFSTOPPED(st) && (st >> 16) == PTRACE_EVENT_STOP &&
-		         is_stop_signal(WSTOPSIG(st)));
-	}
+	for (size_t i = 0; i < unhandled_n; i++)
+		if (unhandled[i].tid == tid)
+			return !cbox_ptrace_group_stop(unhandled[i].status);
 	siginfo_t si;
 	memset(&si, 0, sizeof(si));
 	if (waitid(P_PID, (id_t)tid, &si, WSTOPPED | WNOHANG | WNOWAIT | __WALL) < 0 ||
 	    si.si_pid != tid)
 		return false; /* no new stop yet: still listening, or running (the host says so) */
-	if (si.si_code != CLD_TRAPPED)
-		return true;
-	return !((si.si_status >> 8) == PTRACE_EVENT_STOP && is_stop_signal(si.si_status & 0xff));
+	/* (waitid's si_status holds the event bits above the signal, as waitpid's status does) */
+	return si.si_code != CLD_TRAPPED || !cbox_ptrace_group_stop((si.si_status << 8) | 0x7f);
 }
 
 static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
@@ -724,7 +716,7 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 		/* The stop the sentry asked for on behalf of the task's guest tracer. */
 		if (t->seen_first_stop && cbox_ptrace_emu_stop(s, t, sig, true))
 			return;
-		if (is_stop_signal(sig)) {
+		if (cbox_ptrace_group_stop(status)) {
 			/* group-stop: stay stopped, but keep reporting (SIGCONT ends it); the
 			 * guest's /proc shows it stopped (fs_proc_pid.c) */
 			t->stop_sig = sig;

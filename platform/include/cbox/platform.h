@@ -149,6 +149,10 @@ CBOX_API const char *cbox_platform_fastpath_condition(const struct cbox_platform
 CBOX_API bool cbox_platform_traps(const struct cbox_platform_ops *ops, bool strict, int nr,
                                   const uint64_t args[6]);
 
+/* Whether wait status st reports a group-stop of a seized task (PTRACE_EVENT_STOP with a stop
+ * signal: SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU), not another PTRACE_EVENT_STOP. */
+CBOX_API bool cbox_ptrace_group_stop(int st);
+
 /* The signals task tid catches and ignores (/proc/TID/status SigCgt, SigIgn; bit sig-1 each):
  * 0, or -ESRCH or -EIO. */
 CBOX_API int cbox_signal_masks(pid_t tid, uint64_t *caught, uint64_t *ignored);
