@@ -166,7 +166,7 @@ void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap)
 		return;
 	struct cbox_sysctx c = {.s = s, .task = task, .trap = trap};
 	const struct cbox_sys_entry *e = cbox_sys_lookup(trap->nr);
-	task->restart_answered = false; /* (a new call: tracer.c restart_interrupted_trap) */
+	task->restart_answered = false; /* (a new call: restart.c restart_interrupted_trap) */
 	s->trap_seq++;
 	int64_t r;
 	if (!e) {

@@ -411,7 +411,7 @@ struct cbox_task {
 	                       * shared fd table: the same, at its next trapped call (dispatch.c) */
 	int stop_sig;         /* the signal of the group-stop it is held in (tracer.c), else 0 */
 	/* The last trapped call the sentry let the host run (nr + 1, 0: none) and where: a
-	 * signal interrupting that one is the host's own EINTR (tracer.c) */
+	 * signal interrupting that one is the host's own EINTR (restart.c) */
 	int continued_nr1;
 	uint64_t continued_ip;
 	/* A clone3 the sentry rewrote into clone (syscalls/sys_clone.c): in the parent until the
@@ -424,16 +424,16 @@ struct cbox_task {
 	bool loader_start;
 	/* The sentry ended this task's waiting call for a signal with -ERESTARTSYS (defer.c), at
 	 * restart_ip: the kernel's restart rules apply to it as they come (EINTR for a handler
-	 * without SA_RESTART), not the always-restart of a wait the signal cut short (tracer.c) */
+	 * without SA_RESTART), not the always-restart of a wait the signal cut short (restart.c) */
 	bool restart_answered;
 	uint64_t restart_ip;
 	/* At its last signal stop the task was in call rs_nr, interrupted with -rs_code at rs_ip,
-	 * which the kernel restarts if that signal is ignored (tracer.c, signal_stop_regs) */
+	 * which the kernel restarts if that signal is ignored (restart.c) */
 	bool rs_armed;
 	uint64_t rs_ip, rs_nr;
 	int64_t rs_code;
 	/* Bytes of a write an ignored signal cut short, whose rest the task is writing again
-	 * (tracer.c, partial_write), else 0; where that write returns, and the syscall stops
+	 * (restart.c, partial_write), else 0; where that write returns, and the syscall stops
 	 * seen while waiting for it */
 	uint64_t wfix_done, wfix_ip, wfix_sp;
 	unsigned wfix_stops;
