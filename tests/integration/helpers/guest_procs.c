@@ -537,11 +537,12 @@ int cmd_stop_hold(int argc, char **argv)
 
 /*
  * cont-term N: N times, a child with a SIGTERM handler (no SA_RESTART) sleeps in one
- * clock_nanosleep of 20 s, and its parent sends it SIGCONT, then SIGTERM, as psutil's terminate
- * does. On Linux the SIGCONT (ignored) is dropped as it is sent and the SIGTERM ends the sleep
- * with EINTR, after which the child exits 0. Under ptrace the SIGCONT wakes the child, its call is
- * restarted once the sentry resumes it, and a SIGTERM that came just then ran its handler and
- * slept on. Prints "cont-term N slept-on K" (K: children still asleep 3 s after their SIGTERM).
+ * clock_nanosleep of 20 s, and its parent, once the child is in it (state S), sends it SIGCONT,
+ * then SIGTERM, as psutil's terminate does. On Linux the SIGCONT (ignored) is dropped as it is
+ * sent and the SIGTERM ends the sleep with EINTR, after which the child exits 0. Under ptrace
+ * the SIGCONT wakes the child, its call is restarted once the sentry resumes it, and a SIGTERM
+ * that came just then ran its handler and slept on. Prints "cont-term N slept-on K" (K: children
+ * still asleep 3 s after their SIGTERM).
  */
 static void note_term(int sig)
 {
@@ -586,8 +587,16 @@ int cmd_cont_term(int argc, char **argv)
 		if (read(p[0], &c, 1) != 1)
 			return 1;
 		close(p[0]);
-		struct timespec settle = {0, 1000000L}; /* (into its sleep) */
-		nanosleep(&settle, NULL);
+		/* Into its sleep: its only call after the ready byte, and the only one that sleeps
+		 * (state S). A fixed 1 ms was not always enough on a loaded machine: a SIGTERM that
+		 * came before the sleep began ran the handler, and the child then slept its 20 s as
+		 * it would on Linux (a test race, counted as a sentry's). */
+		for (int t = 0; t < 5000 && proc_state(pid) != 'S'; t++) {
+			struct timespec tick = {0, 200000L};
+			nanosleep(&tick, NULL);
+		}
+		if (proc_state(pid) != 'S')
+			return 1;
 		if (kill(pid, SIGCONT) < 0)
 			return 1;
 		/* (between the two, as python's Popen.send_signal polls first: a wait the
@@ -604,6 +613,12 @@ int cmd_cont_term(int argc, char **argv)
 		}
 		if (w == 0) {
 			slept_on++;
+			fprintf(stderr, "cont-term: child %d still asleep 3 s after its SIGTERM\n",
+			        (int)pid);
+			/* (seconds to look at it before it is killed) */
+			const char *hold = getenv("CBOX_CONT_TERM_HOLD");
+			if (hold)
+				sleep((unsigned)atoi(hold));
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, 0);
 		} else if (w != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
