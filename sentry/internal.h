@@ -154,7 +154,6 @@ void cbox_text_note_fds(struct cbox_sentry *s, pid_t tgid);
 /* A forked thread group (to) runs the same image as from. */
 void cbox_text_fork(struct cbox_sentry *s, struct cbox_thread_group *to,
                     const struct cbox_thread_group *from);
-pid_t cbox_task_vpid(struct cbox_sentry *s, struct cbox_task *t);
 
 /* What the guest gave a file that its host file does not keep (owners.c). cbox_owner_of: the
  * owner of the file g describes as the guest's checks see it (cbox_id_to_guest, then what the

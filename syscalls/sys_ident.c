@@ -225,8 +225,11 @@ int64_t sys_capset(struct cbox_sysctx *c)
 	int words = cap_words(c, &h);
 	if (words < 0)
 		return words;
-	/* Only a process's own sets: Linux refuses others (EPERM) since 2.6.24. */
-	if (h.pid != 0 && h.pid != c->task->tg->vpid && h.pid != c->task->vtid)
+	/* Only the caller's own sets: Linux refuses others (EPERM) since 2.6.24, and compares with
+	 * the calling thread's id (task_pid_vnr), so a thread naming its process's pid is refused
+	 * too. (cbox_task_vpid reads the task's ids from the host on first use.) */
+	cbox_task_vpid(c->s, c->task);
+	if (h.pid != 0 && h.pid != c->task->vtid)
 		return -EPERM;
 	struct __user_cap_data_struct d[2];
 	memset(d, 0, sizeof(d));

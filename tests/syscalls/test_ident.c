@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/personality.h>
@@ -343,6 +344,31 @@ CT_TEST(capset, other_process_eperm)
 	CT_OK(syscall(SYS_capget, &h, d));
 	h.pid = getppid();
 	CT_ERR(syscall(SYS_capset, &h, d), EPERM);
+}
+
+/* Linux takes only 0 or the caller's own tid: a thread naming its process's pid is refused. */
+static void *capset_from_thread(void *arg)
+{
+	long *r = arg;
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d) < 0)
+		return NULL;
+	h.pid = getpid();
+	r[0] = syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
+	h.pid = (int)syscall(SYS_gettid);
+	r[1] = syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
+	return NULL;
+}
+
+CT_TEST(capset, thread_pid_eperm_own_tid_ok)
+{
+	long r[2] = {1, 1};
+	pthread_t t;
+	CT_EQ(pthread_create(&t, NULL, capset_from_thread, r), 0);
+	CT_EQ(pthread_join(t, NULL), 0);
+	CT_EQ(r[0], -EPERM);
+	CT_EQ(r[1], 0);
 }
 
 CT_TEST(personality, query_and_set)

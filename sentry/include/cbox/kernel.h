@@ -472,6 +472,8 @@ CBOX_API void cbox_task_each(struct cbox_sentry *s, bool (*fn)(struct cbox_task 
 CBOX_API struct cbox_task *cbox_task_find(struct cbox_sentry *s, pid_t tid);
 /* The linked task whose pid or tid in the sandbox is vid (> 0), or NULL. */
 CBOX_API struct cbox_task *cbox_task_by_vtid(struct cbox_sentry *s, pid_t vid);
+/* The pid of t's thread group inside the sandbox (read from the host once, then kept). */
+CBOX_API pid_t cbox_task_vpid(struct cbox_sentry *s, struct cbox_task *t);
 
 /*
  * Linux's ptrace_may_access between guest tasks, on the ids the sentry keeps: t's own thread
