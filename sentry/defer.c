@@ -20,6 +20,7 @@
  * restarted, where Linux gives a handler without SA_RESTART EINTR).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,9 +123,9 @@ static bool ready(const struct cbox_deferred *d, const struct pollfd *pf, size_t
 }
 
 /* What a /proc status says of a task's signals: the thread's own pending ones, its process's
- * (ShdPnd), the ones it blocks, and its state letter. */
+ * (ShdPnd), the ones it blocks, ignores (SigIgn) and catches (SigCgt), and its state letter. */
 struct sigstate {
-	uint64_t own, shared, blocked;
+	uint64_t own, shared, blocked, ignored, caught;
 	char state;
 };
 
@@ -136,11 +137,14 @@ static bool read_sigstate(pid_t tid, struct sigstate *st)
 		return false;
 	const char *p = strstr(buf, "\nSigPnd:"), *q = strstr(buf, "\nShdPnd:");
 	const char *b = strstr(buf, "\nSigBlk:"), *s = strstr(buf, "\nState:");
-	if (!p || !q || !b || !s)
+	const char *i = strstr(buf, "\nSigIgn:"), *c = strstr(buf, "\nSigCgt:");
+	if (!p || !q || !b || !s || !i || !c)
 		return false;
 	st->own = strtoull(p + 8, NULL, 16);
 	st->shared = strtoull(q + 8, NULL, 16);
 	st->blocked = strtoull(b + 8, NULL, 16);
+	st->ignored = strtoull(i + 8, NULL, 16);
+	st->caught = strtoull(c + 8, NULL, 16);
 	s += 7;
 	while (*s == ' ' || *s == '\t')
 		s++;
@@ -207,9 +211,18 @@ static bool signal_ends_wait(struct cbox_sentry *s, const struct cbox_task *t, u
 	struct sigstate st;
 	if (!read_sigstate(t->tid, &st))
 		return false;
-	if (st.own & ~st.blocked)
+	/* A signal the task ignores (SIG_IGN, or SIGCHLD, SIGURG, SIGWINCH, SIGCONT left at their
+	 * default) Linux drops as it is sent, and never wakes a wait; it is queued here only
+	 * because the sentry traces the task. A child's exit ended its parent's wait for a FIFO's
+	 * writer, whose reader fd the sentry then closed, losing what that child had written:
+	 * the restarted open waited for a writer forever (mknodat.fifo_roundtrip under ptrace).
+	 * Under a guest tracer Linux queues them too, and they do end the wait. */
+	uint64_t dfl_ign = (1ULL << (SIGCHLD - 1)) | (1ULL << (SIGURG - 1)) |
+	                   (1ULL << (SIGWINCH - 1)) | (1ULL << (SIGCONT - 1));
+	uint64_t ign = t->pt.tracer ? 0 : st.ignored | (dfl_ign & ~st.caught);
+	if (st.own & ~st.blocked & ~ign)
 		return true;
-	uint64_t shared = st.shared & ~st.blocked;
+	uint64_t shared = st.shared & ~st.blocked & ~ign;
 	for (int sig = 1; sig <= 64 && shared && t->tg; sig++) {
 		uint64_t bit = 1ULL << (sig - 1);
 		if (!(shared & bit))
@@ -261,11 +274,6 @@ void cbox_defer_run(struct cbox_sentry *s, const struct pollfd *pf, size_t n)
 			d->sig_due_ns = now + SIG_CHECK_MS * 1000000ULL;
 		if (!t) {
 			r = -EINTR; /* the task is gone: nobody to answer */
-		} else if (look && s->platform->ops->still_valid(s->platform, &d->trap) &&
-		           signal_ends_wait(s, t, now)) {
-			struct cbox_sysctx c = {.s = s, .task = t, .trap = &d->trap};
-			interrupt_call(&c);
-			r = -EINTR; /* (answered) */
 		} else if (ready(d, pf, n, now)) {
 			d->kicked = false;
 			struct cbox_sysctx c = {.s = s, .task = t, .trap = &d->trap};
@@ -281,6 +289,16 @@ void cbox_defer_run(struct cbox_sentry *s, const struct pollfd *pf, size_t n)
 				else
 					cbox_dispatch_answer(&c, cbox_sys_lookup(d->trap.nr), r);
 			}
+		}
+		/* A signal ends a wait whose answer is not there yet: what it waited for and
+		 * came first (a FIFO's writer that wrote and left) is the call's, as on Linux,
+		 * where the writer's open had already woken the reader's. */
+		if (r == CBOX_SYSRET_DEFER && t && look &&
+		    s->platform->ops->still_valid(s->platform, &d->trap) &&
+		    signal_ends_wait(s, t, now)) {
+			struct cbox_sysctx c = {.s = s, .task = t, .trap = &d->trap};
+			interrupt_call(&c);
+			r = -EINTR; /* (answered) */
 		}
 		if (r == CBOX_SYSRET_DEFER) {
 			pp = &d->next;
