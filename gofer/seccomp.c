@@ -29,7 +29,7 @@ static const int allowed[] = {
     __NR_brk,            /* 12: malloc */
     __NR_rt_sigprocmask, /* 14: the crash handler's re-raise; abort() */
     __NR_rt_sigreturn,   /* 15: return from a signal handler */
-    __NR_sched_yield,    /* 24: waiting for the next request (cbox_recvmsg_spin) */
+    __NR_sched_yield,    /* 24: harmless; once the wait for a request, kept for spin locks */
     __NR_mremap,         /* 25: realloc of the fid table */
     __NR_madvise,        /* 28: free trimming memory */
     __NR_getpid,         /* 39: the logger's "cbox[gofer PID]" */

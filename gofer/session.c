@@ -100,9 +100,13 @@ static ssize_t recv_request(struct cbox_gofer_server *s, unsigned char *buf, int
 	                    .msg_control = ctl.buf,
 	                    .msg_controllen = sizeof(ctl)};
 	ssize_t n;
-	/* Pinned to the sentry's CPU (follow_cpu), the server would only spin on the CPU the
-	 * sentry needs: it waits at once. */
-	n = cbox_recvmsg_spin(s->sock, &mh, MSG_CMSG_CLOEXEC, s->cpu ? 0 : 64);
+	/* It waits at once, never spinning. Pinned to the sentry's CPU (follow_cpu, seccomp), a
+	 * spin would only take the CPU the sentry needs. Under ptrace (no CPU hint) it spun 64
+	 * yields, and beside two busy processes on this 2-CPU VM each yield gave a whole slice
+	 * away: 1000 creates under --platform=ptrace took 4-7.5 s where they took 0.3 s without
+	 * that spin, which, unloaded, made no difference (1000 creates 0.17 s either way; python3
+	 * -c "import json, sqlite3" 71-73 ms against 71-72, medians of 7, interleaved). */
+	n = cbox_recvmsg_spin(s->sock, &mh, MSG_CMSG_CLOEXEC, 0);
 	if (n < 0 && (errno == ECONNRESET || errno == EPIPE))
 		return 0;
 	if (n < 0) {

@@ -191,14 +191,13 @@ static int wait_stop(pid_t tid, int *st)
 {
 	int pidfd = -1, r;
 	bool took = false;
-	for (int i = 0;; i++) {
+	struct cbox_spin sp = {0};
+	for (;;) {
 		r = take_stop(tid, st);
 		if (r != 0)
 			break;
-		if (i < 64 && cbox_spin_allowed()) {
-			sched_yield();
+		if (cbox_spin_again(&sp, 64))
 			continue;
-		}
 		r = sleep_for_stop(tid, &pidfd, &took);
 		if (r < 0)
 			break;

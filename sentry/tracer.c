@@ -527,7 +527,8 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 static void reap(struct cbox_sentry *s, bool spin)
 {
 	static unsigned round;
-	unsigned tries = 0, caught = 0;
+	unsigned caught = 0;
+	struct cbox_spin sp = {0};
 	for (;;) {
 		struct reaped batch[REAP_BATCH];
 		size_t n = 0, want = ++round % REAP_FAIR_EVERY ? 1 : REAP_BATCH;
@@ -540,15 +541,13 @@ static void reap(struct cbox_sentry *s, bool spin)
 			batch[n++].status = status;
 		}
 		if (n == 0 && spin && s->init_status < 0 && caught < REAP_SPIN_EVENTS &&
-		    tries++ < REAP_SPIN_TRIES) {
-			sched_yield();
+		    cbox_spin_again(&sp, REAP_SPIN_TRIES))
 			continue;
-		}
 		if (n == 0)
 			return;
-		if (tries) {
+		if (sp.tries) {
 			caught += (unsigned)n;
-			tries = 0;
+			sp = (struct cbox_spin){0};
 		}
 		for (size_t i = 0; i < n; i++) {
 			unhandled = batch + i + 1;

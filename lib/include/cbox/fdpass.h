@@ -2,6 +2,7 @@
 /* Passing fds over unix sockets (SCM_RIGHTS), one message at a time. */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define CBOX_FDPASS_MAX 8
@@ -26,3 +27,12 @@ ssize_t cbox_recvmsg_spin(int sock, struct msghdr *mh, int flags, unsigned tries
 /* Whether the waits that try before they sleep may do so (cbox_recvmsg_spin, and the ptrace
  * platform's waits for a stop): false when CBOX_NO_SPIN is set, to compare. */
 bool cbox_spin_allowed(void);
+
+/* One more try of a spin: false (sleep instead) when spinning is off, after max_tries, or once
+ * the spin has lasted too long (fdpass.c says why); else it yields the CPU and says go on. Start
+ * each wait with a zeroed struct cbox_spin. */
+struct cbox_spin {
+	unsigned tries;
+	uint64_t start_ns;
+};
+bool cbox_spin_again(struct cbox_spin *sp, unsigned max_tries);
