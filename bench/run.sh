@@ -125,14 +125,14 @@ fi
 CLEAN_ENV=(env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$WORK/home" LANG=C.UTF-8 TERM=dumb)
 
 # Iterations per benchmark (chosen so that the slowest configuration stays near a second per run).
-BENCHES="getppid open-close stat pipe-pingpong fork-wait"
+BENCHES="getppid open-close stat pipe-pingpong sendmsg fork-wait"
 # Programs table, timed by the guest itself: write-read N is in MiB (64 even with --quick: the
 # size is the benchmark), fork-exec N execs of /bin/true, python-exec N runs of python3 -c pass
 # in one sandbox (the python-pass row without the sandbox's start).
 GUEST_PROGS="write-read fork-exec"
 [ -x "$PYTHON" ] && GUEST_PROGS="$GUEST_PROGS python-exec"
 declare -A ITERS=([getppid]=50000 [open-close]=10000 [stat]=10000 [pipe-pingpong]=10000
-	[fork-wait]=1000 [write-read]=64 [fork-exec]=200 [python-exec]=20)
+	[sendmsg]=10000 [fork-wait]=1000 [write-read]=64 [fork-exec]=200 [python-exec]=20)
 # Programs table, timed from outside (wall time of one run), and startup.
 EXT_PROGS="python-pass python-import gcc-c du-tree git-status subshells"
 BASE_ITERS=50000

@@ -169,24 +169,35 @@ int cbox_gofer_do_bind(struct cbox_gofer_server *s, const struct cbox_gofer_req 
  * switch (it has the guest's ids already, or no privilege to change them) connects as itself.
  */
 struct as_guest {
-	bool uid, gid;
+	bool uid, gid, real;
 	uid_t own_uid;
 	gid_t own_gid;
 };
 
-static void as_guest_begin(struct as_guest *g, int sockfd)
+/*
+ * real: the real ids too, for a datagram. The receiver's SCM_CREDENTIALS (SO_PASSCRED) name the
+ * sender's real ids, which stayed the gofer's: a guest reading them saw 65534 (host root is not
+ * mapped in its namespace) where Linux shows the sender's own. The saved ids stay the gofer's,
+ * so going back is allowed. Security: for that moment a process of the guest's host id could
+ * signal the gofer, but no guest task can name it (the gofer is outside the sandbox's pid
+ * namespace), and the gofer serves one request at a time and switches back before the next.
+ */
+static void as_guest_begin(struct as_guest *g, int sockfd, bool real)
 {
 	struct stat st;
 	g->uid = g->gid = false;
+	g->real = real;
 	g->own_uid = geteuid();
 	g->own_gid = getegid();
 	if (fstat(sockfd, &st) < 0)
 		return;
-	if (st.st_gid != g->own_gid && setresgid((gid_t)-1, st.st_gid, (gid_t)-1) == 0) {
+	if (st.st_gid != g->own_gid &&
+	    setresgid(real ? st.st_gid : (gid_t)-1, st.st_gid, (gid_t)-1) == 0) {
 		g->gid = true;
 		setfsgid(g->own_gid);
 	}
-	if (st.st_uid != g->own_uid && setresuid((uid_t)-1, st.st_uid, (uid_t)-1) == 0) {
+	if (st.st_uid != g->own_uid &&
+	    setresuid(real ? st.st_uid : (uid_t)-1, st.st_uid, (uid_t)-1) == 0) {
 		g->uid = true;
 		setfsuid(g->own_uid);
 	}
@@ -194,10 +205,10 @@ static void as_guest_begin(struct as_guest *g, int sockfd)
 
 static void as_guest_end(const struct as_guest *g)
 {
-	/* (the real and saved ids stayed the gofer's own: going back is always allowed) */
-	if (g->uid && setresuid((uid_t)-1, g->own_uid, (uid_t)-1) < 0)
+	/* (the saved ids stayed the gofer's own: going back is always allowed) */
+	if (g->uid && setresuid(g->real ? g->own_uid : (uid_t)-1, g->own_uid, (uid_t)-1) < 0)
 		cbox_die(1, "gofer: cannot take back its own uid: %s", strerror(errno));
-	if (g->gid && setresgid((gid_t)-1, g->own_gid, (gid_t)-1) < 0)
+	if (g->gid && setresgid(g->real ? g->own_gid : (gid_t)-1, g->own_gid, (gid_t)-1) < 0)
 		cbox_die(1, "gofer: cannot take back its own gid: %s", strerror(errno));
 }
 
@@ -251,7 +262,7 @@ int cbox_gofer_do_connect(struct cbox_gofer_server *s, const struct cbox_gofer_r
 		rc = -EBADF;
 	if (rc == 0) {
 		struct as_guest g;
-		as_guest_begin(&g, sockfd);
+		as_guest_begin(&g, sockfd, false);
 		rc = connect(sockfd, (struct sockaddr *)&sa, alen) < 0 ? -errno : 0;
 		as_guest_end(&g);
 		if (!(fl & O_NONBLOCK) && fcntl(sockfd, F_SETFL, fl) < 0)
@@ -309,7 +320,7 @@ int cbox_gofer_do_sendto(struct cbox_gofer_server *s, const struct cbox_gofer_re
 	int rc = peer_at(s, q, sockfd, &sa, &alen);
 	if (rc == 0) {
 		struct as_guest g;
-		as_guest_begin(&g, sockfd);
+		as_guest_begin(&g, sockfd, true);
 		ssize_t n =
 		    sendto(sockfd, data, len,
 		           (int)(q->flags & ~CBOX_GOFER_SENDTO_MEMFD) | MSG_DONTWAIT | MSG_NOSIGNAL,

@@ -126,6 +126,8 @@ int64_t sys_setdomainname(struct cbox_sysctx *c);
 int64_t sys_sethostname(struct cbox_sysctx *c);
 int64_t sys_socket(struct cbox_sysctx *c);
 int64_t sys_sendto(struct cbox_sysctx *c);
+int64_t sys_sendmsg(struct cbox_sysctx *c);
+int64_t sys_sendmmsg(struct cbox_sysctx *c);
 /* extended attributes (sys_xattr.c) */
 int64_t sys_setxattr(struct cbox_sysctx *c);
 int64_t sys_lsetxattr(struct cbox_sysctx *c);

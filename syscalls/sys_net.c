@@ -1,5 +1,5 @@
 /*
- * The socket calls that take an address: socket, bind, connect and sendto.
+ * The socket calls that take an address: socket, bind, connect, sendto, sendmsg and sendmmsg.
  *
  * Sockets are host objects in the sandbox's own network namespace. An AF_UNIX *path* is the one
  * address that names a file, and the guest's real mount namespace is empty: a path the host
@@ -348,6 +348,37 @@ int64_t sys_connect(struct cbox_sysctx *c)
  * refuses more with EMSGSIZE itself, which Linux would too unless net.core.wmem_max allowed a send
  * buffer that large.
  */
+/* The flags a datagram to a path passes on to the gofer: those Linux ignores on a datagram
+ * (MSG_DONTWAIT and MSG_NOSIGNAL are always added there) taken off, the rest refused as a
+ * datagram socket refuses them. */
+static int dgram_flags(int uflags)
+{
+	int flags = uflags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE);
+	if (flags & ~(MSG_EOR | MSG_CONFIRM))
+		return flags & MSG_OOB ? -EOPNOTSUPP : -EINVAL;
+	return flags;
+}
+
+/* len bytes of buf to the socket node at path from the guest's datagram socket *sock: the bytes
+ * sent or -errno; a full receive queue is waited for (wait_for_room) when may_wait and the
+ * socket and uflags allow it, which takes *sock. */
+static int64_t dgram_to_path(struct cbox_sysctx *c, int *sock, const char *path, const void *buf,
+                             size_t len, int uflags, bool may_wait)
+{
+	int flags = dgram_flags(uflags);
+	if (flags < 0)
+		return flags;
+	struct cbox_dentry *d;
+	int r = find_peer(c, path, &d);
+	if (r < 0)
+		return r;
+	ssize_t n = gofer_sendto(c->s, d, *sock, buf, len, flags);
+	if (n == -EAGAIN && may_wait && !(uflags & MSG_DONTWAIT))
+		return wait_for_room(c, d, sock, true, buf, len, flags);
+	cbox_dentry_put(c->s, d);
+	return n;
+}
+
 int64_t sys_sendto(struct cbox_sysctx *c)
 {
 	struct upath p;
@@ -362,23 +393,230 @@ int64_t sys_sendto(struct cbox_sysctx *c)
 	size_t len = (size_t)ARG(2);
 	if (len > CBOX_GOFER_DGRAM_MAX)
 		return -EMSGSIZE;
-	/* Flags the gofer does not pass on: those Linux ignores on a datagram (MSG_DONTWAIT and
-	 * MSG_NOSIGNAL are always added there), the rest refused as a datagram socket does. */
-	int flags = IARG(3) & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE);
-	if (flags & ~(MSG_EOR | MSG_CONFIRM))
-		return flags & MSG_OOB ? -EOPNOTSUPP : -EINVAL;
+	int flags = dgram_flags(IARG(3));
+	if (flags < 0)
+		return flags;
 	CBOX_AUTOFREE void *buf = malloc(len ? len : 1);
 	if (buf == NULL)
 		return -ENOMEM;
 	if (len > 0 && cbox_sys_read(c, ARG(1), buf, len) < 0)
 		return -EFAULT;
-	struct cbox_dentry *d;
-	int r = find_peer(c, p.s, &d);
+	return dgram_to_path(c, &sock, p.s, buf, len, IARG(3), true);
+}
+
+/* Linux's limits on a message's parts: UIO_MAXIOV iovecs, and control data of at most the
+ * default net.core.optmem_max (ENOBUFS past it). */
+#define MSG_IOV_MAX   1024
+#define MSG_CTL_MAX   20480
+#define MMSG_VLEN_MAX 1024
+
+/*
+ * The control data of a message to a path, checked as Linux's scm_send checks it: each header
+ * whole (EINVAL), SOL_SOCKET's SCM_CREDENTIALS the sender's own ids and pid unless it holds
+ * CAP_SETUID, CAP_SETGID and CAP_SYS_ADMIN (EPERM; an id its namespace does not map: EINVAL),
+ * any other SOL_SOCKET type EINVAL, other levels ignored. The gofer sends the datagram with the
+ * guest's ids and pid 0 whatever the credentials said (as for sendto). SCM_RIGHTS is not
+ * carried to the gofer: EOPNOTSUPP, marked in the syscall table.
+ */
+static int check_control(struct cbox_sysctx *c, const void *ctl, size_t len)
+{
+	struct msghdr m = {.msg_control = (void *)ctl, .msg_controllen = len};
+	const struct cbox_cred *cr = c->task->cred;
+	for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
+		size_t room = len - (size_t)((const char *)h - (const char *)ctl);
+		if (h->cmsg_len < sizeof(*h) || h->cmsg_len > room)
+			return -EINVAL;
+		if (h->cmsg_level != SOL_SOCKET)
+			continue;
+		if (h->cmsg_type == SCM_RIGHTS)
+			return -EOPNOTSUPP;
+		if (h->cmsg_type != SCM_CREDENTIALS ||
+		    h->cmsg_len != CMSG_LEN(sizeof(struct ucred)))
+			return -EINVAL;
+		struct ucred u;
+		memcpy(&u, CMSG_DATA(h), sizeof(u));
+		if (!cr || !cbox_cred_id_valid(cr, u.uid) || !cbox_cred_id_valid(cr, u.gid))
+			return -EINVAL;
+		bool pid_ok =
+		    u.pid == cbox_task_vpid(c->s, c->task) || cbox_cred_capable(cr, CAP_SYS_ADMIN);
+		bool uid_ok = u.uid == cr->uid || u.uid == cr->euid || u.uid == cr->suid ||
+		              cbox_cred_capable(cr, CAP_SETUID);
+		bool gid_ok = u.gid == cr->gid || u.gid == cr->egid || u.gid == cr->sgid ||
+		              cbox_cred_capable(cr, CAP_SETGID);
+		if (!pid_ok || !uid_ok || !gid_ok)
+			return -EPERM;
+	}
+	return 0;
+}
+
+/* A message's data gathered from its iovecs into *out (malloc'd; *len its size), or -errno as
+ * Linux's import of them answers. */
+static int gather(struct cbox_sysctx *c, const struct msghdr *m, void **out, size_t *len)
+{
+	*out = NULL;
+	*len = 0;
+	if (m->msg_iovlen > MSG_IOV_MAX)
+		return -EMSGSIZE;
+	size_t n = m->msg_iovlen;
+	CBOX_AUTOFREE struct iovec *iov = calloc(n ? n : 1, sizeof(*iov));
+	if (!iov)
+		return -ENOMEM;
+	if (n && cbox_sys_read(c, (uint64_t)(uintptr_t)m->msg_iov, iov, n * sizeof(*iov)) < 0)
+		return -EFAULT;
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++) {
+		if ((ssize_t)iov[i].iov_len < 0)
+			return -EINVAL;
+		total += iov[i].iov_len;
+		if (total > CBOX_GOFER_DGRAM_MAX)
+			return -EMSGSIZE;
+	}
+	char *buf = malloc(total ? total : 1);
+	if (!buf)
+		return -ENOMEM;
+	size_t at = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (iov[i].iov_len && cbox_sys_read(c, (uint64_t)(uintptr_t)iov[i].iov_base,
+		                                    buf + at, iov[i].iov_len) < 0) {
+			free(buf);
+			return -EFAULT;
+		}
+		at += iov[i].iov_len;
+	}
+	*out = buf;
+	*len = total;
+	return 0;
+}
+
+/* Whether message m names an AF_UNIX path (p gets it). */
+static bool names_path(struct cbox_sysctx *c, const struct msghdr *m, struct upath *p)
+{
+	return m->msg_name && m->msg_namelen > 0 &&
+	       read_unix_path(c, (uint64_t)(uintptr_t)m->msg_name, m->msg_namelen, p) > 0;
+}
+
+/* Message m to the path p from the guest's datagram socket *sock (see sys_sendmsg). */
+static int64_t msg_to_path(struct cbox_sysctx *c, int *sock, const struct msghdr *m,
+                           const struct upath *p, int uflags, bool may_wait)
+{
+	CBOX_AUTOFREE void *data = NULL;
+	size_t len;
+	int r = gather(c, m, &data, &len);
 	if (r < 0)
 		return r;
-	ssize_t n = gofer_sendto(c->s, d, sock, buf, len, flags);
-	if (n == -EAGAIN && !(IARG(3) & MSG_DONTWAIT))
-		return wait_for_room(c, d, &sock, true, buf, len, flags);
-	cbox_dentry_put(c->s, d);
-	return n;
+	if (m->msg_controllen > INT_MAX || m->msg_controllen > MSG_CTL_MAX)
+		return -ENOBUFS;
+	if (m->msg_controllen) {
+		CBOX_AUTOFREE void *ctl = malloc(m->msg_controllen);
+		if (!ctl)
+			return -ENOMEM;
+		if (cbox_sys_read(c, (uint64_t)(uintptr_t)m->msg_control, ctl, m->msg_controllen) <
+		    0)
+			return -EFAULT;
+		if ((r = check_control(c, ctl, m->msg_controllen)) < 0)
+			return r;
+	}
+	return dgram_to_path(c, sock, p->s, data, len, uflags, may_wait);
+}
+
+/*
+ * sendmsg(fd, msg, flags) with an AF_UNIX path in msg_name, from a datagram socket: as sendto
+ * (the peer found on the guest's tree, the datagram sent by the gofer, a full receive queue
+ * waited for), its iovecs gathered first. The filter cannot look into the msghdr, so every
+ * sendmsg comes here (a trap, ~7 us, where it was on the fast path); anything else (no name,
+ * another family, an abstract name, a stream or seqpacket socket, a pointer the sentry cannot
+ * read) goes on to the host, which answers as Linux: a path it resolved for the guest would land
+ * in the guest's empty mount namespace, so the guest gains nothing by changing its memory after
+ * this look.
+ */
+int64_t sys_sendmsg(struct cbox_sysctx *c)
+{
+	struct msghdr m;
+	struct upath p;
+	int type;
+	if (cbox_sys_read(c, ARG(1), &m, sizeof(m)) < 0 || !names_path(c, &m, &p))
+		return CBOX_SYSRET_CONTINUE;
+	CBOX_AUTOCLOSE int sock = unix_socket(c, IARG(0), &type);
+	if (sock == -EAFNOSUPPORT || (sock >= 0 && type != SOCK_DGRAM))
+		return CBOX_SYSRET_CONTINUE;
+	if (sock < 0)
+		return sock;
+	return msg_to_path(c, &sock, &m, &p, IARG(2), true);
+}
+
+/*
+ * sendmmsg(fd, msgvec, vlen, flags): when one of the messages names an AF_UNIX path from a
+ * datagram socket, the sentry sends them all, in order: those with a path as sendmsg does, the
+ * others itself on its dup of the socket (the same socket, so the same source address; their
+ * SCM_CREDENTIALS, if any, are the sentry's ids: control data there stops the batch). It writes
+ * each msg_len and answers the number sent, or the first error when none was, as Linux does; a
+ * full receive queue ends the batch (EAGAIN for its first message) instead of waiting. With no
+ * path anywhere the host sends them.
+ */
+int64_t sys_sendmmsg(struct cbox_sysctx *c)
+{
+	unsigned vlen = (unsigned)ARG(2);
+	if (vlen > MMSG_VLEN_MAX)
+		vlen = MMSG_VLEN_MAX;
+	if (vlen == 0)
+		return CBOX_SYSRET_CONTINUE;
+	CBOX_AUTOFREE struct mmsghdr *v = calloc(vlen, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (cbox_sys_read(c, ARG(1), v, vlen * sizeof(*v)) < 0)
+		return CBOX_SYSRET_CONTINUE;
+	struct upath p;
+	bool any = false;
+	for (unsigned i = 0; i < vlen && !any; i++)
+		any = names_path(c, &v[i].msg_hdr, &p);
+	int type;
+	if (!any)
+		return CBOX_SYSRET_CONTINUE;
+	CBOX_AUTOCLOSE int sock = unix_socket(c, IARG(0), &type);
+	if (sock == -EAFNOSUPPORT || (sock >= 0 && type != SOCK_DGRAM))
+		return CBOX_SYSRET_CONTINUE;
+	if (sock < 0)
+		return sock;
+	int uflags = IARG(3);
+	int64_t r = 0;
+	unsigned sent = 0;
+	for (; sent < vlen; sent++) {
+		const struct msghdr *m = &v[sent].msg_hdr;
+		if (names_path(c, m, &p)) {
+			r = msg_to_path(c, &sock, m, &p, uflags, false);
+		} else if (m->msg_controllen) {
+			r = -EOPNOTSUPP;
+		} else {
+			CBOX_AUTOFREE void *data = NULL;
+			size_t len;
+			struct sockaddr_storage name;
+			socklen_t nlen =
+			    m->msg_namelen > sizeof(name) ? sizeof(name) : m->msg_namelen;
+			r = gather(c, m, &data, &len);
+			if (r == 0 && nlen &&
+			    cbox_sys_read(c, (uint64_t)(uintptr_t)m->msg_name, &name, nlen) < 0)
+				r = -EFAULT;
+			if (r == 0) {
+				struct iovec iov = {data, len};
+				struct msghdr hm = {.msg_name = nlen ? &name : NULL,
+				                    .msg_namelen = nlen,
+				                    .msg_iov = &iov,
+				                    .msg_iovlen = 1};
+				ssize_t n =
+				    sendmsg(sock, &hm,
+				            (uflags & ~MSG_DONTWAIT) | MSG_DONTWAIT | MSG_NOSIGNAL);
+				r = n < 0 ? -errno : n;
+			}
+		}
+		if (r < 0)
+			break;
+		uint32_t done = (uint32_t)r;
+		if (cbox_sys_write(
+		        c, ARG(1) + (uint64_t)sent * sizeof(*v) + offsetof(struct mmsghdr, msg_len),
+		        &done, sizeof(done)) < 0) {
+			r = -EFAULT;
+			break;
+		}
+	}
+	return sent ? (int64_t)sent : r;
 }

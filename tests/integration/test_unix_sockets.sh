@@ -1,6 +1,6 @@
 #!/bin/bash
-# AF_UNIX sockets on paths of the guest's tree: bind (made by the gofer), connect and sendto (made
-# by the sentry), and the attempts that must fail: a host socket outside the tree, a host socket
+# AF_UNIX sockets on paths of the guest's tree: bind (made by the gofer), connect, sendto and
+# sendmsg (made by the sentry), and the attempts that must fail: a host socket outside the tree, a host socket
 # inside it that no guest bound, a symlink that points at "/../..", the read-only rootfs.
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -74,6 +74,19 @@ elif cmd == "dgram":
     w.sendto(b"dg", "r.sock")
     data, addr = r.recvfrom(16)
     print("dgram", data.decode(), addr)
+    # sendmsg with the path in msg_name (sd_notify's way), its iovecs gathered, and the reply
+    # to the sender's path; then with SCM_CREDENTIALS of its own ids
+    import struct
+    w.sendmsg([b"s", b"m"], [], 0, os.path.abspath("r.sock"))
+    data, addr = r.recvfrom(16)
+    r.sendmsg([b"back"], [], 0, addr)
+    print("sendmsg", data.decode(), addr, w.recv(16).decode())
+    r.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+    cred = struct.pack("3i", os.getpid(), os.getuid(), os.getgid())
+    w.sendmsg([b"c"], [(socket.SOL_SOCKET, socket.SCM_CREDENTIALS, cred)], 0, "r.sock")
+    data, anc, _, _ = r.recvmsg(16, 64)
+    print("sendmsg creds", data.decode(), struct.unpack("3i", anc[0][2])[1:])
+    print("sendmsg missing", err(lambda: w.sendmsg([b"x"], [], 0, "none.sock")))
 elif cmd == "bigdgram":
     # Datagrams past one gofer request (64 KiB) to a path: whole, in order, and EMSGSIZE past the
     # socket's send buffer, as Linux gives them (the test compares with a run outside).
@@ -90,6 +103,10 @@ elif cmd == "bigdgram":
             print("big", n, errno.errorcode.get(e.errno, str(e.errno)))
 elif cmd == "escape":
     print("outside", connect(sys.argv[3]))
+    d = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    print("sendmsg-outside", err(lambda: d.sendmsg([b"leak"], [], 0, sys.argv[3])))
+    print("sendmsg-inside-host", err(lambda: d.sendmsg([b"leak"], [], 0, "hostdg.sock")))
+    print("sendto-inside-host", err(lambda: d.sendto(b"leak", "hostdg.sock")))
     print("inside-host", connect("hostowned.sock"))
     print("link-connect", connect("esc/host.sock"))
     print("link-bind", bind("esc/new.sock"))
@@ -120,7 +137,13 @@ connect 0o500 as root ok
 connect 0o600 as 1000 EACCES" "$OUT"
 
 	cd "$work" && box "$PY" guest.py "$work" dgram; cd "$OLDPWD" || return
-	check "sendto a path, recvfrom the sender's path" "dgram dg w.sock" "$OUT"
+	check "sendto a path, recvfrom the sender's path" "dgram dg w.sock" "$(echo "$OUT" | grep ^dgram)"
+	check "sendmsg to a path, the reply by sendmsg to the sender's path" "sendmsg sm w.sock back" \
+		"$(echo "$OUT" | grep '^sendmsg [^cm]')"
+	check "  ... with SCM_CREDENTIALS of its own ids" "sendmsg creds c (0, 0)" \
+		"$(echo "$OUT" | grep '^sendmsg creds')"
+	check "  ... to a path that does not exist" "sendmsg missing ENOENT" \
+		"$(echo "$OUT" | grep '^sendmsg missing')"
 
 	# (over 64 KiB was EMSGSIZE: the datagram travels in a memfd to the gofer now)
 	local native
@@ -134,8 +157,29 @@ connect 0o600 as 1000 EACCES" "$OUT"
 	# tree that no guest bound is refused.
 	"$PY" -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)' \
 		"$work/hostowned.sock"
+	# (and a host datagram socket there, bound by a host process, that logs what it receives)
+	"$PY" - "$work/hostdg.sock" "$work.hostdg.log" <<'EOF' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(sys.argv[1])
+s.settimeout(30)
+try:
+    while True:
+        open(sys.argv[2], "ab").write(s.recv(100) + b"\n")
+except OSError:
+    pass
+EOF
+	local dg_pid=$!
+	for _ in $(seq 50); do [ -S "$work/hostdg.sock" ] && break; sleep 0.1; done
 	ln -s "/../../..$OUTSIDE" "$work/esc"
 	cd "$work" && box "$PY" guest.py "$work" escape "$OUTSIDE/host.sock"; cd "$OLDPWD" || return
+	kill "$dg_pid" 2>/dev/null
+	wait "$dg_pid" 2>/dev/null
+	check "sendmsg to a host socket outside the tree" "sendmsg-outside ENOENT" \
+		"$(echo "$OUT" | grep ^sendmsg-outside)"
+	check "sendmsg and sendto to a host datagram socket in the tree" "sendmsg-inside-host ECONNREFUSED
+sendto-inside-host ECONNREFUSED" "$(echo "$OUT" | grep -- -inside-host)"
+	check "  ... which received nothing" "" "$(cat "$work.hostdg.log" 2>/dev/null)"
+	rm -f "$work.hostdg.log"
 	check "host socket outside the tree" "outside ENOENT" "$(echo "$OUT" | grep ^outside)"
 	check "host socket inside the tree" "inside-host ECONNREFUSED" \
 		"$(echo "$OUT" | grep ^inside-host)"

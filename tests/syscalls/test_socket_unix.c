@@ -480,6 +480,49 @@ CT_TEST(sendto, dgram_to_path)
 	CT_EQ(recvfrom(r, buf, sizeof(buf), 0, NULL, NULL), 2);
 }
 
+/* sendmsg and sendmmsg with the path in msg_name (the sentry resolves it in the guest's tree). */
+CT_TEST(sendmsg, dgram_to_path)
+{
+	int r = listener(SOCK_DGRAM, "rx");
+	int s = listener(SOCK_DGRAM, "tx");
+	struct sockaddr_un a;
+	socklen_t len = path_addr(&a, "rx");
+	struct iovec iov[2] = {{"ab", 2}, {"cd", 2}};
+	struct msghdr m = {.msg_name = &a, .msg_namelen = len, .msg_iov = iov, .msg_iovlen = 2};
+	CT_EQ(sendmsg(s, &m, 0), 4);
+	char buf[8] = {0};
+	struct sockaddr_un from;
+	socklen_t flen = sizeof(from);
+	CT_EQ(recvfrom(r, buf, sizeof(buf), 0, (struct sockaddr *)&from, &flen), 4);
+	CT_STREQ(buf, "abcd");
+	CT_STREQ(from.sun_path, "tx");
+	path_addr(&a, "nothere");
+	CT_ERR(sendmsg(s, &m, 0), ENOENT);
+	close(r);
+	path_addr(&a, "rx");
+	CT_ERR(sendmsg(s, &m, 0), ECONNREFUSED);
+}
+
+CT_TEST(sendmmsg, dgram_to_path)
+{
+	int r = listener(SOCK_DGRAM, "rx");
+	int s = CT_OK(socket(AF_UNIX, SOCK_DGRAM, 0));
+	struct sockaddr_un a;
+	socklen_t len = path_addr(&a, "rx");
+	struct iovec iov[2] = {{"one", 3}, {"three", 5}};
+	struct mmsghdr v[2];
+	memset(v, 0, sizeof(v));
+	for (int i = 0; i < 2; i++)
+		v[i].msg_hdr = (struct msghdr){
+		    .msg_name = &a, .msg_namelen = len, .msg_iov = &iov[i], .msg_iovlen = 1};
+	CT_EQ(sendmmsg(s, v, 2, 0), 2);
+	CT_EQ(v[0].msg_len, 3);
+	CT_EQ(v[1].msg_len, 5);
+	char buf[8];
+	CT_EQ(recv(r, buf, sizeof(buf), 0), 3);
+	CT_EQ(recv(r, buf, sizeof(buf), 0), 5);
+}
+
 CT_TEST(sendto, dgram_no_receiver_econnrefused)
 {
 	int r = listener(SOCK_DGRAM, "rx");
