@@ -379,17 +379,34 @@ static int64_t dgram_to_path(struct cbox_sysctx *c, int *sock, const char *path,
 	return n;
 }
 
+/* A dup of the guest's fd in *sock when it is an AF_UNIX datagram socket, the one kind a path
+ * address is resolved for (0); CBOX_SYSRET_CONTINUE for any other socket, whose address the host
+ * answers for (a stream socket refuses one, a seqpacket socket ignores it); or -errno. */
+static int64_t unix_dgram(struct cbox_sysctx *c, int fd, int *sock)
+{
+	int type;
+	int dup = unix_socket(c, fd, &type);
+	if (dup == -EAFNOSUPPORT)
+		return CBOX_SYSRET_CONTINUE;
+	if (dup < 0)
+		return dup;
+	if (type != SOCK_DGRAM) {
+		close(dup);
+		return CBOX_SYSRET_CONTINUE;
+	}
+	*sock = dup;
+	return 0;
+}
+
 int64_t sys_sendto(struct cbox_sysctx *c)
 {
 	struct upath p;
-	int type;
 	if (ARG(4) == 0 || read_unix_path(c, ARG(4), ARG(5), &p) <= 0)
 		return CBOX_SYSRET_CONTINUE;
-	CBOX_AUTOCLOSE int sock = unix_socket(c, IARG(0), &type);
-	if (sock == -EAFNOSUPPORT || (sock >= 0 && type != SOCK_DGRAM))
-		return CBOX_SYSRET_CONTINUE;
-	if (sock < 0)
-		return sock;
+	CBOX_AUTOCLOSE int sock = -1;
+	int64_t r = unix_dgram(c, IARG(0), &sock);
+	if (r != 0)
+		return r;
 	size_t len = (size_t)ARG(2);
 	if (len > CBOX_GOFER_DGRAM_MAX)
 		return -EMSGSIZE;
@@ -533,15 +550,11 @@ int64_t sys_sendmsg(struct cbox_sysctx *c)
 {
 	struct msghdr m;
 	struct upath p;
-	int type;
 	if (cbox_sys_read(c, ARG(1), &m, sizeof(m)) < 0 || !names_path(c, &m, &p))
 		return CBOX_SYSRET_CONTINUE;
-	CBOX_AUTOCLOSE int sock = unix_socket(c, IARG(0), &type);
-	if (sock == -EAFNOSUPPORT || (sock >= 0 && type != SOCK_DGRAM))
-		return CBOX_SYSRET_CONTINUE;
-	if (sock < 0)
-		return sock;
-	return msg_to_path(c, &sock, &m, &p, IARG(2), true);
+	CBOX_AUTOCLOSE int sock = -1;
+	int64_t r = unix_dgram(c, IARG(0), &sock);
+	return r != 0 ? r : msg_to_path(c, &sock, &m, &p, IARG(2), true);
 }
 
 /*
@@ -569,16 +582,13 @@ int64_t sys_sendmmsg(struct cbox_sysctx *c)
 	bool any = false;
 	for (unsigned i = 0; i < vlen && !any; i++)
 		any = names_path(c, &v[i].msg_hdr, &p);
-	int type;
 	if (!any)
 		return CBOX_SYSRET_CONTINUE;
-	CBOX_AUTOCLOSE int sock = unix_socket(c, IARG(0), &type);
-	if (sock == -EAFNOSUPPORT || (sock >= 0 && type != SOCK_DGRAM))
-		return CBOX_SYSRET_CONTINUE;
-	if (sock < 0)
-		return sock;
+	CBOX_AUTOCLOSE int sock = -1;
+	int64_t r = unix_dgram(c, IARG(0), &sock);
+	if (r != 0)
+		return r;
 	int uflags = IARG(3);
-	int64_t r = 0;
 	unsigned sent = 0;
 	for (; sent < vlen; sent++) {
 		const struct msghdr *m = &v[sent].msg_hdr;
