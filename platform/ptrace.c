@@ -420,6 +420,13 @@ int cbox_signal_masks(pid_t tid, uint64_t *caught, uint64_t *ignored)
 	return found == 2 ? 0 : -EIO;
 }
 
+uint64_t cbox_signals_ignored(uint64_t caught, uint64_t ignored)
+{
+	const uint64_t dfl = 1ULL << (SIGCHLD - 1) | 1ULL << (SIGURG - 1) | 1ULL << (SIGWINCH - 1) |
+	                     1ULL << (SIGCONT - 1);
+	return ignored | (dfl & ~caught);
+}
+
 /* The kernel's struct sigaction on x86_64 (rt_sigaction's argument). */
 struct kernel_sigaction {
 	uint64_t handler, flags, restorer, mask;

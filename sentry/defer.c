@@ -20,7 +20,6 @@
  * restarted, where Linux gives a handler without SA_RESTART EINTR).
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,15 +210,13 @@ static bool signal_ends_wait(struct cbox_sentry *s, const struct cbox_task *t, u
 	struct sigstate st;
 	if (!read_sigstate(t->tid, &st))
 		return false;
-	/* A signal the task ignores (SIG_IGN, or SIGCHLD, SIGURG, SIGWINCH, SIGCONT left at their
-	 * default) Linux drops as it is sent, and never wakes a wait; it is queued here only
-	 * because the sentry traces the task. A child's exit ended its parent's wait for a FIFO's
-	 * writer, whose reader fd the sentry then closed, losing what that child had written:
-	 * the restarted open waited for a writer forever (mknodat.fifo_roundtrip under ptrace).
-	 * Under a guest tracer Linux queues them too, and they do end the wait. */
-	uint64_t dfl_ign = (1ULL << (SIGCHLD - 1)) | (1ULL << (SIGURG - 1)) |
-	                   (1ULL << (SIGWINCH - 1)) | (1ULL << (SIGCONT - 1));
-	uint64_t ign = t->pt.tracer ? 0 : st.ignored | (dfl_ign & ~st.caught);
+	/* A signal the task ignores (cbox_signals_ignored) Linux drops as it is sent, and never
+	 * wakes a wait; it is queued here only because the sentry traces the task. A child's exit
+	 * ended its parent's wait for a FIFO's writer, whose reader fd the sentry then closed,
+	 * losing what that child had written: the restarted open waited for a writer forever
+	 * (mknodat.fifo_roundtrip under ptrace). Under a guest tracer Linux queues them too, and
+	 * they do end the wait. */
+	uint64_t ign = t->pt.tracer ? 0 : cbox_signals_ignored(st.caught, st.ignored);
 	if (st.own & ~st.blocked & ~ign)
 		return true;
 	uint64_t shared = st.shared & ~st.blocked & ~ign;

@@ -208,10 +208,9 @@ static bool ignores(pid_t tid, int sig)
 {
 	if (sig < 1 || sig > 64 || sig == SIGCONT)
 		return false;
-	uint64_t caught = 0, ignored = 0, bit = 1ULL << (sig - 1);
-	if (cbox_signal_masks(tid, &caught, &ignored) < 0 || (caught & bit))
-		return false;
-	return (ignored & bit) || sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH;
+	uint64_t caught = 0, ignored = 0;
+	return cbox_signal_masks(tid, &caught, &ignored) == 0 &&
+	       (cbox_signals_ignored(caught, ignored) & (1ULL << (sig - 1)));
 }
 
 static bool ignored_wakes(struct cbox_task *t, pid_t tid, int sig, struct user_regs_struct *r)

@@ -157,6 +157,11 @@ CBOX_API bool cbox_ptrace_group_stop(int st);
  * 0, or -ESRCH or -EIO. */
 CBOX_API int cbox_signal_masks(pid_t tid, uint64_t *caught, uint64_t *ignored);
 
+/* The signals a task with those masks ignores, which Linux drops as they are sent (bit sig-1):
+ * SIG_IGN ones, and SIGCHLD, SIGURG, SIGWINCH and SIGCONT where it does not catch them (their
+ * default action is to ignore them, sig_kernel_ignore). */
+CBOX_API uint64_t cbox_signals_ignored(uint64_t caught, uint64_t ignored);
+
 /*
  * clone3's CLONE_CLEAR_SIGHAND, for a new task at its first ptrace stop (both platforms trace
  * every task): every signal it catches goes back to SIG_DFL and every one it ignores stays
