@@ -58,9 +58,14 @@ run_suite() {
 	check_nomatch "  ... and no sanitizer report from the sentry, the gofer or cbox-run" \
 		'ERROR: [A-Za-z]+Sanitizer|\.c:[0-9]+:[0-9]+: runtime error:' "$ERR"
 	if [ "$result" != "Tests result: SUCCESS" ]; then
-		# Which modules failed, and why: regrtest prints each failure's traceback.
-		printf '%s\n' "$OUT" | grep -E -A12 '^test test_[a-z0-9_]+ (failed|crashed)|tests? failed:' |
-			head -n 80 | sed 's/^/    /'
+		# Which modules failed, and why: regrtest (-j2) names each on a progress line
+		# ("0:05:12 load avg: 1.9 [26/26/1] test_x failed (1 error)", "... test_x timed out
+		# (5 min 0 sec)") and prints the worker's output after it: each failing case ("FAIL:
+		# ..." or "ERROR: ...") with its traceback, or, for a worker that hung, faulthandler's
+		# stacks of its threads ("Timeout (0:05:00)!").
+		printf '%s\n' "$OUT" |
+			grep -E -A40 ' test_[a-z0-9_]+ (failed|crashed|timed out)|^(FAIL|ERROR): |^Timeout \(|tests? failed:' |
+			head -n 300 | sed 's/^/    /'
 	fi
 	rm -rf "$wd"
 }
