@@ -685,7 +685,8 @@ static void usage(void)
 	        "clone3-race|bpf-perf|become UID GID[,GROUP...] PROG [ARGS]|access RUID "
 	        "EUID PATH|shmmax|ptrace-guard|cross-user|prio-user|inject-race|"
 	        "install-theft FILE [LIMIT]|reserved-fd|exec-theft FILE [unshare]|signal-storm N "
-	        "[LIMIT]|kill-eintr N|stop-hold N [LIMIT]|cont-term N|ignored-wake|short-write|"
+	        "[LIMIT]|kill-eintr N|stop-hold N [LIMIT]|cont-term "
+	        "N|ignored-wake|short-write|short-write-end|"
 	        "open-loop [THREADS]|exec-threads N\n");
 }
 
@@ -760,6 +761,8 @@ int main(int argc, char **argv)
 		return cmd_ignored_wake();
 	if (!strcmp(c, "short-write"))
 		return cmd_short_write();
+	if (!strcmp(c, "short-write-end"))
+		return cmd_short_write_end();
 	if (!strcmp(c, "signal-storm"))
 		return cmd_signal_storm(n, a);
 	if (!strcmp(c, "inject-race"))

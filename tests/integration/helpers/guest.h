@@ -14,6 +14,7 @@ int cmd_stop_hold(int argc, char **argv);
 int cmd_cont_term(int argc, char **argv);
 int cmd_ignored_wake(void);
 int cmd_short_write(void);
+int cmd_short_write_end(void);
 int cmd_open_loop(int argc, char **argv);
 int cmd_exec_threads(int argc, char **argv);
 

@@ -6,7 +6,7 @@
  * handler without SA_RESTART), stop-hold (a stopped process stays stopped), open-loop,
  * exec-threads (an execve that kills threads the sentry is busy in), cont-term (SIGCONT then
  * SIGTERM to a sleeping child), ignored-wake (a child's exit during waits without a limit),
- * short-write (and during a blocking write).
+ * short-write (and during a blocking write), short-write-end (writes that end short themselves).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -718,6 +718,69 @@ int cmd_short_write(void)
 		;
 	free(buf);
 	printf("short-write %zd of %d read %ld\n", w, N, got);
+	return 0;
+}
+
+/*
+ * short-write-end: writes that end short by themselves, with the signal they send themselves
+ * ignored, as python ignores SIGPIPE and SIGXFSZ. A blocking 1 MiB write to a pipe whose reader
+ * exits at 200 ms without reading (another child exits at 50 ms: its SIGCHLD wakes the write,
+ * which the sentry then writes on, as short-write) returns what the pipe held, and the next
+ * write EPIPE; a 1 MiB write to a file under a 100000-byte RLIMIT_FSIZE returns 100000, and the
+ * next EFBIG. The sentry took the SIGPIPE or SIGXFSZ for an outside signal that had cut the
+ * write short and wrote on forever. Prints "short-write-end pipe room EPIPE file 100000 EFBIG".
+ */
+static const char *errno_name(int e)
+{
+	return e == EPIPE ? "EPIPE" : e == EFBIG ? "EFBIG" : e == EINTR ? "EINTR" : "other";
+}
+
+int cmd_short_write_end(void)
+{
+	enum { N = 1 << 20 };
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	alarm(30); /* (a write that never returns ends the test, not the run) */
+	char *buf = calloc(1, N);
+	int p[2];
+	if (!buf || pipe(p) < 0)
+		return 1;
+	int room = fcntl(p[1], F_GETPIPE_SZ);
+	exit_after(50000);
+	if (fork() == 0) {
+		close(p[1]);
+		struct timespec d = {0, 200000000L};
+		nanosleep(&d, NULL);
+		_exit(0);
+	}
+	close(p[0]);
+	ssize_t w = write(p[1], buf, N);
+	ssize_t w2 = write(p[1], buf, N);
+	int e2 = errno;
+	close(p[1]);
+	while (wait(NULL) > 0)
+		;
+	char pipe_res[32];
+	if (w == room)
+		snprintf(pipe_res, sizeof(pipe_res), "room");
+	else
+		snprintf(pipe_res, sizeof(pipe_res), "%zd of %d", w, room);
+
+	char path[] = "/tmp/short-write-end.XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return 1;
+	unlink(path);
+	struct rlimit lim = {100000, RLIM_INFINITY};
+	if (setrlimit(RLIMIT_FSIZE, &lim) < 0)
+		return 1;
+	ssize_t f = write(fd, buf, N);
+	ssize_t f2 = write(fd, buf, N);
+	int fe2 = errno;
+	close(fd);
+	free(buf);
+	printf("short-write-end pipe %s %s file %zd %s\n", pipe_res,
+	       w2 < 0 ? errno_name(e2) : "more", f, f2 < 0 ? errno_name(fe2) : "more");
 	return 0;
 }
 
