@@ -549,7 +549,7 @@ static void note_term(int sig)
 	(void)sig;
 }
 
-static int cont_term_child(int ready)
+static int cont_term_child(int ready, volatile int *sleeping)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -561,8 +561,17 @@ static int cont_term_child(int ready)
 	until.tv_sec += 20;
 	if (write(ready, "r", 1) != 1)
 		return 2;
+	*sleeping = 1;
 	int r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
 	return r == EINTR ? 0 : 1;
+}
+
+/* A step of cont-term that went wrong, on stderr (the test shows it), and its exit status. */
+static int cont_term_fail(const char *what, pid_t pid, int detail)
+{
+	fprintf(stderr, "cont-term: child %d: %s %d (%s)\n", (int)pid, what, detail,
+	        strerror(errno));
+	return 1;
 }
 
 int cmd_cont_term(int argc, char **argv)
@@ -571,40 +580,51 @@ int cmd_cont_term(int argc, char **argv)
 	if (n < 1)
 		return 2;
 	int slept_on = 0;
+	volatile int *sleeping =
+	    mmap(NULL, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sleeping == MAP_FAILED)
+		return cont_term_fail("mmap", 0, 0);
 	for (int i = 0; i < n; i++) {
+		*sleeping = 0;
 		int p[2];
 		if (pipe(p) < 0)
-			return 1;
+			return cont_term_fail("pipe", 0, 0);
 		pid_t pid = fork();
 		if (pid < 0)
-			return 1;
+			return cont_term_fail("fork", 0, 0);
 		if (pid == 0) {
 			close(p[0]);
-			_exit(cont_term_child(p[1]));
+			_exit(cont_term_child(p[1], sleeping));
 		}
 		close(p[1]);
 		char c;
 		if (read(p[0], &c, 1) != 1)
-			return 1;
+			return cont_term_fail("the child's ready byte", pid, 0);
 		close(p[0]);
-		/* Into its sleep: its only call after the ready byte, and the only one that sleeps
-		 * (state S). A fixed 1 ms was not always enough on a loaded machine: a SIGTERM that
-		 * came before the sleep began ran the handler, and the child then slept its 20 s as
-		 * it would on Linux (a test race, counted as a sentry's). */
-		for (int t = 0; t < 5000 && proc_state(pid) != 'S'; t++) {
+		/* Into its sleep: state S once it has said it is about to sleep. A fixed 1 ms was
+		 * not always enough on a loaded machine: a SIGTERM that came before the sleep began
+		 * ran the handler, and the child then slept its 20 s as it would on Linux (a test
+		 * race, counted as a sentry's). Its state alone is not enough either: the sentry
+		 * shows a task held at a trap as sleeping (S), the ready byte's write under
+		 * --strict too, and the state read again just after could be R (the task let go on
+		 * its way to the sleep), which failed the run. */
+		char state = 0;
+		for (int t = 0; t < 5000; t++) {
+			if (*sleeping && (state = proc_state(pid)) == 'S')
+				break;
 			struct timespec tick = {0, 200000L};
 			nanosleep(&tick, NULL);
 		}
-		if (proc_state(pid) != 'S')
-			return 1;
+		if (state != 'S')
+			return cont_term_fail("the child asleep within 1 s: state", pid, state);
 		if (kill(pid, SIGCONT) < 0)
-			return 1;
+			return cont_term_fail("kill SIGCONT", pid, 0);
 		/* (between the two, as python's Popen.send_signal polls first: a wait the
 		 * sentry sees, which puts the SIGTERM just after it resumed the child) */
 		if (waitpid(pid, NULL, WNOHANG) != 0)
-			return 1;
+			return cont_term_fail("waitpid WNOHANG 0 before the SIGTERM", pid, 0);
 		if (kill(pid, SIGTERM) < 0)
-			return 1;
+			return cont_term_fail("kill SIGTERM", pid, 0);
 		int st = 0;
 		pid_t w = 0;
 		for (int t = 0; t < 3000 && (w = waitpid(pid, &st, WNOHANG)) == 0; t++) {
@@ -622,7 +642,7 @@ int cmd_cont_term(int argc, char **argv)
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, 0);
 		} else if (w != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-			return 1;
+			return cont_term_fail("an exit of 0 by EINTR: wait status", pid, st);
 		}
 	}
 	printf("cont-term %d slept-on %d\n", n, slept_on);
