@@ -223,7 +223,28 @@ static bool ignored_wakes(struct cbox_task *t, pid_t tid, int sig, struct user_r
 }
 
 /*
- * And a blocking write that such a signal wakes after part of it went (a pipe whose reader is
+ * For partial_write, below: SIGPIPE and SIGXFSZ are also what a write sends itself as it ends
+ * short (its pipe's last reader gone, the file size limit reached: send_sig, so SI_USER from the
+ * writer's own process), and that short count is the write's final answer, here as on Linux,
+ * which drops the signal when it is ignored. Written on as if an outside signal had cut it
+ * short, the rest failed the same way, sent the signal again, and the task wrote on forever:
+ * the sentry took a CPU and the writer never returned (CPython's test_broken_pipe_cleanup: 4 MiB
+ * written to a child that exits without reading, whose exit woke the blocked write; a python
+ * program ignores SIGPIPE and SIGXFSZ). Without the signal's details the write is left as it
+ * ended.
+ */
+static bool raised_by_write(struct cbox_sentry *s, struct cbox_task *t, pid_t tid, int sig)
+{
+	if (sig != SIGPIPE && sig != SIGXFSZ)
+		return false;
+	siginfo_t si;
+	if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) < 0)
+		return true;
+	return si.si_code == SI_USER && si.si_pid == cbox_task_vpid(s, t);
+}
+
+/*
+ * And a blocking write that an ignored signal wakes after part of it went (a pipe whose reader is
  * slow) returns that part, where Linux, never waking it, blocks until all is written: a 1 MiB
  * write to a pipe read late returned 65536 under the sentry when a child exited meanwhile, and
  * a program that takes a blocking write as whole lost the rest. So the call is started again on
@@ -237,26 +258,6 @@ static bool ignored_wakes(struct cbox_task *t, pid_t tid, int sig, struct user_r
  * cut short by its pipe's room and then met by the signal is written on as well: more of it
  * may go, which a nonblocking write may always do.
  */
-/*
- * SIGPIPE and SIGXFSZ are also what a write sends itself as it ends short (its pipe's last
- * reader gone, the file size limit reached: send_sig, so SI_USER from the writer's own process),
- * and that short count is the write's final answer, here as on Linux, which drops the signal
- * when it is ignored. Written on as if an outside signal had cut it short, the rest failed the
- * same way, sent the signal again, and the task wrote on forever: the sentry took a CPU and the
- * writer never returned (CPython's test_broken_pipe_cleanup: 4 MiB written to a child that
- * exits without reading, whose exit woke the blocked write; a python program ignores SIGPIPE
- * and SIGXFSZ). Without the signal's details the write is left as it ended.
- */
-static bool raised_by_write(struct cbox_sentry *s, struct cbox_task *t, pid_t tid, int sig)
-{
-	if (sig != SIGPIPE && sig != SIGXFSZ)
-		return false;
-	siginfo_t si;
-	if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) < 0)
-		return true;
-	return si.si_code == SI_USER && si.si_pid == cbox_task_vpid(s, t);
-}
-
 static bool partial_write(struct cbox_sentry *s, struct cbox_task *t, pid_t tid, int sig,
                           struct user_regs_struct *r)
 {
