@@ -521,7 +521,7 @@ static int64_t msg_to_path(struct cbox_sysctx *c, int *sock, const struct msghdr
 	int r = gather(c, m, &data, &len);
 	if (r < 0)
 		return r;
-	if (m->msg_controllen > INT_MAX || m->msg_controllen > MSG_CTL_MAX)
+	if (m->msg_controllen > MSG_CTL_MAX)
 		return -ENOBUFS;
 	if (m->msg_controllen) {
 		CBOX_AUTOFREE void *ctl = malloc(m->msg_controllen);

@@ -108,18 +108,27 @@ CT_TEST(recvfrom, dontwait_eagain_and_peek)
 	CT_EQ(recvfrom(sv[1], buf, sizeof(buf), 0, NULL, NULL), 2);
 }
 
-static int send_fd(int sock, int fd)
+/* A one-byte message with one SOL_SOCKET control message of type (SCM_RIGHTS,
+ * SCM_CREDENTIALS) carrying len bytes of data (at most a struct ucred). */
+static int send_cmsg(int sock, int type, const void *data, size_t len)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
-	struct iovec iov = {"F", 1};
-	struct msghdr m = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	char cbuf[CMSG_SPACE(sizeof(struct ucred))] = {0};
+	struct iovec iov = {"M", 1};
+	struct msghdr m = {.msg_iov = &iov,
+	                   .msg_iovlen = 1,
+	                   .msg_control = cbuf,
+	                   .msg_controllen = CMSG_SPACE(len)};
 	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
 	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(c), data, len);
 	return (int)sendmsg(sock, &m, 0);
+}
+
+static int send_fd(int sock, int fd)
+{
+	return send_cmsg(sock, SCM_RIGHTS, &fd, sizeof(fd));
 }
 
 CT_TEST(sendmsg, scm_rights)
@@ -159,16 +168,7 @@ CT_TEST(sendmsg, scm_credentials_own)
 	int on = 1;
 	CT_OK(setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)));
 	struct ucred cr = {getpid(), geteuid(), getegid()};
-	char cbuf[CMSG_SPACE(sizeof(cr))] = {0};
-	struct iovec iov = {"C", 1};
-	struct msghdr m = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_CREDENTIALS;
-	c->cmsg_len = CMSG_LEN(sizeof(cr));
-	memcpy(CMSG_DATA(c), &cr, sizeof(cr));
-	CT_EQ(sendmsg(sv[0], &m, 0), 1);
+	CT_EQ(send_cmsg(sv[0], SCM_CREDENTIALS, &cr, sizeof(cr)), 1);
 	char rbuf[CMSG_SPACE(sizeof(cr))], ch;
 	struct iovec riov = {&ch, 1};
 	struct msghdr r = {

@@ -750,11 +750,6 @@ int cmd_short_write(void)
  * next EFBIG. The sentry took the SIGPIPE or SIGXFSZ for an outside signal that had cut the
  * write short and wrote on forever. Prints "short-write-end pipe room EPIPE file 100000 EFBIG".
  */
-static const char *errno_name(int e)
-{
-	return e == EPIPE ? "EPIPE" : e == EFBIG ? "EFBIG" : e == EINTR ? "EINTR" : "other";
-}
-
 int cmd_short_write_end(void)
 {
 	enum { N = 1 << 20 };
@@ -799,8 +794,8 @@ int cmd_short_write_end(void)
 	int fe2 = errno;
 	close(fd);
 	free(buf);
-	printf("short-write-end pipe %s %s file %zd %s\n", pipe_res,
-	       w2 < 0 ? errno_name(e2) : "more", f, f2 < 0 ? errno_name(fe2) : "more");
+	printf("short-write-end pipe %s %s file %zd %s\n", pipe_res, w2 < 0 ? errname(e2) : "more",
+	       f, f2 < 0 ? errname(fe2) : "more");
 	return 0;
 }
 
