@@ -161,6 +161,23 @@ CT_TEST(sendmsg, scm_rights_bad_fd_ebadf)
 	CT_ERR(send_fd(sv[0], 999), EBADF);
 }
 
+/* A one-byte message from sock and its SCM_CREDENTIALS into *got: 1, or -1 when either is
+ * missing. */
+static int recv_creds(int sock, struct ucred *got)
+{
+	char rbuf[CMSG_SPACE(sizeof(*got))], ch;
+	struct iovec riov = {&ch, 1};
+	struct msghdr r = {
+	    .msg_iov = &riov, .msg_iovlen = 1, .msg_control = rbuf, .msg_controllen = sizeof(rbuf)};
+	if (recvmsg(sock, &r, 0) != 1)
+		return -1;
+	struct cmsghdr *rc = CMSG_FIRSTHDR(&r);
+	if (!rc || rc->cmsg_type != SCM_CREDENTIALS)
+		return -1;
+	memcpy(got, CMSG_DATA(rc), sizeof(*got));
+	return 1;
+}
+
 CT_TEST(sendmsg, scm_credentials_own)
 {
 	int sv[2];
@@ -169,15 +186,8 @@ CT_TEST(sendmsg, scm_credentials_own)
 	CT_OK(setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)));
 	struct ucred cr = {getpid(), geteuid(), getegid()};
 	CT_EQ(send_cmsg(sv[0], SCM_CREDENTIALS, &cr, sizeof(cr)), 1);
-	char rbuf[CMSG_SPACE(sizeof(cr))], ch;
-	struct iovec riov = {&ch, 1};
-	struct msghdr r = {
-	    .msg_iov = &riov, .msg_iovlen = 1, .msg_control = rbuf, .msg_controllen = sizeof(rbuf)};
-	CT_EQ(recvmsg(sv[1], &r, 0), 1);
-	struct cmsghdr *rc = CMSG_FIRSTHDR(&r);
-	CT_TRUE(rc && rc->cmsg_type == SCM_CREDENTIALS);
 	struct ucred got;
-	memcpy(&got, CMSG_DATA(rc), sizeof(got));
+	CT_EQ(recv_creds(sv[1], &got), 1);
 	CT_EQ(got.pid, getpid());
 	CT_EQ(got.uid, geteuid());
 	CT_EQ(got.gid, getegid());
@@ -209,15 +219,8 @@ CT_TEST(recvmsg, passcred_implicit)
 	int on = 1;
 	CT_OK(setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)));
 	CT_EQ(send(sv[0], "x", 1, 0), 1);
-	char rbuf[CMSG_SPACE(sizeof(struct ucred))], ch;
-	struct iovec riov = {&ch, 1};
-	struct msghdr r = {
-	    .msg_iov = &riov, .msg_iovlen = 1, .msg_control = rbuf, .msg_controllen = sizeof(rbuf)};
-	CT_EQ(recvmsg(sv[1], &r, 0), 1);
-	struct cmsghdr *rc = CMSG_FIRSTHDR(&r);
-	CT_TRUE(rc && rc->cmsg_type == SCM_CREDENTIALS);
 	struct ucred got;
-	memcpy(&got, CMSG_DATA(rc), sizeof(got));
+	CT_EQ(recv_creds(sv[1], &got), 1);
 	CT_EQ(got.pid, getpid());
 }
 
