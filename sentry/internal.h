@@ -217,9 +217,9 @@ bool cbox_tracer_group_stop_ended(pid_t tid);
 /* The registers of task t (host tid) at the delivery stop of signal sig, put where Linux would
  * have left the call it interrupted (restart.c); call before resuming it. */
 void cbox_signal_stop_regs(struct cbox_sentry *s, struct cbox_task *t, pid_t tid, int sig);
-/* A syscall stop of task t while it writes the rest of a cut-short write (t->wfix_done):
+/* A syscall stop of task t while it moves the rest of a cut-short transfer (t->rest.done):
  * true when handled (the task resumed) (restart.c). */
-bool cbox_partial_write_stop(struct cbox_task *t, pid_t tid);
+bool cbox_rest_stop(struct cbox_task *t, pid_t tid);
 void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap);
 
 /* file systems */

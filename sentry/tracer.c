@@ -77,8 +77,8 @@ static void resume(struct cbox_task *t, pid_t tid, int sig)
 	    t ? (enum __ptrace_request)cbox_ptrace_emu_resume_req(t) : PTRACE_CONT;
 	if (t)
 		cbox_ptrace_emu_rearm(t);
-	if (t && t->wfix_done)
-		how = PTRACE_SYSCALL; /* (to the exit of the write's rest: restart.c) */
+	if (t && t->rest.done)
+		how = PTRACE_SYSCALL; /* (to the exit of the cut call's rest: restart.c) */
 	if (ptrace(how, tid, 0, sig) < 0 && errno != ESRCH)
 		cbox_warn("resume task %d: %s", tid, strerror(errno));
 }
@@ -383,7 +383,7 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 	if (event && event != PTRACE_EVENT_STOP)
 		t->rs_armed = false; /* (it made a call since: see restart_window) */
 	if (event == PTRACE_EVENT_EXEC)
-		t->wfix_done = 0;
+		t->rest.done = 0;
 	switch (event) {
 	case PTRACE_EVENT_SECCOMP: {
 		struct cbox_trap trap = {.tid = tid, .ptrace_stop = true};
@@ -463,7 +463,7 @@ static void handle_stop(struct cbox_sentry *s, pid_t tid, int status)
 		break;
 	}
 	if (sig == (SIGTRAP | 0x80)) {
-		if (t->wfix_done && cbox_partial_write_stop(t, tid))
+		if (t->rest.done && cbox_rest_stop(t, tid))
 			return;
 		if (t->clone3_pending)
 			clone3_failed(t, tid);

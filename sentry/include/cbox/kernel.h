@@ -394,6 +394,21 @@ struct cbox_ptrace_emu {
 	uint64_t skip_entry_ip; /* a call the sentry re-runs: its second entry stop is not shown */
 };
 
+/* A blocking write (write, sendto, writev, sendmsg) or MSG_WAITALL receive (recvfrom, recvmsg)
+ * that an ignored signal cut short, whose rest the task is moving in pieces (restart.c,
+ * partial_transfer). */
+struct cbox_rest {
+	uint64_t done;        /* bytes moved so far; 0 when no call is being finished */
+	uint64_t ip, sp;      /* where the cut call returns, and its stack pointer */
+	unsigned stops;       /* syscall stops seen while waiting for a piece's exit */
+	long nr, piece_nr;    /* the cut call; the call moving a piece (write, sendto, recvfrom) */
+	uint64_t args[6];     /* the cut call's arguments, given back when it returns */
+	uint64_t piece;       /* bytes the piece under way asks for */
+	uint64_t total;       /* bytes the cut call asked for */
+	uint64_t iov;         /* writev, sendmsg, recvmsg: the guest's iovec array */
+	unsigned iovcnt, idx; /* its length, and the element under way */
+};
+
 struct cbox_task {
 	pid_t tid;  /* host tid, in the sentry's pid namespace */
 	pid_t vtid; /* tid inside the sandbox */
@@ -432,11 +447,9 @@ struct cbox_task {
 	bool rs_armed;
 	uint64_t rs_ip, rs_nr;
 	int64_t rs_code;
-	/* Bytes of a write an ignored signal cut short, whose rest the task is writing again
-	 * (restart.c, partial_write), else 0; where that write returns, and the syscall stops
-	 * seen while waiting for it */
-	uint64_t wfix_done, wfix_ip, wfix_sp;
-	unsigned wfix_stops;
+	/* A blocking transfer an ignored signal cut short, whose rest the task is moving
+	 * (restart.c, partial_transfer) */
+	struct cbox_rest rest;
 	/* PR_SET_NO_NEW_PRIVS as the guest set it: inherited by every child, kept across exec
 	 * (the host's flag is always set, for the filter each task installs: guest_init.c) */
 	bool no_new_privs;

@@ -2,18 +2,21 @@
  * cbox-test-guest, what a signal does to the call it interrupts (see guest.c for the program),
  * which the sentry's tracing changes and sentry/restart.c and defer.c put back: cont-term
  * (SIGCONT then SIGTERM to a sleeping child), ignored-wake (a child's exit during waits without
- * a limit), short-write (and during a blocking write), short-write-end (writes that end short
+ * a limit), short-write (and during blocking transfers), short-write-end (writes that end short
  * themselves, sending their own SIGPIPE or SIGXFSZ).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -186,43 +189,153 @@ int cmd_ignored_wake(void)
 }
 
 /*
- * short-write: a blocking write of 1 MiB to a pipe its reader starts reading only after 200 ms,
- * while another child exits (SIGCHLD, ignored by default) at 50 ms. On Linux the write blocks
- * until all is written; under ptrace the queued SIGCHLD cut it short at the pipe's 64 KiB.
- * Prints "short-write 1048576 of 1048576 read 1048576".
+ * short-write: blocking transfers of 1 MiB while another child exits (SIGCHLD, ignored by
+ * default) at 50 ms: write and writev to a pipe, send and sendmsg to a stream socket, each read
+ * only after 200 ms (the vectors with an empty element and a cut inside an element); and recv
+ * and recvmsg with MSG_WAITALL from a stream socket written in 16 parts 20 ms apart. On Linux
+ * each waits until all went; under ptrace the queued SIGCHLD cut them short (at the pipe's 64
+ * KiB, the socket's buffer, what had come). Every byte's place is checked (a rest moved twice or
+ * out of order shows), and the caller's iovecs and msghdr are checked unchanged. Prints
+ * "short-write write 1048576 writev 1048576 send 1048576 sendmsg 1048576 recv 1048576 recvmsg
+ * 1048576 all".
  */
-int cmd_short_write(void)
+enum { SW_N = 1 << 20 };
+
+static unsigned char sw_byte(long i)
 {
-	enum { N = 1 << 20 };
+	return (unsigned char)(i * 7 % 251);
+}
+
+/* The bytes read in order from fd until its end, or -1 at the first one out of place. */
+static long sw_read_all(int fd)
+{
+	static unsigned char b[65536];
+	long total = 0;
+	ssize_t r;
+	while ((r = read(fd, b, sizeof(b))) > 0) {
+		for (ssize_t i = 0; i < r; i++)
+			if (b[i] != sw_byte(total + i))
+				return -1;
+		total += r;
+	}
+	return r < 0 ? -1 : total;
+}
+
+/* The iovecs of buf the vector kinds use (an empty one, a cut inside one); whether they are
+ * still so. */
+static void sw_vector(unsigned char *buf, struct iovec iov[4])
+{
+	iov[0] = (struct iovec){buf, 1000};
+	iov[1] = (struct iovec){buf + 1000, 0};
+	iov[2] = (struct iovec){buf + 1000, SW_N / 2 - 1000};
+	iov[3] = (struct iovec){buf + SW_N / 2, SW_N / 2};
+}
+
+static bool sw_vector_kept(const unsigned char *buf, const struct iovec iov[4],
+                           const struct msghdr *mh)
+{
+	return iov[0].iov_len == 1000 && iov[2].iov_base == buf + 1000 &&
+	       iov[3].iov_len == SW_N / 2 && mh->msg_iov == iov && mh->msg_iovlen == 4;
+}
+
+/* One blocking write of kind k (0 write, 1 writev, 2 send, 3 sendmsg) of buf: what it
+ * returned, and in *got what its reader read (-1: out of place; -2: the vector changed). */
+static ssize_t sw_write(int k, unsigned char *buf, long *got)
+{
 	int p[2], back[2];
-	if (pipe(p) < 0 || pipe(back) < 0)
-		return 1;
+	if ((k < 2 ? pipe(p) : socketpair(AF_UNIX, SOCK_STREAM, 0, p)) < 0 || pipe(back) < 0)
+		return -1;
 	exit_after(50000);
 	if (fork() == 0) {
 		close(p[1]);
 		struct timespec d = {0, 200000000L};
 		nanosleep(&d, NULL);
-		static char b[65536];
-		long total = 0;
-		ssize_t r;
-		while ((r = read(p[0], b, sizeof(b))) > 0)
-			total += r;
+		long total = sw_read_all(p[0]);
 		_exit(write(back[1], &total, sizeof(total)) == sizeof(total) ? 0 : 1);
 	}
 	close(p[0]);
 	close(back[1]);
-	char *buf = calloc(1, N);
-	if (!buf)
-		return 1;
-	ssize_t w = write(p[1], buf, N);
+	struct iovec iov[4];
+	sw_vector(buf, iov);
+	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 4};
+	ssize_t w = k == 0   ? write(p[1], buf, SW_N)
+	            : k == 1 ? writev(p[1], iov, 4)
+	            : k == 2 ? send(p[1], buf, SW_N, MSG_NOSIGNAL)
+	                     : sendmsg(p[1], &mh, MSG_NOSIGNAL);
 	close(p[1]);
-	long got = -1;
-	if (read(back[0], &got, sizeof(got)) != sizeof(got))
-		got = -1;
+	if (read(back[0], got, sizeof(*got)) != sizeof(*got))
+		*got = -1;
+	close(back[0]);
 	while (wait(NULL) > 0)
 		;
+	if (!sw_vector_kept(buf, iov, &mh))
+		*got = -2;
+	return w;
+}
+
+/* One MSG_WAITALL receive of kind k (4 recv, 5 recvmsg) into buf from a writer that sends
+ * SW_N bytes in 16 parts: what it returned, and in *got the bytes in place (as sw_write). */
+static ssize_t sw_recv(int k, unsigned char *buf, long *got)
+{
+	int p[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, p) < 0)
+		return -1;
+	exit_after(50000);
+	if (fork() == 0) {
+		close(p[0]);
+		unsigned char *out = malloc(SW_N);
+		if (!out)
+			_exit(1);
+		for (long i = 0; i < SW_N; i++)
+			out[i] = sw_byte(i);
+		struct timespec d = {0, 20000000L};
+		for (int i = 0; i < 16; i++) {
+			nanosleep(&d, NULL);
+			if (write(p[1], out + i * (SW_N / 16), SW_N / 16) != SW_N / 16)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	memset(buf, 0, SW_N);
+	struct iovec iov[4];
+	sw_vector(buf, iov);
+	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 4};
+	ssize_t r = k == 4 ? recv(p[0], buf, SW_N, MSG_WAITALL) : recvmsg(p[0], &mh, MSG_WAITALL);
+	close(p[0]);
+	while (wait(NULL) > 0)
+		;
+	*got = 0;
+	while (*got < r && buf[*got] == sw_byte(*got))
+		++*got;
+	if (*got < r)
+		*got = -1;
+	if (!sw_vector_kept(buf, iov, &mh))
+		*got = -2;
+	return r;
+}
+
+int cmd_short_write(void)
+{
+	static const char *const kinds[] = {"write",   "writev", "send",
+	                                    "sendmsg", "recv",   "recvmsg"};
+	unsigned char *buf = malloc(SW_N);
+	if (!buf)
+		return 1;
+	bool all = true;
+	printf("short-write");
+	for (int k = 0; k < 6; k++) {
+		for (long i = 0; i < SW_N; i++)
+			buf[i] = sw_byte(i);
+		long got = -1;
+		ssize_t n = k < 4 ? sw_write(k, buf, &got) : sw_recv(k, buf, &got);
+		printf(" %s %zd", kinds[k], n);
+		if (got != n)
+			printf(" (in place %ld)", got);
+		all &= got == n;
+	}
+	printf(" %s\n", all ? "all" : "wrong");
 	free(buf);
-	printf("short-write %zd of %d read %ld\n", w, N, got);
 	return 0;
 }
 
