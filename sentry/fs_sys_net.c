@@ -98,8 +98,9 @@ static bool is_interface(const struct cbox_sentry *s, const char *name)
 static uint64_t ifindex_of(const struct cbox_sentry *s, const char *name)
 {
 	char path[96], buf[32];
-	snprintf(path, sizeof(path), "class/net/%s/ifindex", name);
-	if (cbox_sys_read_at(s->sysnet_fd, path, buf, sizeof(buf)) < 0)
+	/* (a name is_interface took fits: plain_name bounds it) */
+	if ((size_t)snprintf(path, sizeof(path), "class/net/%s/ifindex", name) >= sizeof(path) ||
+	    cbox_sys_read_at(s->sysnet_fd, path, buf, sizeof(buf)) < 0)
 		return 0;
 	return IF_ARG(strtoul(buf, NULL, 10));
 }
