@@ -409,8 +409,27 @@ static int xattr_target(const struct cbox_gofer_node *n, int *dirfd, const char 
 	return 0;
 }
 
+/*
+ * Without *xattrat (before 6.13) a symlink, a FIFO, a socket or a device node cannot be opened for
+ * its xattrs without following or opening it. The names that get this far are user.* ones
+ * (xattr_name_allowed), and for those Linux's answer does not depend on the node: only a regular
+ * file or a directory has them (xattr_permission), so a write is EPERM, a read finds none
+ * (ENODATA) and a list is empty - what the *xattrat calls give on a newer kernel.
+ */
+static int xattr_nonfile(const struct cbox_gofer_req *q)
+{
+	switch (q->type) {
+	case CBOX_GOFER_GETXATTR:
+		return -ENODATA;
+	case CBOX_GOFER_LISTXATTR:
+		return 0; /* (nothing to list) */
+	default:
+		return -EPERM;
+	}
+}
+
 /* The fallback for kernels without *xattrat (before 6.13): a read-only fd of the file itself
- * (never of a symlink, which cannot be opened without following it). */
+ * (a regular file or a directory: xattr_nonfile answers for the others). */
 static int xattr_fallback_fd(const struct cbox_gofer_node *n)
 {
 	if (!S_ISREG(n->mode) && !S_ISDIR(n->mode))
@@ -504,7 +523,12 @@ int cbox_gofer_do_xattr(struct cbox_gofer_server *s, const struct cbox_gofer_req
 			return rc;
 		got = xattr_call(s, q, dirfd, path, name);
 	}
-	if (got < 0 && errno == ENOSYS && !n->anon) {
+	if (got < 0 && errno == ENOSYS && !n->anon && !S_ISREG(n->mode) && !S_ISDIR(n->mode)) {
+		int rc = xattr_nonfile(q);
+		if (rc < 0)
+			return rc;
+		got = 0; /* (an empty list) */
+	} else if (got < 0 && errno == ENOSYS && !n->anon) {
 		CBOX_AUTOCLOSE int fd = xattr_fallback_fd(n);
 		if (fd < 0)
 			return fd;
