@@ -217,8 +217,15 @@ bool cbox_tracer_group_stop_ended(pid_t tid);
 /* The registers of task t (host tid) at the delivery stop of signal sig, put where Linux would
  * have left the call it interrupted (restart.c); call before resuming it. */
 void cbox_signal_stop_regs(struct cbox_sentry *s, struct cbox_task *t, pid_t tid, int sig);
-/* A syscall stop of task t while it moves the rest of a cut-short transfer (t->rest.done):
- * true when handled (the task resumed) (restart.c). */
+struct user_regs_struct;
+/* Whether task tid ignores signal sig, which Linux would have dropped as it was sent
+ * (restart.c). */
+bool cbox_signal_ignored_by(pid_t tid, int sig);
+/* At the delivery stop of signal sig: a transfer it cut short (registers r) started again on
+ * its rest, true when r was changed; and a syscall stop of task t while it moves that rest
+ * (t->rest.done), true when handled (the task resumed) (short_transfer.c). */
+bool cbox_short_transfer(struct cbox_sentry *s, struct cbox_task *t, pid_t tid, int sig,
+                         struct user_regs_struct *r);
 bool cbox_rest_stop(struct cbox_task *t, pid_t tid);
 void cbox_dispatch(struct cbox_sentry *s, struct cbox_trap *trap);
 

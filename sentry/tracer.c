@@ -78,7 +78,7 @@ static void resume(struct cbox_task *t, pid_t tid, int sig)
 	if (t)
 		cbox_ptrace_emu_rearm(t);
 	if (t && t->rest.done)
-		how = PTRACE_SYSCALL; /* (to the exit of the cut call's rest: restart.c) */
+		how = PTRACE_SYSCALL; /* (to the exit of the cut call's rest: short_transfer.c) */
 	if (ptrace(how, tid, 0, sig) < 0 && errno != ESRCH)
 		cbox_warn("resume task %d: %s", tid, strerror(errno));
 }

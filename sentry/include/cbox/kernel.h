@@ -395,8 +395,7 @@ struct cbox_ptrace_emu {
 };
 
 /* A blocking write (write, sendto, writev, sendmsg) or MSG_WAITALL receive (recvfrom, recvmsg)
- * that an ignored signal cut short, whose rest the task is moving in pieces (restart.c,
- * partial_transfer). */
+ * that an ignored signal cut short, whose rest the task is moving in pieces (short_transfer.c). */
 struct cbox_rest {
 	uint64_t done;        /* bytes moved so far; 0 when no call is being finished */
 	uint64_t ip, sp;      /* where the cut call returns, and its stack pointer */
@@ -448,7 +447,7 @@ struct cbox_task {
 	uint64_t rs_ip, rs_nr;
 	int64_t rs_code;
 	/* A blocking transfer an ignored signal cut short, whose rest the task is moving
-	 * (restart.c, partial_transfer) */
+	 * (short_transfer.c) */
 	struct cbox_rest rest;
 	/* PR_SET_NO_NEW_PRIVS as the guest set it: inherited by every child, kept across exec
 	 * (the host's flag is always set, for the filter each task installs: guest_init.c) */
