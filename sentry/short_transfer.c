@@ -177,6 +177,13 @@ static bool stream_socket(struct cbox_task *t, int fd)
 	return stream;
 }
 
+/* A receive's flags that wait for all it asks for. Not with MSG_PEEK: a piece would peek at the
+ * same first bytes again, and copy them after the ones the cut call had peeked. */
+static bool waitall(int flags)
+{
+	return (flags & MSG_WAITALL) && !(flags & MSG_PEEK);
+}
+
 /* Whether call nr (registers r) would wait until all its bytes went or came, as far as its
  * registers tell: a MSG_WAITALL receive waits only on a stream (stream_socket). (Only a stream
  * writes part of a call: a datagram goes whole or not at all.) */
@@ -189,9 +196,9 @@ static bool waits_for_all(long nr, const struct user_regs_struct *r)
 	case SYS_sendmsg:
 		return true;
 	case SYS_recvfrom:
-		return r->r10 & MSG_WAITALL;
+		return waitall((int)r->r10);
 	case SYS_recvmsg:
-		return r->rdx & MSG_WAITALL;
+		return waitall((int)r->rdx);
 	default:
 		return false;
 	}
