@@ -177,11 +177,13 @@ static bool stream_socket(struct cbox_task *t, int fd)
 	return stream;
 }
 
-/* A receive's flags that wait for all it asks for. Not with MSG_PEEK: a piece would peek at the
- * same first bytes again, and copy them after the ones the cut call had peeked. */
+/* A receive's flags that wait for all it asks for from the stream. Not with MSG_PEEK: a piece
+ * would peek at the same first bytes again, and copy them after the ones the cut call had
+ * peeked; nor MSG_OOB or MSG_ERRQUEUE, which read one urgent byte or one error message, not the
+ * stream. */
 static bool waitall(int flags)
 {
-	return (flags & MSG_WAITALL) && !(flags & MSG_PEEK);
+	return (flags & MSG_WAITALL) && !(flags & (MSG_PEEK | MSG_OOB | MSG_ERRQUEUE));
 }
 
 /* Whether call nr (registers r) would wait until all its bytes went or came, as far as its
