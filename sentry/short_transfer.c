@@ -58,12 +58,15 @@ static bool raised_by_write(struct cbox_sentry *s, struct cbox_task *t, pid_t ti
  * pieces are the guest's own calls, through its filter, on its own fd and memory: nothing moves
  * that the task could not have moved itself. Linux never changes a caller's iovecs or msghdr,
  * and neither does this: they are only read (a thread that changes them meanwhile changes what
- * moves, as it may under Linux while the call runs). A piece cut short again ends the call with
- * what went. A notification reaches a piece's exit stop whether the sentry answers or continues
- * it; a ptrace platform's trap stop (write is trapped under --strict) is answered without it, and
- * is left as it was; so is a task under a guest tracer (Linux wakes a traced task so too). A
- * nonblocking write cut short by its pipe's room and then met by the signal is written on as
- * well: more of it may go, which a nonblocking write may always do.
+ * moves, as it may under Linux while the call runs). A piece cut short ends the pieces: the call
+ * gets back its registers and the sum so far, and if an ignored signal cut the piece, that
+ * signal's stop then finds the call cut short once more and starts again on its rest (six
+ * children exiting 25 ms apart during one 1 MiB transfer: all of it went). A notification reaches a
+ * piece's exit stop whether the sentry answers or continues it; a ptrace platform's trap stop
+ * (write is trapped under --strict) is answered without it, and is left as it was; so is a task
+ * under a guest tracer (Linux wakes a traced task so too). A nonblocking write cut short by its
+ * pipe's room and then met by the signal is written on as well: more of it may go, which a
+ * nonblocking write may always do.
  */
 #define REST_IOV_MAX 1024        /* UIO_MAXIOV: a longer vector fails before moving a byte */
 #define REST_RW_MAX  0x7ffff000u /* MAX_RW_COUNT: Linux moves at most this in one call */
