@@ -189,15 +189,15 @@ int cmd_ignored_wake(void)
 }
 
 /*
- * short-write: blocking transfers of 1 MiB while another child exits (SIGCHLD, ignored by
- * default) at 50 ms: write and writev to a pipe, send and sendmsg to a stream socket, each read
- * only after 200 ms (the vectors with an empty element and a cut inside an element); and recv
- * and recvmsg with MSG_WAITALL from a stream socket written in 16 parts 20 ms apart. On Linux
- * each waits until all went; under ptrace the queued SIGCHLD cut them short (at the pipe's 64
- * KiB, the socket's buffer, what had come). Every byte's place is checked (a rest moved twice or
- * out of order shows), and the caller's iovecs and msghdr are checked unchanged. Prints
- * "short-write write 1048576 writev 1048576 send 1048576 sendmsg 1048576 recv 1048576 recvmsg
- * 1048576 all".
+ * short-write: blocking transfers of 1 MiB while two other children exit (SIGCHLD, ignored by
+ * default) at 50 and 120 ms, the second during the rest's pieces: write and writev to a pipe, send
+ * and sendmsg to a stream socket, each read only after 200 ms (the vectors with an empty element
+ * and a cut inside an element); and recv and recvmsg with MSG_WAITALL from a stream socket written
+ * in 16 parts 20 ms apart. On Linux each waits until all went; under ptrace the queued SIGCHLD cut
+ * them short (at the pipe's 64 KiB, the socket's buffer, what had come). Every byte's place is
+ * checked (a rest moved twice or out of order shows), and the caller's iovecs and msghdr are
+ * checked unchanged. Prints "short-write write 1048576 writev 1048576 send 1048576 sendmsg 1048576
+ * recv 1048576 recvmsg 1048576 all".
  */
 enum { SW_N = 1 << 20 };
 
@@ -246,6 +246,7 @@ static ssize_t sw_write(int k, unsigned char *buf, long *got)
 	if ((k < 2 ? pipe(p) : socketpair(AF_UNIX, SOCK_STREAM, 0, p)) < 0 || pipe(back) < 0)
 		return -1;
 	exit_after(50000);
+	exit_after(120000);
 	if (fork() == 0) {
 		close(p[1]);
 		struct timespec d = {0, 200000000L};
@@ -281,6 +282,7 @@ static ssize_t sw_recv(int k, unsigned char *buf, long *got)
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, p) < 0)
 		return -1;
 	exit_after(50000);
+	exit_after(120000);
 	if (fork() == 0) {
 		close(p[0]);
 		unsigned char *out = malloc(SW_N);
