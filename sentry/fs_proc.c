@@ -476,6 +476,25 @@ static int open_mem(struct cbox_task *pt, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * A zombie's files that show its memory (environ, auxv, mem): its memory is gone, and Linux then
+ * has the files owned by root (task_dump_owner: a task without an mm is global root's, 0400 and
+ * mem 0600), so another user gets EACCES (psutil: AccessDenied). A reader they let in finds
+ * them empty on the interface the sandbox offers (Linux 6.1: proc_mem_open takes the missing mm
+ * for none, and the reads return 0 bytes; newer ones, as 6.18, fail the open with ESRCH, which
+ * Debian's psutil 5.9 takes for a process gone and its test_zombie_process fails). Returns 0
+ * when the caller may open the file.
+ */
+static int zombie_memory_file(const struct cbox_task *t, enum cbox_proc_kind k, int flags)
+{
+	int acc = flags & O_ACCMODE;
+	int want = acc == O_RDONLY ? R_OK : acc == O_WRONLY ? W_OK : R_OK | W_OK;
+	mode_t mode = S_IFREG | (k == P_MEM ? 0600 : 0400);
+	if (!t->cred || cbox_cred_permission(t->cred, mode, 0, 0, want) < 0)
+		return -EACCES;
+	return 0;
+}
+
 static int p_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry *d, int flags)
 {
 	enum cbox_proc_kind k = KIND(d->priv);
@@ -486,6 +505,10 @@ static int p_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	     k == P_FDINFO || k == P_FD_TARGET || k == P_NS_TARGET || k == P_AUXV || k == P_MEM) &&
 	    !may_inspect(t, pt))
 		return -EACCES;
+	if (pt && pt->zombie && (k == P_ENVIRON || k == P_AUXV || k == P_MEM)) {
+		int r = zombie_memory_file(t, k, flags);
+		return r < 0 ? r : cbox_memfd_with(d->name, "", 0);
+	}
 	if (k == P_FD_TARGET)
 		return reopen_target(pt, PARG(d->priv), flags);
 	if (k == P_MEM)

@@ -114,6 +114,23 @@ no maps" "$OUT"
 # A process that exited and was not waited for yet is a zombie: /proc/PID stays, in state Z
 # (ps: <defunct>), with no exe or cwd, until its parent's wait, as on Linux. (The sentry forgot it
 # at its exit before: psutil's test_zombie_process found it gone.)
+# (a zombie's memory files, opened by another user: t_zombie)
+ZOMBIE_MEMORY='import errno, os, time
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+while open("/proc/%d/stat" % pid).read().split()[2] != "Z":
+    time.sleep(0.02)
+out = []
+for f in ("environ", "auxv", "mem"):
+    try:
+        open("/proc/%d/%s" % (pid, f), "rb")
+        out.append(f + " opened")
+    except OSError as e:
+        out.append(f + " " + errno.errorcode[e.errno])
+print(" ".join(out))
+os.waitpid(pid, 0)'
+
 t_zombie() {
 	box python3 -c 'import os, time
 pid = os.fork()
@@ -130,14 +147,22 @@ for f in ("exe", "cwd"):
         os.readlink("/proc/%d/%s" % (pid, f))
     except OSError as e:
         print(f, os.strerror(e.errno))
+print([open("/proc/%d/%s" % (pid, f), "rb").read() for f in ("environ", "auxv", "mem")])
 os.kill(pid, 0)
 print(os.waitpid(pid, 0)[1] >> 8, os.path.exists("/proc/%d" % pid), str(pid) in os.listdir("/proc"))'
-	check "a zombie: state Z, listed in /proc, its one thread, no fds, no exe or cwd, signalable" \
+	check "a zombie: state Z, listed in /proc, its one thread, no fds, no exe or cwd, no memory, signalable" \
 		"Z True
 True []
 exe No such file or directory
 cwd No such file or directory
+[b'', b'', b'']
 3 False False" "$OUT"
+	# Its memory files are empty (Linux 6.1's answer; 6.18 says ESRCH) and root's (a
+	# task without memory is), so another user is refused them (psutil: AccessDenied). They
+	# were EACCES even to root, and environ read the host's (EACCES) where auxv was empty.
+	box setpriv --reuid=65534 --regid=65534 --clear-groups python3 -c "$ZOMBIE_MEMORY"
+	check "a zombie's memory files are root's: another user gets EACCES" \
+		"environ EACCES auxv EACCES mem EACCES" "$OUT"
 }
 
 # Right after a child's exec returns, its name is the program's in stat, status and comm, as
