@@ -23,8 +23,25 @@ def excluded(test_id, skip):
     return any(name == s or name.startswith(s + ".") for s in skip)
 
 
+def without_pool():
+    """psutil's test_all fetches every process's details through a multiprocessing.Pool, which
+    deadlocks now and then on Linux (psutil issue 2104, natively too; psutil's own CI runs it
+    without the pool, by CI_TESTING). Here the whole suite stopped there under ptrace in 1 run of
+    ~20 (2026-12-07), and once in 28 before: the same loop as psutil's CI, without the pool, so
+    that a hang of the suite is the sandbox's. (Setting CI_TESTING itself would also loosen
+    other tests.)"""
+    import psutil
+    from psutil.tests import test_contracts
+
+    cls = test_contracts.TestFetchAllProcesses
+    cls.setUp = lambda self: None
+    cls.tearDown = lambda self: None
+    cls.iter_proc_info = lambda self: [test_contracts.proc_info(p) for p in psutil.pids()]
+
+
 def main():
     skip = [s for s in sys.argv[1].split(",") if s]
+    without_pool()
     suite = unittest.TestSuite()
     loader = unittest.TestLoader()
     for module in sys.argv[2:]:
