@@ -432,8 +432,6 @@ static int xattr_nonfile(const struct cbox_gofer_req *q)
  * (a regular file or a directory: xattr_nonfile answers for the others). */
 static int xattr_fallback_fd(const struct cbox_gofer_node *n)
 {
-	if (!S_ISREG(n->mode) && !S_ISDIR(n->mode))
-		return -EOPNOTSUPP;
 	int oflags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
 	int fd =
 	    S_ISDIR(n->mode) ? openat(n->fd, ".", oflags) : openat(n->parent->fd, n->name, oflags);
@@ -523,16 +521,18 @@ int cbox_gofer_do_xattr(struct cbox_gofer_server *s, const struct cbox_gofer_req
 			return rc;
 		got = xattr_call(s, q, dirfd, path, name);
 	}
-	if (got < 0 && errno == ENOSYS && !n->anon && !S_ISREG(n->mode) && !S_ISDIR(n->mode)) {
-		int rc = xattr_nonfile(q);
-		if (rc < 0)
-			return rc;
-		got = 0; /* (an empty list) */
-	} else if (got < 0 && errno == ENOSYS && !n->anon) {
-		CBOX_AUTOCLOSE int fd = xattr_fallback_fd(n);
-		if (fd < 0)
-			return fd;
-		got = xattr_call_fd(s, q, fd, name);
+	if (got < 0 && errno == ENOSYS && !n->anon) {
+		if (!S_ISREG(n->mode) && !S_ISDIR(n->mode)) {
+			int rc = xattr_nonfile(q);
+			if (rc < 0)
+				return rc;
+			got = 0; /* (an empty list) */
+		} else {
+			CBOX_AUTOCLOSE int fd = xattr_fallback_fd(n);
+			if (fd < 0)
+				return fd;
+			got = xattr_call_fd(s, q, fd, name);
+		}
 	}
 	if (got < 0)
 		return -errno;
