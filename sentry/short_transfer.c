@@ -135,28 +135,26 @@ static bool first_piece(pid_t tid, struct cbox_rest *w, struct user_regs_struct 
 	case SYS_write:
 	case SYS_sendto:
 	case SYS_recvfrom:
+		/* (cut_short saw less than the count go) */
 		w->total = w->args[2];
-		if (w->done >= w->total)
-			return false;
 		r->rsi += w->done;
 		r->rdx -= w->done;
 		w->piece_nr = w->nr;
 		break;
 	case SYS_writev:
-		if (!read_vector(tid, w, &off) || w->done >= w->total ||
-		    !vector_piece(tid, w, off, r))
-			return false;
-		w->piece_nr = SYS_write;
-		break;
 	case SYS_sendmsg:
 	case SYS_recvmsg:
 		if (!read_vector(tid, w, &off) || w->done >= w->total ||
 		    !vector_piece(tid, w, off, r))
 			return false;
-		w->piece_nr = w->nr == SYS_sendmsg ? SYS_sendto : SYS_recvfrom;
-		r->r10 = w->args[2]; /* the call's flags */
-		r->r8 = 0;
-		r->r9 = 0;
+		w->piece_nr = w->nr == SYS_writev    ? SYS_write
+		              : w->nr == SYS_sendmsg ? SYS_sendto
+		                                     : SYS_recvfrom;
+		if (w->nr != SYS_writev) {
+			r->r10 = w->args[2]; /* the call's flags */
+			r->r8 = 0;
+			r->r9 = 0;
+		}
 		break;
 	default:
 		return false;
@@ -165,6 +163,16 @@ static bool first_piece(pid_t tid, struct cbox_rest *w, struct user_regs_struct 
 	if (w->piece_nr == SYS_sendto)
 		r->r10 &= ~(uint64_t)MSG_FASTOPEN;
 	return true;
+}
+
+/* Registers r, which name w's next piece, made to run it: the instruction pointer back on the
+ * syscall instruction, the piece's number in rax. */
+static void aim(struct cbox_rest *w, struct user_regs_struct *r)
+{
+	w->piece = r->rdx;
+	w->stops = 0;
+	r->rip -= 2;
+	r->rax = (uint64_t)w->piece_nr;
 }
 
 /* Whether the task's fd is a stream socket: MSG_WAITALL waits for all only there (a datagram
@@ -189,19 +197,21 @@ static bool waitall(int flags)
 	return (flags & MSG_WAITALL) && !(flags & (MSG_PEEK | MSG_OOB | MSG_ERRQUEUE));
 }
 
-/* Whether call nr (registers r) would wait until all its bytes went or came, as far as its
- * registers tell: a MSG_WAITALL receive waits only on a stream (stream_socket). (Only a stream
- * writes part of a call: a datagram goes whole or not at all.) */
-static bool waits_for_all(long nr, const struct user_regs_struct *r)
+/* Whether call nr (registers r), which returned done > 0 bytes, may have been cut short of
+ * what it would wait for, as far as its registers tell: a count it did not reach, or a vector
+ * (read later); a MSG_WAITALL receive waits only on a stream (stream_socket). (Only a stream
+ * moves part of a call: a datagram goes whole or not at all.) */
+static bool cut_short(long nr, const struct user_regs_struct *r, uint64_t done)
 {
 	switch (nr) {
 	case SYS_write:
 	case SYS_sendto:
+		return done < r->rdx;
+	case SYS_recvfrom:
+		return done < r->rdx && waitall((int)r->r10);
 	case SYS_writev:
 	case SYS_sendmsg:
 		return true;
-	case SYS_recvfrom:
-		return waitall((int)r->r10);
 	case SYS_recvmsg:
 		return waitall((int)r->rdx);
 	default:
@@ -214,7 +224,7 @@ bool cbox_short_transfer(struct cbox_sentry *s, struct cbox_task *t, pid_t tid, 
 {
 	int64_t done = (int64_t)r->rax;
 	long nr = (long)r->orig_rax;
-	if (done <= 0 || !waits_for_all(nr, r) || t->rest.done || t->pt.tracer ||
+	if (done <= 0 || !cut_short(nr, r, (uint64_t)done) || t->rest.done || t->pt.tracer ||
 	    !cbox_signal_ignored_by(tid, sig) || raised_by_write(s, t, tid, sig))
 		return false;
 	if ((nr == SYS_recvfrom || nr == SYS_recvmsg) && !stream_socket(t, (int)r->rdi))
@@ -233,9 +243,7 @@ bool cbox_short_transfer(struct cbox_sentry *s, struct cbox_task *t, pid_t tid, 
 	if (s->platform->ops->trap_action != SECCOMP_RET_USER_NOTIF &&
 	    cbox_platform_traps(s->platform->ops, s->cfg->strict, (int)w.piece_nr, args))
 		return false;
-	w.piece = p.rdx;
-	p.rip -= 2;
-	p.rax = (uint64_t)w.piece_nr;
+	aim(&w, &p);
 	*r = p;
 	t->rest = w;
 	return true;
@@ -271,10 +279,7 @@ bool cbox_rest_stop(struct cbox_task *t, pid_t tid)
 		w->idx++;
 		struct user_regs_struct p = r;
 		if (vector_piece(tid, w, 0, &p)) {
-			w->piece = p.rdx;
-			w->stops = 0;
-			p.rip -= 2;
-			p.rax = (uint64_t)w->piece_nr;
+			aim(w, &p);
 			if (ptrace(PTRACE_SETREGS, tid, 0, &p) == 0) {
 				ptrace(PTRACE_SYSCALL, tid, 0, 0);
 				return true;
