@@ -569,7 +569,9 @@ static void mount_one(struct build *b, size_t i)
 		return;
 	}
 	/* nodev, nosuid: a guest-made device node or setuid file must never work anywhere. */
-	int mnt = new_tmpfs(b, "1777", m->size, MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID, m->target);
+	char mode[8];
+	snprintf(mode, sizeof(mode), "%04o", m->mode_set ? (unsigned)m->mode : 01777u);
+	int mnt = new_tmpfs(b, mode, m->size, MOUNT_ATTR_NODEV | MOUNT_ATTR_NOSUID, m->target);
 	attach_at(mnt, target, "a tmpfs", m->target);
 	if (m->readonly)
 		b->ro_later[b->n_ro_later++] = mnt;
@@ -702,6 +704,9 @@ int cbox_gofer_config_check(const struct cbox_gofer_config *cfg, struct cbox_err
 			return cbox_err_set(err, EINVAL,
 			                    "gofer: file at %s: no content, or more than %u bytes",
 			                    m->target, CBOX_GOFER_FILE_MAX);
+		if (m->kind == CBOX_GOFER_MOUNT_TMPFS && m->mode_set && m->mode > 07777)
+			return cbox_err_set(err, EINVAL, "gofer: tmpfs at %s: mode %o is not one",
+			                    m->target, (unsigned)m->mode);
 		if (m->kind != CBOX_GOFER_MOUNT_BIND)
 			continue;
 		if (m->source == NULL || m->source[0] != '/')

@@ -109,6 +109,10 @@ static inline bool cbox_run_has_limits(const struct cbox_run_opts *o)
  */
 int cbox_run_resolve_user(struct cbox_run_opts *o);
 
+/* The home the rootfs's /etc/passwd gives the guest's uid (o->uid), as getpwuid(getuid()) finds
+ * it in the guest (the first entry with that uid), in home (size bytes): 0, or -1 for none. */
+int cbox_run_user_home(const struct cbox_run_opts *o, char *home, size_t size);
+
 /* Append a copy of s to the array *v of *n strings: 0, or -1 out of memory. */
 int cbox_run_push_str(char ***v, size_t *n, const char *s);
 

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -173,10 +174,15 @@ static void add_hides_after(const struct cbox_gofer_config *gc, size_t i, json_o
 /* The gofer's tree (hidden paths, then mounts, then directories to make) as OCI mounts and
  * masked paths, in the gofer's order: a hidden path inside a mount (the working folder, a -v)
  * right after that mount; a FILE mount is a bind of a file written in the bundle's directory
- * dir. */
+ * dir. The guest's own directories (a tmpfs with a mode of its own, the guest's home; those the
+ * gofer makes, /tmp/home) are the guest's, uid:gid (-u), as the gofer's tmpfs mounts show to
+ * the guest of the sentry tier: under -u 1000, /tmp/home was root's and HOME not writable. */
 static int tree_mounts(const struct cbox_gofer_config *gc, json_object *mounts, json_object *masked,
-                       const char *dir)
+                       const char *dir, uint32_t uid, uint32_t gid)
 {
+	char uid_opt[32], gid_opt[32];
+	snprintf(uid_opt, sizeof(uid_opt), "uid=%" PRIu32, uid);
+	snprintf(gid_opt, sizeof(gid_opt), "gid=%" PRIu32, gid);
 	for (size_t i = 0; i < gc->n_hide; i++)
 		if (cbox_gofer_hide_after(gc, gc->hide[i]) < 0)
 			add_hide(gc, gc->hide[i], mounts, masked);
@@ -206,18 +212,29 @@ static int tree_mounts(const struct cbox_gofer_config *gc, json_object *mounts, 
 			json_object_array_add(mounts,
 			                      mount_obj(m->target, "bind", m->source, opts));
 		} else {
-			char size[48];
-			snprintf(size, sizeof(size), "size=%llu", (unsigned long long)m->size);
-			const char *opts[] = {"mode=1777", m->size ? size : NULL, NULL, NULL};
+			char size[48], mode[16];
+			const char *opts[6] = {mode};
+			size_t k = 1;
+			snprintf(mode, sizeof(mode), "mode=%o",
+			         m->mode_set ? (unsigned)m->mode : 01777u);
+			if (m->size) {
+				snprintf(size, sizeof(size), "size=%llu",
+				         (unsigned long long)m->size);
+				opts[k++] = size;
+			}
 			if (m->readonly)
-				opts[m->size ? 2 : 1] = "ro";
+				opts[k++] = "ro";
+			if (m->mode_set) {
+				opts[k++] = uid_opt;
+				opts[k++] = gid_opt;
+			}
 			json_object_array_add(mounts, mount_obj(m->target, "tmpfs", "tmpfs", opts));
 		}
 		add_hides_after(gc, i, mounts, masked);
 	}
 	/* Directories the gofer makes in a writable mount (/tmp/home): a tmpfs of their own. */
 	for (size_t i = 0; i < gc->n_mkdirs; i++) {
-		static const char *const opts[] = {"mode=755", NULL};
+		const char *opts[] = {"mode=755", uid_opt, gid_opt, NULL};
 		json_object_array_add(mounts, mount_obj(gc->mkdirs[i], "tmpfs", "tmpfs", opts));
 	}
 	return 0;
@@ -317,7 +334,7 @@ static int write_bundle(struct cbox_run_opts *o, char **argv, const char *dir, c
 	json_object *mounts = json_object_new_array(), *masked = json_object_new_array();
 	int r = host ? host_root(rootfs, mounts) : 0;
 	own_mounts(mounts, cbox_run_has_limits(o));
-	if (r == 0 && tree_mounts(&gc, mounts, masked, dir) < 0)
+	if (r == 0 && tree_mounts(&gc, mounts, masked, dir, o->uid, o->gid) < 0)
 		r = -1;
 	json_object_object_add(c, "mounts", mounts);
 	json_object *linux_ = json_object_new_object(), *ns = json_object_new_array();

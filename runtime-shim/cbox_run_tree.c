@@ -300,6 +300,43 @@ static size_t add_etc_files(struct cbox_run_opts *o, struct cbox_gofer_mount *al
 	return n;
 }
 
+/*
+ * The guest's own home, as its passwd entry names it (/root for root), where the hides leave
+ * it empty and read-only: an empty tmpfs of the sandbox's instead, writable and gone with it,
+ * as firejail --private gives one. HOME is /tmp/home, but Java (user.home), ssh and others
+ * take the passwd entry's: under the read-only /root, jshell could not keep its preferences
+ * and Maven could not make ~/.m2. Nothing of the host's home shows (it stays hidden under the
+ * new tmpfs). Only a home the rootfs has, as a directory (its mode kept; "/nonexistent" is
+ * nobody's), and that neither the working folder, /tmp nor a -v shows already. 0 with *m set,
+ * or -1: none.
+ */
+static int own_home(const struct cbox_run_opts *o, const char *wd, struct cbox_gofer_mount *m)
+{
+	static char home[PATH_MAX];
+	if (cbox_run_user_home(o, home, sizeof(home)) < 0 || home[0] != '/' || !hidden(o, home))
+		return -1;
+	/* (the gofer takes a target without "." or ".." components, or a trailing "/") */
+	CBOX_AUTOFREE char *clean = cbox_path_clean(home);
+	if (!clean || strcmp(clean, home) != 0 || strcmp(home, "/") == 0)
+		return -1;
+	if ((strcmp(wd, "/") != 0 && cbox_gofer_path_at_or_below(home, wd)) ||
+	    cbox_gofer_path_at_or_below(home, "/tmp"))
+		return -1;
+	for (size_t i = 0; i < o->n_mounts; i++)
+		if (cbox_gofer_path_at_or_below(home, o->mounts[i].target))
+			return -1;
+	CBOX_AUTOCLOSE int root = open(o->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	CBOX_AUTOCLOSE int fd = root < 0 ? -1 : cbox_open_in_root(root, home + 1, O_PATH);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode))
+		return -1;
+	*m = (struct cbox_gofer_mount){.kind = CBOX_GOFER_MOUNT_TMPFS,
+	                               .target = home,
+	                               .mode_set = true,
+	                               .mode = st.st_mode & 07777};
+	return 0;
+}
+
 int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const char **cwd)
 {
 	bool host_root = strcmp(o->rootfs, "/") == 0;
@@ -335,11 +372,10 @@ int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const c
 	struct cbox_gofer_mount work = {
 	    .kind = CBOX_GOFER_MOUNT_BIND, .source = wd, .target = wd, .readonly = o->workdir_ro};
 	/* The order is the gofer's: /tmp first, so that a working folder under /tmp or a -v into
-	 * it lands on the guest's tmpfs; then the working folder and /etc/host{s,name} (and
-	 * resolv.conf with --network); then -v,
-	 * which may cover them.
+	 * it lands on the guest's tmpfs; then the guest's own home, the working folder and
+	 * /etc/host{s,name} (and resolv.conf with --network); then -v, which may cover them.
 	 * The host root itself is never made writable, even when the caller stands in "/". */
-	struct cbox_gofer_mount *all = calloc(o->n_mounts + 7, sizeof(*all));
+	struct cbox_gofer_mount *all = calloc(o->n_mounts + 8, sizeof(*all));
 	if (!all)
 		return -1;
 	free(o->tree);
@@ -355,6 +391,8 @@ int cbox_run_tree(struct cbox_run_opts *o, struct cbox_gofer_config *gc, const c
 		all[n++] =
 		    (struct cbox_gofer_mount){.kind = CBOX_GOFER_MOUNT_TMPFS, .target = "/dev/shm"};
 	}
+	if (own_home(o, wd, &all[n]) == 0)
+		n++; /* before the working folder, which may lie in it */
 	if (host_root && strcmp(wd, "/") != 0)
 		all[n++] = work;
 	n += add_etc_files(o, all + n); /* before -v: a -v on them wins */

@@ -56,6 +56,18 @@ static int find_user(const char *rootfs, const char *name, uint32_t uid, uint32_
 	return pw ? 0 : -ENOENT;
 }
 
+int cbox_run_user_home(const struct cbox_run_opts *o, char *home, size_t size)
+{
+	FILE *f = open_etc(o->rootfs, "passwd");
+	const struct passwd *pw = NULL;
+	while (f && (pw = fgetpwent(f)) != NULL && pw->pw_uid != o->uid)
+		;
+	int r = pw && snprintf(home, size, "%s", pw->pw_dir) < (int)size ? 0 : -1;
+	if (f)
+		fclose(f);
+	return r;
+}
+
 /* The gid of group name in the rootfs, or -ENOENT. */
 static int find_group(const char *rootfs, const char *name, uint32_t *gid)
 {

@@ -397,6 +397,42 @@ $home/.ssh:] [hi]" "$OUT"
 	rm -rf "$home"
 }
 
+# The guest's own home, as its passwd entry names it (/root for root; Java's user.home and ssh
+# take it, not $HOME), is an empty tmpfs of the sandbox's: writable, with the host's mode, gone
+# with the sandbox. It was the read-only empty hide (jshell could not keep its preferences).
+# Nothing of the host's home shows, and nothing written reaches it. In a --rootfs, a user's
+# home under a hidden /home is made the same way, the user's; a home the rootfs lacks
+# (/nonexistent) is not made. $HOME (/tmp/home) is the user's too (under the ns tier it was
+# root's, not writable with -u).
+t_own_home() {
+	local mark=cbox-itest-home-$$ root
+	box /bin/sh -c "ls -A /root | wc -l; stat -c '%a %U' /root; echo w >/root/$mark && cat /root/$mark"
+	check "the guest's own home (/root): empty, root's, the host's mode, writable" "0
+$(stat -c %a /root) root
+w" "$OUT"
+	check "  ... what is written there stays in the sandbox" absent \
+		"$([ -e "/root/$mark" ] && echo present || echo absent)"
+	root=$(realpath -m "$ITEST_TMP/homerootfs")
+	rm -rf "$root" && mkdir -p "$root/bin" "$root/etc" "$root/home/u/.ssh" "$root/tmp"
+	cp "$BB" "$root/bin/busybox"
+	echo key >"$root/home/u/.ssh/id" && chmod 0751 "$root/home/u"
+	printf '%s\n' root:x:0:0:root:/root:/bin/sh u:x:1234:1234::/home/u:/bin/sh \
+		n:x:1235:1235::/nonexistent:/bin/sh >"$root/etc/passwd"
+	CFG="$CFG --rootfs $root --hide /home -u u" box /bin/busybox sh -c \
+		'ls -A /home/u | wc -l; stat -c "%a %u" /home/u; echo w >/home/u/f && cat /home/u/f
+touch "$HOME/h" && stat -c "HOME %u" "$HOME"'
+	check "  ... -u u in a --rootfs that hides /home: its home, empty, writable, its own" "0
+751 1234
+w
+HOME 1234" "$OUT"
+	check "  ... nothing written in the rootfs" ".ssh id" \
+		"$(ls -A "$root/home/u") $(ls -A "$root/home/u/.ssh")"
+	CFG="$CFG --rootfs $root -u n" box /bin/busybox sh -c \
+		'test -e /nonexistent && echo made; cat /home/u/.ssh/id'
+	check "  ... a home the rootfs lacks is not made (nor a shown one covered)" key "$OUT"
+	rm -rf "$root"
+}
+
 # The ns tier (cbox-run --tier=ns) gives the same view: it must stop the attack as well.
 CONFIGS+=("--tier=ns")
 for_each_config t_attack
@@ -406,6 +442,7 @@ for_each_config t_hide_in_workdir
 for_each_config t_hide_in_rootfs
 for_each_config t_home_secrets
 for_each_config t_other_homes
+for_each_config t_own_home
 for_each_config t_affinity
 for_each_config t_etc_hosts
 for_each_config t_ptrace_guard

@@ -117,6 +117,14 @@ check "/dev/shm" data "$OUT"
 runsh 'touch /run/x && echo made' "c['mounts'].append({'destination': '/run', 'type': 'tmpfs', 'source': 'tmpfs'})"
 check "a tmpfs target missing from the rootfs is made (as runc does)" made "$OUT"
 check "  ... in the rootfs, not through the tmpfs" "" "$(ls "$BUNDLE/rootfs/run")"
+# A tmpfs's mode= (docker run --tmpfs /run:mode=755): its root's bits, 1777 without one (it was
+# 1777 whatever the option said); a mode that is not one is refused.
+runsh 'stat -c %a /run /tmp' "c['mounts'].append({'destination': '/run', 'type': 'tmpfs', 'source': 'tmpfs', 'options': ['nosuid', 'mode=755']})"
+check "a tmpfs's mode= option" "755
+1777" "$OUT"
+runsh 'true' "c['mounts'].append({'destination': '/run', 'type': 'tmpfs', 'source': 'tmpfs', 'options': ['mode=17777']})"
+check_status "  ... a mode above 7777: refused" 1
+check_match "  ... saying why" "/run: bad option 'mode=17777'" "$ERR"
 # A destination with ".." stays in the rootfs (cleaned, as runc cleans it): the targets the
 # runtime makes never land on the host. It made $SCRATCH/escaped/{d,f} on the host before, and
 # the run then failed on the gofer's refusal of the target.

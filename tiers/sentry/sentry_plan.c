@@ -71,6 +71,29 @@ static int tmpfs_size(const struct cbox_oci_mount *m, uint64_t *size, struct cbo
 	return 0;
 }
 
+/* A tmpfs's mode=OCTAL option (Docker's --tmpfs /x:mode=755), as tmpfs takes it: its root's
+ * permission bits, at most 07777; the last one given wins. */
+static int tmpfs_mode(const struct cbox_oci_mount *m, struct cbox_gofer_mount *g,
+                      struct cbox_err **err)
+{
+	for (size_t i = 0; i < m->n_options; i++) {
+		const char *v = m->options[i];
+		if (strncmp(v, "mode=", 5) != 0)
+			continue;
+		char *end;
+		errno = 0;
+		unsigned long n = strtoul(v + 5, &end, 8);
+		if (errno || end == v + 5 || *end || v[5] == '-' || n > 07777)
+			return cbox_err_set(err, EINVAL,
+			                    "config.json: mounts: %s: bad option '%s' (expected "
+			                    "mode=OCTAL, at most 7777)",
+			                    m->destination, v);
+		g->mode_set = true;
+		g->mode = (uint32_t)n;
+	}
+	return 0;
+}
+
 static bool is_pseudo(const char *type)
 {
 	static const char *const types[] = {"proc",   "sysfs",   "devpts",  "mqueue",
@@ -219,7 +242,7 @@ static int add_mount(const struct cbox_tier_container *c, struct sentry_plan *p,
 	struct cbox_gofer_mount g = {.target = dst, .readonly = has_option(m, "ro")};
 	if (tmpfs) {
 		g.kind = CBOX_GOFER_MOUNT_TMPFS;
-		if (tmpfs_size(m, &g.size, err) < 0)
+		if (tmpfs_size(m, &g.size, err) < 0 || tmpfs_mode(m, &g, err) < 0)
 			return -1;
 	} else {
 		if (!m->source || !m->source[0])

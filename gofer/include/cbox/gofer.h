@@ -43,7 +43,11 @@ struct cbox_gofer_mount {
 	    *source; /* BIND: absolute host path (symlinks in it are followed, on the host) */
 	const char *target; /* absolute path in the guest's tree, not "/" and without ".." */
 	bool readonly;
-	uint64_t size;       /* TMPFS only */
+	uint64_t size; /* TMPFS only */
+	/* TMPFS only: the permission bits of its root (at most 07777) when mode_set, else 01777
+	 * (as /tmp) */
+	bool mode_set;
+	uint32_t mode;
 	const char *content; /* FILE only: its bytes (a string, at most CBOX_GOFER_FILE_MAX) */
 };
 

@@ -277,6 +277,8 @@ Test(gofer_spawn, builds_the_guest_tree)
 	    {.kind = CBOX_GOFER_MOUNT_BIND, .source = t.rw, .target = "/data"},
 	    {.kind = CBOX_GOFER_MOUNT_BIND, .source = t.ro, .target = "/rodata", .readonly = true},
 	    {.kind = CBOX_GOFER_MOUNT_TMPFS, .target = "/tmp", .size = 1 << 20},
+	    /* a mode of its own (a home's) */
+	    {.kind = CBOX_GOFER_MOUNT_TMPFS, .target = "/tmp/own", .mode_set = true, .mode = 0710},
 	    /* Inside a hidden dir: the mount points are made in its tmpfs. */
 	    {.kind = CBOX_GOFER_MOUNT_BIND, .source = t.proj, .target = "/home/user/proj"},
 	    {.kind = CBOX_GOFER_MOUNT_BIND,
@@ -370,6 +372,8 @@ Test(gofer_spawn, builds_the_guest_tree)
 	must_walk(c, "/tmp/a/b", &st);
 	cr_expect(S_ISDIR(st.mode));
 	cr_expect_eq(st.mode & 07777, 0755);
+	must_walk(c, "/tmp/own", &st);
+	cr_expect_eq(st.mode & 07777, 0710);
 	/* the bind inside the hidden dir, and the file bind */
 	uint32_t proj = must_walk(c, "/home/user/proj", NULL);
 	must_walk(c, "/home/user/proj/main.c", NULL);
@@ -466,6 +470,9 @@ Test(gofer_spawn, setup_errors_are_reported)
 	expect_spawn_error(&cfg, EINVAL, "/data/../etc");
 	m[0].target = "/";
 	expect_spawn_error(&cfg, EINVAL, "root");
+	m[0] = (struct cbox_gofer_mount){
+	    .kind = CBOX_GOFER_MOUNT_TMPFS, .target = "/t", .mode_set = true, .mode = 010000};
+	expect_spawn_error(&cfg, EINVAL, "mode 10000");
 	const char *hide[] = {"/ok", "etc"};
 	cfg = (struct cbox_gofer_config){.rootfs = t.root, .hide = hide, .n_hide = 2};
 	expect_spawn_error(&cfg, EINVAL, "etc");
