@@ -113,6 +113,7 @@ static const struct entry pid_entries[] = {
     {"statm", P_STATM, RO_MODE},
     {"status", P_STATUS, RO_MODE},
     {"uid_map", P_UID_MAP, RW_MODE},
+    {"wchan", P_WCHAN, RO_MODE},
     {"task", P_TASKDIR, DIR_MODE},
 };
 

@@ -87,6 +87,7 @@ enum cbox_proc_kind {
 	P_MEM,
 	P_NETDIR,  /* net/ */
 	P_NETFILE, /* net/<name>; arg: index in cbox_proc_net_names */
+	P_WCHAN,
 };
 
 /* A dentry's priv: kind (8 bits), guest pid or tid (32 bits), argument: an fd or an index. */

@@ -356,6 +356,13 @@ int cbox_proc_gen_pid(struct cbox_sentry *s, struct cbox_task *t, struct cbox_ta
 		return append_task(b, pt, what);
 	case P_AUXV:
 		return pt == &s->tiny_init ? 0 : gen_auxv(pt, b);
+	case P_WCHAN:
+		/* Where in the kernel the task sleeps: "0", as Linux shows it for a running task
+		 * or to a reader without ptrace access (ps -l: "-"). The host's answer would name
+		 * its own functions (the seccomp notification a trapped call waits in), not a
+		 * place in the kernel the guest sees. */
+		cbox_proc_printf(b, "0");
+		return 0;
 	case P_NETFILE:
 		/* (the sandbox's namespace: see cbox_proc_net_names) */
 		if (strcmp(cbox_proc_net_names[arg], "unix") == 0)

@@ -86,7 +86,8 @@ t_memory_io_files() {
 		busybox stat -c %a io; busybox cat /proc/partitions /proc/diskstats
 		busybox grep -c "^Size:" smaps; busybox grep -c . maps
 		busybox grep -c "^[0-9a-f]*-[0-9a-f]* .* /cbox-loader (deleted)$" maps
-		busybox grep -c "/cbox-loader$" maps smaps'
+		busybox grep -c "/cbox-loader$" maps smaps
+		echo "[$(busybox cat wchan)] [$(busybox cat task/*/wchan)]"'
 	local l=()
 	mapfile -t l <<<"$OUT"
 	check_match "smaps: a mapping's line" "^[0-9a-f]+-[0-9a-f]+ [r-][w-][x-][ps] [0-9a-f]{8} " "${l[0]}"
@@ -101,6 +102,8 @@ Rss: +[1-9][0-9]* kB\$" "$(printf '%s\n' "${l[@]:1:2}")"
 	check_match "maps: the loader's mappings shown deleted" "^[1-9][0-9]*\$" "${l[9]}"
 	check "  ... and none named as a file of the tree, in maps or smaps" "maps:0
 smaps:0" "$(printf '%s\n' "${l[@]:10:2}")"
+	# wchan: "0", as Linux shows a running task's (ps -l showed "?" for a missing file).
+	check "wchan: 0, a thread's too" "[0] [0]" "${l[12]}"
 
 	# Another user's: refused as maps is (PTRACE_MODE_READ), EACCES.
 	sh_box 'busybox sleep 5 & p=$!; busybox su nobody -s /bin/sh -c \
