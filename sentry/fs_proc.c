@@ -112,6 +112,7 @@ static const struct entry pid_entries[] = {
     {"stat", P_STAT, RO_MODE},
     {"statm", P_STATM, RO_MODE},
     {"status", P_STATUS, RO_MODE},
+    {"syscall", P_SYSCALL, S_IFREG | 0400},
     {"uid_map", P_UID_MAP, RW_MODE},
     {"wchan", P_WCHAN, RO_MODE},
     {"task", P_TASKDIR, DIR_MODE},
@@ -503,7 +504,8 @@ static int p_open(struct cbox_sentry *s, struct cbox_task *t, struct cbox_dentry
 	if (has_task(k) && !pt)
 		return -ENOENT;
 	if ((k == P_ENVIRON || k == P_MAPS || k == P_SMAPS || k == P_SMAPS_ROLLUP || k == P_IO ||
-	     k == P_FDINFO || k == P_FD_TARGET || k == P_NS_TARGET || k == P_AUXV || k == P_MEM) &&
+	     k == P_FDINFO || k == P_FD_TARGET || k == P_NS_TARGET || k == P_AUXV || k == P_MEM ||
+	     k == P_SYSCALL) &&
 	    !may_inspect(t, pt))
 		return -EACCES;
 	if (pt && pt->zombie && (k == P_ENVIRON || k == P_AUXV || k == P_MEM)) {

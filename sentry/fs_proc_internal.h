@@ -88,6 +88,7 @@ enum cbox_proc_kind {
 	P_NETDIR,  /* net/ */
 	P_NETFILE, /* net/<name>; arg: index in cbox_proc_net_names */
 	P_WCHAN,
+	P_SYSCALL,
 };
 
 /* A dentry's priv: kind (8 bits), guest pid or tid (32 bits), argument: an fd or an index. */

@@ -356,6 +356,13 @@ int cbox_proc_gen_pid(struct cbox_sentry *s, struct cbox_task *t, struct cbox_ta
 		return append_task(b, pt, what);
 	case P_AUXV:
 		return pt == &s->tiny_init ? 0 : gen_auxv(pt, b);
+	case P_SYSCALL:
+		/* The call the task is in, as the host sees it: the guest's own number, arguments,
+		 * stack and instruction pointers (a trapped call waits in it for the sentry's
+		 * answer), "running", or "-1 SP PC" when it is stopped outside one. Opened only by
+		 * a task that may inspect it (p_open), never for the tiny init, whose addresses are
+		 * the sentry's. */
+		return append_task(b, pt, "syscall");
 	case P_WCHAN:
 		/* Where in the kernel the task sleeps: "0", as Linux shows it for a running task
 		 * or to a reader without ptrace access (ps -l: "-"). The host's answer would name

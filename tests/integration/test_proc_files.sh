@@ -503,5 +503,22 @@ print(ss[0], ss[1], ss[4])'
 	check "ss -xl (on /proc/net/unix, without sock_diag)" "u_str LISTEN /tmp/u.sock" "${l[5]:-}"
 }
 
-for_each_config t_pid_files t_memory_io_files t_zombie t_exec_name t_mounts t_sys_files t_sysfs t_sysfs_empty t_sysfs_net t_tracing_stop t_topology t_tools t_procnet t_procnet_unix
+# /proc/PID/syscall: the call a task is in, as the host sees it (the guest's own number and
+# arguments), 0400 and refused (EACCES) to a reader who may not inspect the task, as Linux; the
+# tiny init's, whose addresses are the sentry's, to everyone. It was missing.
+t_syscall_file() {
+	sh_box 'busybox sleep 5 & p=$!; busybox sleep 0.3; busybox cut -d" " -f1,2 /proc/$p/syscall
+		busybox stat -c %a /proc/$p/syscall
+		busybox su nobody -s /bin/sh -c "busybox cat /proc/$p/syscall" 2>&1 | busybox grep -c denied
+		kill $p'
+	local l=()
+	mapfile -t l <<<"$OUT"
+	check_match "syscall: a sleeping child's call (nanosleep or clock_nanosleep) and its first argument" \
+		"^(35 0x[0-9a-f]+|230 0x0)\$" "${l[0]:-}"
+	check "  ... 0400, refused to another user" "400 1" "${l[1]:-} ${l[2]:-}"
+	CFG="$CFG --init" sh_box 'busybox cat /proc/1/comm /proc/1/syscall'
+	check_match "  ... and the tiny init's to anyone" "cbox-init.*Permission denied" "$OUT $ERR"
+}
+
+for_each_config t_pid_files t_memory_io_files t_syscall_file t_zombie t_exec_name t_mounts t_sys_files t_sysfs t_sysfs_empty t_sysfs_net t_tracing_stop t_topology t_tools t_procnet t_procnet_unix
 finish
