@@ -125,6 +125,10 @@ check "a tmpfs's mode= option" "755
 runsh 'true' "c['mounts'].append({'destination': '/run', 'type': 'tmpfs', 'source': 'tmpfs', 'options': ['mode=17777']})"
 check_status "  ... a mode above 7777: refused" 1
 check_match "  ... saying why" "/run: bad option 'mode=17777'" "$ERR"
+runsh 'true' "c['mounts'].append({'destination': '/run', 'type': 'tmpfs', 'source': 'tmpfs', 'options': ['size=12q']})"
+check_match "  ... as is a size that is not one" "/run: bad option 'size=12q'" "$ERR"
+runsh 'stat -c %a /run' "c['mounts'].append({'destination': '/run', 'type': 'tmpfs', 'source': 'tmpfs', 'options': ['mode=700', 'size=50%', 'mode=750']})"
+check "  ... the last mode wins; a size in percent is tmpfs's default" 750 "$OUT"
 # A destination with ".." stays in the rootfs (cleaned, as runc cleans it): the targets the
 # runtime makes never land on the host. It made $SCRATCH/escaped/{d,f} on the host before, and
 # the run then failed on the gofer's refusal of the target.

@@ -38,58 +38,57 @@ static bool has_option(const struct cbox_oci_mount *m, const char *opt)
 	return false;
 }
 
-/* tmpfs's size=: bytes with an optional k/m/g suffix; a percentage keeps tmpfs's default. */
-static int tmpfs_size(const struct cbox_oci_mount *m, uint64_t *size, struct cbox_err **err)
+/* tmpfs's size=: bytes with an optional k/m/g suffix; a percentage keeps tmpfs's default
+ * (*size unchanged). 0, or -1 for a value that is not one. */
+static int tmpfs_size(const struct cbox_oci_mount *m, const char *v, uint64_t *size)
 {
-	*size = 0;
-	for (size_t i = 0; i < m->n_options; i++) {
-		const char *v = m->options[i];
-		if (strncmp(v, "size=", 5) != 0)
-			continue;
-		char *end;
-		errno = 0;
-		unsigned long long n = strtoull(v + 5, &end, 10);
-		unsigned shift = 0;
-		if (*end && strchr("kK", *end))
-			shift = 10;
-		else if (*end && strchr("mM", *end))
-			shift = 20;
-		else if (*end && strchr("gG", *end))
-			shift = 30;
-		if (*end == '%' && end[1] == '\0') {
-			cbox_debug("mount %s: %s: tmpfs's default size used", m->destination, v);
-			continue;
-		}
-		if (errno || end == v + 5 || (shift && end[1]) || (!shift && *end) ||
-		    n > (UINT64_MAX >> shift))
-			return cbox_err_set(err, EINVAL,
-			                    "config.json: mounts: %s: bad option '%s' (expected "
-			                    "size=BYTES[k|m|g])",
-			                    m->destination, v);
-		*size = (uint64_t)n << shift;
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	unsigned shift = 0;
+	if (*end && strchr("kK", *end))
+		shift = 10;
+	else if (*end && strchr("mM", *end))
+		shift = 20;
+	else if (*end && strchr("gG", *end))
+		shift = 30;
+	if (*end == '%' && end[1] == '\0') {
+		cbox_debug("mount %s: size=%s: tmpfs's default size used", m->destination, v);
+		return 0;
 	}
+	if (errno || end == v || (shift && end[1]) || (!shift && *end) || n > (UINT64_MAX >> shift))
+		return -1;
+	*size = (uint64_t)n << shift;
 	return 0;
 }
 
-/* A tmpfs's mode=OCTAL option (Docker's --tmpfs /x:mode=755), as tmpfs takes it: its root's
- * permission bits, at most 07777; the last one given wins. */
-static int tmpfs_mode(const struct cbox_oci_mount *m, struct cbox_gofer_mount *g,
-                      struct cbox_err **err)
+/*
+ * A tmpfs's options the gofer's tmpfs takes: size= (above) and mode=OCTAL (Docker's --tmpfs
+ * /x:mode=755), its root's permission bits, at most 07777; the last of each wins, the others
+ * (nosuid, nodev, noexec: the gofer's tmpfs has the first two always) are not the gofer's.
+ */
+static int tmpfs_options(const struct cbox_oci_mount *m, struct cbox_gofer_mount *g,
+                         struct cbox_err **err)
 {
+	g->size = 0;
 	for (size_t i = 0; i < m->n_options; i++) {
 		const char *v = m->options[i];
-		if (strncmp(v, "mode=", 5) != 0)
-			continue;
-		char *end;
-		errno = 0;
-		unsigned long n = strtoul(v + 5, &end, 8);
-		if (errno || end == v + 5 || *end || v[5] == '-' || n > 07777)
+		int r = 0;
+		if (strncmp(v, "size=", 5) == 0) {
+			r = tmpfs_size(m, v + 5, &g->size);
+		} else if (strncmp(v, "mode=", 5) == 0) {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(v + 5, &end, 8);
+			r = errno || end == v + 5 || *end || v[5] == '-' || n > 07777 ? -1 : 0;
+			g->mode_set = r == 0;
+			g->mode = (uint32_t)n;
+		}
+		if (r < 0)
 			return cbox_err_set(err, EINVAL,
 			                    "config.json: mounts: %s: bad option '%s' (expected "
-			                    "mode=OCTAL, at most 7777)",
+			                    "size=BYTES[k|m|g] or mode=OCTAL, at most 7777)",
 			                    m->destination, v);
-		g->mode_set = true;
-		g->mode = (uint32_t)n;
 	}
 	return 0;
 }
@@ -242,7 +241,7 @@ static int add_mount(const struct cbox_tier_container *c, struct sentry_plan *p,
 	struct cbox_gofer_mount g = {.target = dst, .readonly = has_option(m, "ro")};
 	if (tmpfs) {
 		g.kind = CBOX_GOFER_MOUNT_TMPFS;
-		if (tmpfs_size(m, &g.size, err) < 0 || tmpfs_mode(m, &g, err) < 0)
+		if (tmpfs_options(m, &g, err) < 0)
 			return -1;
 	} else {
 		if (!m->source || !m->source[0])
