@@ -36,10 +36,15 @@ static FILE *open_etc(const char *rootfs, const char *file)
 	return cbox_run_rootfs_fopen(rootfs, rel);
 }
 
-/* The passwd entry of name (or of uid, name NULL) in the rootfs: 0 with its ids in pw_uid and
- * pw_gid and its name in found (size bytes), or -ENOENT. */
-static int find_user(const char *rootfs, const char *name, uint32_t uid, uint32_t *pw_uid,
-                     uint32_t *pw_gid, char *found, size_t size)
+/* A passwd entry's fields cbox-run uses; home is "" when it does not fit. */
+struct user_entry {
+	uint32_t uid, gid;
+	char name[256];
+	char home[PATH_MAX];
+};
+
+/* The passwd entry of name (or of uid, name NULL) in the rootfs into *e: 0, or -ENOENT. */
+static int find_user(const char *rootfs, const char *name, uint32_t uid, struct user_entry *e)
 {
 	FILE *f = open_etc(rootfs, "passwd");
 	const struct passwd *pw = NULL;
@@ -47,9 +52,11 @@ static int find_user(const char *rootfs, const char *name, uint32_t uid, uint32_
 	       !(name ? strcmp(pw->pw_name, name) == 0 : pw->pw_uid == uid))
 		;
 	if (pw) {
-		*pw_uid = pw->pw_uid;
-		*pw_gid = pw->pw_gid;
-		snprintf(found, size, "%s", pw->pw_name);
+		e->uid = pw->pw_uid;
+		e->gid = pw->pw_gid;
+		snprintf(e->name, sizeof(e->name), "%s", pw->pw_name);
+		if (snprintf(e->home, sizeof(e->home), "%s", pw->pw_dir) >= (int)sizeof(e->home))
+			e->home[0] = '\0';
 	}
 	if (f)
 		fclose(f);
@@ -58,14 +65,10 @@ static int find_user(const char *rootfs, const char *name, uint32_t uid, uint32_
 
 int cbox_run_user_home(const struct cbox_run_opts *o, char *home, size_t size)
 {
-	FILE *f = open_etc(o->rootfs, "passwd");
-	const struct passwd *pw = NULL;
-	while (f && (pw = fgetpwent(f)) != NULL && pw->pw_uid != o->uid)
-		;
-	int r = pw && snprintf(home, size, "%s", pw->pw_dir) < (int)size ? 0 : -1;
-	if (f)
-		fclose(f);
-	return r;
+	struct user_entry e;
+	if (find_user(o->rootfs, NULL, o->uid, &e) < 0 || !e.home[0])
+		return -1;
+	return snprintf(home, size, "%s", e.home) < (int)size ? 0 : -1;
 }
 
 /* The gid of group name in the rootfs, or -ENOENT. */
@@ -154,13 +157,11 @@ int cbox_run_resolve_user(struct cbox_run_opts *o)
 	if (group)
 		*group++ = '\0';
 	int64_t n = parse_id(spec);
-	uint32_t uid, gid = 0;
-	char name[256] = "";
+	struct user_entry e = {.name = ""};
 	if (n >= 0) {
-		uid = (uint32_t)n;
-		if (find_user(o->rootfs, NULL, uid, &uid, &gid, name, sizeof(name)) < 0)
-			gid = 0; /* a uid without an entry: group 0, as Docker */
-	} else if (find_user(o->rootfs, spec, 0, &uid, &gid, name, sizeof(name)) < 0) {
+		if (find_user(o->rootfs, NULL, (uint32_t)n, &e) < 0)
+			e.uid = (uint32_t)n; /* a uid without an entry: group 0, as Docker */
+	} else if (find_user(o->rootfs, spec, 0, &e) < 0) {
 		fprintf(stderr, "cbox-run: --user %s: no such user in %s/etc/passwd\n", spec,
 		        strcmp(o->rootfs, "/") == 0 ? "" : o->rootfs);
 		return -1;
@@ -168,23 +169,23 @@ int cbox_run_resolve_user(struct cbox_run_opts *o)
 	if (group) {
 		int64_t g = parse_id(group);
 		if (g >= 0)
-			gid = (uint32_t)g;
-		else if (find_group(o->rootfs, group, &gid) < 0) {
+			e.gid = (uint32_t)g;
+		else if (find_group(o->rootfs, group, &e.gid) < 0) {
 			fprintf(stderr, "cbox-run: --user %s: no such group in %s/etc/group\n",
 			        o->user, strcmp(o->rootfs, "/") == 0 ? "" : o->rootfs);
 			return -1;
 		}
 	}
 	/* (uint32_t)-1 is no id, and CBOX_UNMAPPED_ID stands for the host's other users. */
-	if (uid >= CBOX_UNMAPPED_ID || gid >= CBOX_UNMAPPED_ID) {
+	if (e.uid >= CBOX_UNMAPPED_ID || e.gid >= CBOX_UNMAPPED_ID) {
 		fprintf(stderr,
 		        "cbox-run: --user %s: ids 4294967294 and 4294967295 are not ids here\n",
 		        o->user);
 		return -1;
 	}
-	o->uid = uid;
-	o->gid = gid;
-	if (!group && name[0] && member_groups(o, name) < 0)
+	o->uid = e.uid;
+	o->gid = e.gid;
+	if (!group && e.name[0] && member_groups(o, e.name) < 0)
 		return -1;
 	return added_groups(o);
 }
